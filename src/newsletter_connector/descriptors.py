@@ -1,0 +1,55 @@
+"""What the descriptor hooks return: named, self-describing plugin offerings.
+
+A setting picks one descriptor of each kind by ``name`` (``storage_backend``,
+``issue_renderer``, a connection's ``transport``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .settings import Settings
+    from .storage import Storage
+
+
+@dataclass(frozen=True)
+class StorageBackend:
+    """A storage backend: ``factory(settings)`` returns a ready :class:`~.storage.Storage`."""
+
+    name: str
+    description: str
+    factory: Callable[[Settings], Storage]
+
+
+@dataclass(frozen=True)
+class IssueRenderer:
+    """An issue renderer: ``render(issue, settings)`` returns the edition's HTML.
+
+    ``issue`` is the issue object without html (a mapping with kind, cadence, date, subject,
+    site_url, postal_address and sections). The HTML must contain the literal placeholder
+    ``{{unsubscribe_url}}``. ``render_text``, when given, returns a plain-text alternative.
+    """
+
+    name: str
+    description: str
+    render: Callable[[dict[str, Any], Settings], str]
+    render_text: Callable[[dict[str, Any], Settings], str] | None = None
+
+
+@dataclass(frozen=True)
+class OutboundTransport:
+    """A way to push events to the platform.
+
+    ``factory(connection, http_client)`` returns an object with ``deliver(events)``; see
+    :mod:`newsletter_connector.sync` for the contract.
+    """
+
+    name: str
+    description: str
+    factory: Callable[[Any, httpx.Client], Any]
+    extras: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,63 @@
+"""The hook catalogue: every hook a plugin can implement.
+
+Plugins are found through the ``newsletter_connector`` entry-point group, or passed to
+``create_app(plugins=[...])``. Built-ins are ordinary plugins registered with ``trylast``, so an
+installed plugin offering the same name is seen first. Every hook is synchronous.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .descriptors import IssueRenderer, OutboundTransport, StorageBackend
+    from .settings import Settings
+
+PROJECT = "newsletter_connector"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def newsletter_storage_backends() -> list[StorageBackend]:
+    """Offer storage backends.
+
+    :return: a list of :class:`~newsletter_connector.descriptors.StorageBackend`. The setting
+        ``storage_backend`` picks one by name; the first plugin offering a name wins.
+    """
+
+
+@hookspec
+def newsletter_issue_renderers() -> list[IssueRenderer]:
+    """Offer issue renderers.
+
+    :return: a list of :class:`~newsletter_connector.descriptors.IssueRenderer`. The setting
+        ``issue_renderer`` picks one by name; the first plugin offering a name wins.
+    """
+
+
+@hookspec
+def newsletter_outbound_transports() -> list[OutboundTransport]:
+    """Offer outbound transports for the sync runner.
+
+    :return: a list of :class:`~newsletter_connector.descriptors.OutboundTransport`. The
+        configured connection's ``transport`` picks one by name. Built-ins: ``events`` (batched
+        ``POST /v1/events``) and ``platform`` (the live per-event mapping).
+    """
+
+
+@hookspec(firstresult=True)
+def newsletter_issue_content(kind: str, date: str, settings: Settings) -> dict[str, Any] | None:
+    """Supply the sections of a digest run: how a host feeds its content.
+
+    :param kind: ``daily``, ``weekly``, ``manual`` or ``test``.
+    :param date: the issue date, ``YYYY-MM-DD`` (UTC).
+    :param settings: the service settings.
+    :return: a mapping with ``briefing`` ({date, title, url}), ``on_this_day`` (list of
+        {year, text, url}), ``puzzle_hint`` (string) and ``topics`` (list of {slug, label,
+        summary, items: [{title, url, source}]}); optionally ``subject``. Return ``None`` to let
+        another plugin answer. The first non-None result wins.
+    """

@@ -1,0 +1,81 @@
+"""Builds the plugin manager for one app and resolves plugin offerings by name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+import pluggy
+
+from . import hookspecs
+from .descriptors import IssueRenderer, OutboundTransport, StorageBackend
+from .errors import PluginNotFound
+
+ENTRY_POINT_GROUP = "newsletter_connector"
+
+#: Built-in plugins, registered exactly like third-party ones (their impls are ``trylast``).
+DEFAULT_PLUGINS: tuple[str, ...] = ("newsletter_connector.plugins.sql_store",)
+
+D = TypeVar("D", StorageBackend, IssueRenderer, OutboundTransport)
+
+
+def build_plugin_manager(
+    plugins: Iterable[Any] = (), *, load_entry_points: bool = True
+) -> pluggy.PluginManager:
+    """A fresh plugin manager: built-ins, then installed entry points, then ``plugins``.
+
+    Each app builds its own, so two apps in one process never share plugin state.
+    :raises pluggy.PluginValidationError: when a plugin implements an unknown hook.
+    """
+    import importlib
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    for dotted in DEFAULT_PLUGINS:
+        module = importlib.import_module(dotted)
+        pm.register(module, name=dotted)
+    if load_entry_points:
+        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+    for plugin in plugins:
+        pm.register(plugin)
+    pm.check_pending()
+    return pm
+
+
+def _flatten(results: Sequence[Sequence[D]]) -> list[D]:
+    seen: dict[str, D] = {}
+    for offered in results:
+        for descriptor in offered or ():
+            seen.setdefault(descriptor.name, descriptor)
+    return list(seen.values())
+
+
+def storage_backends(pm: pluggy.PluginManager) -> list[StorageBackend]:
+    """Every storage backend offered, first offer of a name winning."""
+    return _flatten(pm.hook.newsletter_storage_backends())
+
+
+def issue_renderers(pm: pluggy.PluginManager) -> list[IssueRenderer]:
+    """Every issue renderer offered, first offer of a name winning."""
+    return _flatten(pm.hook.newsletter_issue_renderers())
+
+
+def outbound_transports(pm: pluggy.PluginManager) -> list[OutboundTransport]:
+    """Every outbound transport offered, first offer of a name winning."""
+    return _flatten(pm.hook.newsletter_outbound_transports())
+
+
+def pick(kind: str, offered: Iterable[D], name: str) -> D:
+    """The descriptor called ``name``.
+
+    :raises PluginNotFound: naming the kind, the name, what is available, and asking whether
+        the plugin is installed.
+    """
+    offered = list(offered)
+    for descriptor in offered:
+        if descriptor.name == name:
+            return descriptor
+    available = ", ".join(sorted(d.name for d in offered)) or "none"
+    raise PluginNotFound(
+        f"unknown {kind} {name!r} (available: {available}); is the plugin installed?"
+    )

@@ -1,0 +1,20 @@
+"""The built-in SQL storage backend, registered as an ordinary plugin named ``sql``."""
+
+from __future__ import annotations
+
+from ...descriptors import StorageBackend
+from ...hookspecs import hookimpl
+from .store import SqlStorage
+
+__all__ = ["SqlStorage", "newsletter_storage_backends"]
+
+
+@hookimpl(trylast=True)
+def newsletter_storage_backends() -> list[StorageBackend]:
+    return [
+        StorageBackend(
+            name="sql",
+            description="SQLAlchemy Core store: SQLite (default) or PostgreSQL",
+            factory=SqlStorage.from_settings,
+        )
+    ]

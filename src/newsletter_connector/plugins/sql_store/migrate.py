@@ -1,0 +1,42 @@
+"""Alembic wiring: the migrations ship inside the package and run against a given engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+VERSION_TABLE = "nc_alembic_version"
+
+
+def alembic_config(engine: Engine) -> Config:
+    """An Alembic config bound to ``engine`` (passed to ``env.py`` as ``connection``)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.attributes["engine"] = engine
+    return config
+
+
+def head_revision() -> str:
+    """The newest migration this package ships."""
+    script = ScriptDirectory(str(MIGRATIONS_DIR))
+    head = script.get_current_head()
+    assert head is not None
+    return head
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or ``None`` for a database never migrated."""
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+        return context.get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Migrate the database up to ``revision``."""
+    command.upgrade(alembic_config(engine), revision)

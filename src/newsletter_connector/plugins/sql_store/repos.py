@@ -1,0 +1,164 @@
+"""Repositories of the SQL store for keys, small settings and the platform connection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.exc import IntegrityError
+
+from ...errors import InvalidRequest
+from ...storage import ApiKeyRecord, ConnectionRecord
+from .tables import api_keys, connections, kv_settings
+
+
+def _key_record(row: RowMapping) -> ApiKeyRecord:
+    return ApiKeyRecord(
+        id=row["id"],
+        label=row["label"],
+        key_prefix=row["key_prefix"],
+        created_at=row["created_at"],
+        revoked_at=row["revoked_at"],
+    )
+
+
+class SqlApiKeys:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(self, *, label: str, key_prefix: str, key_digest: str, created_at: Any) -> int:
+        exists = self.connection.scalar(select(api_keys.c.id).where(api_keys.c.label == label))
+        if exists is not None:
+            raise InvalidRequest(f"a key labelled {label!r} already exists", field="label")
+        return int(
+            self.connection.execute(
+                insert(api_keys)
+                .values(
+                    label=label, key_prefix=key_prefix, key_digest=key_digest, created_at=created_at
+                )
+                .returning(api_keys.c.id)
+            ).scalar_one()
+        )
+
+    def find_active_by_digest(self, key_digest: str) -> ApiKeyRecord | None:
+        row = (
+            self.connection.execute(
+                select(api_keys).where(
+                    api_keys.c.key_digest == key_digest, api_keys.c.revoked_at.is_(None)
+                )
+            )
+            .mappings()
+            .first()
+        )
+        return _key_record(row) if row else None
+
+    def list(self) -> list[ApiKeyRecord]:
+        rows = self.connection.execute(select(api_keys).order_by(api_keys.c.id)).mappings()
+        return [_key_record(row) for row in rows]
+
+    def revoke(self, label_or_id: str, *, at: Any) -> ApiKeyRecord | None:
+        condition = api_keys.c.label == label_or_id
+        if label_or_id.isdigit():
+            condition = condition | (api_keys.c.id == int(label_or_id))
+        row = self.connection.execute(select(api_keys).where(condition)).mappings().first()
+        if row is None:
+            return None
+        if row["revoked_at"] is None:
+            self.connection.execute(
+                update(api_keys).where(api_keys.c.id == row["id"]).values(revoked_at=at)
+            )
+        refreshed = (
+            self.connection.execute(select(api_keys).where(api_keys.c.id == row["id"]))
+            .mappings()
+            .one()
+        )
+        return _key_record(refreshed)
+
+
+class SqlSettings:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def get(self, name: str) -> Any | None:
+        return self.connection.scalar(select(kv_settings.c.value).where(kv_settings.c.name == name))
+
+    def put(self, name: str, value: Any, *, at: Any) -> None:
+        updated = self.connection.execute(
+            update(kv_settings).where(kv_settings.c.name == name).values(value=value, updated_at=at)
+        )
+        if updated.rowcount == 0:
+            self.connection.execute(
+                insert(kv_settings).values(name=name, value=value, updated_at=at)
+            )
+
+    def put_if_absent(self, name: str, value: Any, *, at: Any) -> Any:
+        current = self.get(name)
+        if current is not None:
+            return current
+        savepoint = self.connection.begin_nested()
+        try:
+            self.connection.execute(
+                insert(kv_settings).values(name=name, value=value, updated_at=at)
+            )
+            savepoint.commit()
+        except IntegrityError:
+            savepoint.rollback()
+            return self.get(name)
+        return value
+
+    def delete(self, name: str) -> bool:
+        result = self.connection.execute(kv_settings.delete().where(kv_settings.c.name == name))
+        return bool(result.rowcount)
+
+
+def _connection_record(row: RowMapping) -> ConnectionRecord:
+    return ConnectionRecord(
+        id=row["id"],
+        platform_base=row["platform_base"],
+        transport=row["transport"],
+        token=row["token"],
+        created_at=row["created_at"],
+        disabled_at=row["disabled_at"],
+    )
+
+
+class SqlConnections:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def active(self) -> ConnectionRecord | None:
+        row = (
+            self.connection.execute(
+                select(connections)
+                .where(connections.c.disabled_at.is_(None))
+                .order_by(connections.c.id.desc())
+                .limit(1)
+            )
+            .mappings()
+            .first()
+        )
+        return _connection_record(row) if row else None
+
+    def replace(
+        self, *, platform_base: str, transport: str, token: str, at: Any
+    ) -> ConnectionRecord:
+        self.disable(at=at)
+        row = (
+            self.connection.execute(
+                insert(connections)
+                .values(
+                    platform_base=platform_base, transport=transport, token=token, created_at=at
+                )
+                .returning(*connections.c)
+            )
+            .mappings()
+            .one()
+        )
+        return _connection_record(row)
+
+    def disable(self, *, at: Any) -> bool:
+        result = self.connection.execute(
+            update(connections).where(connections.c.disabled_at.is_(None)).values(disabled_at=at)
+        )
+        return bool(result.rowcount)

@@ -1,0 +1,109 @@
+"""``SqlStorage``: the built-in backend on SQLAlchemy Core (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cached_property
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection, Engine
+
+from ...errors import DbUnavailable, NotMigrated
+from ...settings import Settings
+from . import migrate
+from .engine import BEGIN_OPTION, make_engine
+from .repos import SqlApiKeys, SqlConnections, SqlSettings
+
+MIGRATE_HINT = "run `newsletter-connector db upgrade`"
+
+
+class SqlUnitOfWork:
+    """One transaction on one connection; repositories are created on first use."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @cached_property
+    def keys(self) -> SqlApiKeys:
+        return SqlApiKeys(self.connection)
+
+    @cached_property
+    def settings(self) -> SqlSettings:
+        return SqlSettings(self.connection)
+
+    @cached_property
+    def connections(self) -> SqlConnections:
+        return SqlConnections(self.connection)
+
+
+class SqlStorage:
+    """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SqlStorage:
+        return cls(make_engine(settings.database_url))
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self.engine.dialect.name
+
+    def __repr__(self) -> str:
+        return f"SqlStorage({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
+        try:
+            with self.engine.connect() as connection:
+                if self.dialect == "sqlite":
+                    connection.execution_options(
+                        **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
+                    )
+                with connection.begin():
+                    yield SqlUnitOfWork(connection)
+        except (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.ProgrammingError) as exc:
+            raise translate_db_error(exc) from exc
+        except sa_exc.TimeoutError as exc:  # connection pool exhausted
+            raise DbUnavailable("the database did not answer in time") from exc
+
+    def check_ready(self) -> None:
+        try:
+            current = migrate.current_revision(self.engine)
+        except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
+            raise translate_db_error(exc) from exc
+        head = migrate.head_revision()
+        if current is None:
+            raise NotMigrated(f"the database has no newsletter-connector schema; {MIGRATE_HINT}")
+        if current != head:
+            raise NotMigrated(
+                f"the database schema is at revision {current}, this version needs {head}; "
+                f"{MIGRATE_HINT}"
+            )
+
+    def migrate(self) -> None:
+        try:
+            migrate.upgrade(self.engine)
+        except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
+            raise translate_db_error(exc) from exc
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def translate_db_error(exc: Exception) -> Exception:
+    """A driver error as a domain error.
+
+    A missing table means an un-migrated database (``NotMigrated``); a failure to talk to the
+    database means it is unavailable (``DbUnavailable``). Any other programming error is a bug
+    and is returned unchanged so it surfaces.
+    """
+    orig = getattr(exc, "orig", None)
+    if type(orig).__name__ == "UndefinedTable" or "no such table" in str(orig):
+        return NotMigrated(f"the database schema is missing or incomplete; {MIGRATE_HINT}")
+    if isinstance(exc, sa_exc.ProgrammingError):
+        return exc
+    return DbUnavailable("the database is unavailable; retry shortly")

@@ -1,0 +1,245 @@
+"""The built-in SQL store's tables (SQLAlchemy Core), for SQLite and PostgreSQL.
+
+Times are stored as naive UTC ``DateTime`` on both dialects, so comparisons and day bucketing
+behave the same everywhere. Every column that a query filters or orders by has an index.
+The Alembic migrations under ``migrations/`` are the source of truth for a database's shape;
+this metadata is what they were generated from and what queries are written against.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# SQLite only aliases ROWID (and so autoincrements) for a column declared exactly INTEGER.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+
+CADENCES = ("off", "daily", "weekly")
+STATUSES = ("pending", "confirmed", "unsubscribed", "bounced")
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+subscribers = Table(
+    "nc_subscribers",
+    metadata,
+    # Creation order: ids come from one sequence, so keyset walks on id never skip a
+    # subscriber that existed when the walk started.
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("email", String(320), nullable=False, unique=True),
+    Column("first_name", String(200)),
+    Column("last_name", String(200)),
+    Column("zip", String(5)),
+    Column("phone", String(32)),
+    Column("sms_enabled", Boolean, nullable=False, default=False),
+    Column("pref_briefings", String(8), nullable=False),
+    Column("pref_puzzles", String(8), nullable=False),
+    Column("pref_on_this_day", String(8), nullable=False),
+    Column("pref_local", String(8), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("age_range", String(16)),
+    Column("gender", String(16)),
+    Column("gender_self", String(200)),
+    Column("categories", JSON, nullable=False),
+    Column("consent_source", String(200)),
+    Column("consent_collected_at", DateTime),
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+    Column("confirmed_at", DateTime),
+    Column("unsubscribed_at", DateTime),
+    Column("bounced_at", DateTime),
+    Column("profile_completed_at", DateTime),
+    # Link tokens (>= 128 bits, URL-safe). Kept readable because every contact record carries
+    # its links; looked up through their unique indexes.
+    Column("confirm_token", String(64), nullable=False, unique=True),
+    Column("unsubscribe_token", String(64), nullable=False, unique=True),
+    Column("profile_token", String(64), nullable=False, unique=True),
+    CheckConstraint(_in("status", STATUSES), name="status"),
+    CheckConstraint(_in("pref_briefings", CADENCES), name="pref_briefings"),
+    CheckConstraint(_in("pref_puzzles", CADENCES), name="pref_puzzles"),
+    CheckConstraint(_in("pref_on_this_day", CADENCES), name="pref_on_this_day"),
+    CheckConstraint(_in("pref_local", CADENCES), name="pref_local"),
+    Index(None, "status", "id"),
+)
+
+deletions = Table(
+    "nc_deletions",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    # HMAC-SHA256 of the lowercased address keyed with the site secret: evidence without the
+    # plaintext address.
+    Column("email_hmac", String(64), nullable=False, index=True),
+    Column("previous_status", String(16), nullable=False),
+    Column("deleted_at", DateTime, nullable=False),
+    Column("discarded_events", Integer, nullable=False, default=0),
+)
+
+issues = Table(
+    "nc_issues",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("uuid", String(36), nullable=False, unique=True),
+    Column("kind", String(16), nullable=False),
+    Column("cadence", String(32), nullable=False),
+    Column("issue_date", String(10), nullable=False),
+    Column("subject", String(500), nullable=False),
+    Column("site_url", String(2048), nullable=False),
+    Column("postal_address", Text),
+    Column("sections", JSON, nullable=False),
+    Column("html", Text, nullable=False),
+    Column("text", Text),
+    # "daily:2026-11-21" / "weekly:2026-W47" for scheduled kinds, NULL otherwise: the unique
+    # index is what makes a scheduled run happen once per period, even with several runners.
+    Column("period_key", String(32), unique=True),
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+    CheckConstraint(_in("kind", ("daily", "weekly", "manual", "test")), name="kind"),
+    Index(None, "created_at", "id"),
+)
+
+contact_messages = Table(
+    "nc_contact_messages",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("email", String(320), nullable=False),
+    Column("name", String(200)),
+    Column("message", Text, nullable=False),
+    Column("submitted_at", DateTime, nullable=False),
+)
+
+analytics_events = Table(
+    "nc_analytics_events",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("occurred_at", DateTime, nullable=False, index=True),
+    Column("event_type", String(32), nullable=False),
+    Column("visitor_id", String(64), nullable=False),
+    Column("session_id", String(64), nullable=False),
+    Column("path", String(2048), nullable=False),
+    Column("referrer", String(2048), nullable=False),
+    Column("props", JSON),
+    # Seconds of an engagement ping, in its own column so averages stay in SQL.
+    Column("engaged_seconds", Float),
+)
+
+analytics_visitors = Table(
+    "nc_analytics_visitors",
+    metadata,
+    Column("visitor_id", String(64), primary_key=True),
+    Column("first_seen_at", DateTime, nullable=False, index=True),
+)
+
+llm_usage = Table(
+    "nc_llm_usage",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("occurred_at", DateTime, nullable=False, index=True),
+    Column("model", String(200), nullable=False),
+    Column("ok", Boolean, nullable=False),
+    Column("prompt_tokens", Integer, nullable=False, default=0),
+    Column("completion_tokens", Integer, nullable=False, default=0),
+)
+
+api_keys = Table(
+    "nc_api_keys",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("label", String(100), nullable=False, unique=True),
+    # The first characters of the key, to recognise it in a list; never enough to use it.
+    Column("key_prefix", String(16), nullable=False),
+    Column("key_digest", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime, nullable=False),
+    Column("revoked_at", DateTime),
+)
+
+kv_settings = Table(
+    "nc_settings",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("value", JSON, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+)
+
+connections = Table(
+    "nc_connections",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("platform_base", String(2048), nullable=False),
+    Column("transport", String(64), nullable=False),
+    # Sent as the bearer token on every push, so it is kept readable; compared as a digest.
+    Column("token", String(512), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("disabled_at", DateTime, index=True),
+)
+
+outbox_batches = Table(
+    "nc_outbox_batches",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("next_attempt_at", DateTime, nullable=False),
+    Column("lease_until", DateTime),
+    Column("last_error", Text),
+    Column("created_at", DateTime, nullable=False),
+    Column("settled_at", DateTime),
+    CheckConstraint(_in("state", ("pending", "sending", "delivered", "failed")), name="state"),
+    Index(None, "state", "next_attempt_at"),
+)
+
+outbox_events = Table(
+    "nc_outbox_events",
+    metadata,
+    # Queue order: the runner sends the oldest first.
+    Column("seq", Id, primary_key=True, autoincrement=True),
+    Column("event_id", String(36), nullable=False, unique=True),
+    Column("event_type", String(64), nullable=False),
+    Column("occurred_at", DateTime, nullable=False),
+    Column("payload", JSON, nullable=False),
+    # HMAC of the address the event carries (same key as deletions), so erasure can discard it.
+    Column("subscriber_key", String(64), index=True),
+    # NULL until the runner freezes the event into a batch; a batch never changes members.
+    Column(
+        "batch_id",
+        String(36),
+        ForeignKey("nc_outbox_batches.id", ondelete="CASCADE"),
+    ),
+    Column("created_at", DateTime, nullable=False),
+    Index(None, "batch_id", "seq"),
+)
+
+job_runs = Table(
+    "nc_job_runs",
+    metadata,
+    # e.g. "rollup:2026-11-20": inserting the key claims the job once, across runners.
+    Column("job_key", String(100), primary_key=True),
+    Column("ran_at", DateTime, nullable=False),
+)
+
+ALL_TABLES = tuple(metadata.sorted_tables)

@@ -1,0 +1,92 @@
+"""``NewsletterService``: every business rule, used by the web surfaces, the CLI and host code.
+
+The service knows rules, never HTTP: it raises the typed errors of
+:mod:`newsletter_connector.errors`. Each operation runs in one transaction of the storage
+backend, with the outbox events it causes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+import pluggy
+
+from ..errors import DbUnavailable
+from ..plugin_manager import build_plugin_manager, pick, storage_backends
+from ..settings import Settings
+from ..storage import Storage
+from ..timeutil import utcnow
+from .admin import AdminService, IssuedKey
+from .context import ServiceContext
+
+__all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
+
+log = logging.getLogger(__name__)
+
+
+class NewsletterService:
+    """The service facade: one sub-service per concern, sharing one :class:`ServiceContext`."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
+        self.admin = AdminService(context)
+
+    @classmethod
+    def build(
+        cls,
+        settings: Settings | None = None,
+        *,
+        plugins: Iterable[Any] = (),
+        plugin_manager: pluggy.PluginManager | None = None,
+        storage: Storage | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> NewsletterService:
+        """Assemble a service: plugins, then the storage backend named in settings.
+
+        :param settings: defaults to :meth:`Settings.load` (environment and config file).
+        :param plugins: extra plugin objects to register after the installed ones.
+        :param storage: use this storage instead of the configured backend.
+        :raises SettingsError: a setting is missing or invalid.
+        :raises PluginNotFound: the configured storage backend is not offered by any plugin.
+        """
+        settings = settings or Settings.load()
+        pm = plugin_manager or build_plugin_manager(plugins)
+        if storage is None:
+            backend = pick("storage backend", storage_backends(pm), settings.storage_backend)
+            storage = backend.factory(settings)
+        return cls(ServiceContext(settings, storage, pm, clock))
+
+    @property
+    def settings(self) -> Settings:
+        return self.context.settings
+
+    @property
+    def storage(self) -> Storage:
+        return self.context.storage
+
+    def __repr__(self) -> str:
+        return f"NewsletterService({self.context!r})"
+
+    def check_ready(self, *, tolerate_outage: bool = True) -> None:
+        """Fail fast on an un-migrated database (``NotMigrated``).
+
+        A database that does not answer is only logged when ``tolerate_outage``: requests
+        then answer 503 until it is back, without a restart.
+        """
+        try:
+            self.storage.check_ready()
+        except DbUnavailable:
+            if not tolerate_outage:
+                raise
+            log.warning("database unavailable at start-up; requests will answer 503 until it is")
+
+    def initialise(self) -> None:
+        """Migrate the schema and make sure a site secret exists (``db upgrade``)."""
+        self.storage.migrate()
+        _ = self.context.site_secret
+
+    def close(self) -> None:
+        self.storage.close()

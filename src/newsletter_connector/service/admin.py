@@ -1,0 +1,186 @@
+"""The admin area, as a Python API: API keys, list-source credentials, the platform connection.
+
+The CLI (``newsletter-connector keys|listsource|connection``) is a thin edge over this module.
+Secrets pass through here once: keys are shown once and stored as SHA-256 digests; list-source
+credentials are stored as digests; the connection token is stored because every push sends it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ..errors import InvalidRequest, Unauthorized
+from ..plugin_manager import outbound_transports, pick
+from ..storage import ApiKeyRecord, ConnectionRecord
+from .context import ServiceContext, digests_equal, sha256_hex
+
+API_KEY_PREFIX = "nlk_"
+LISTSOURCE_CREDENTIALS = "listsource_credentials"
+MAX_LABEL_LENGTH = 100
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    """A freshly created API key. ``key`` is the only copy that will ever exist."""
+
+    record: ApiKeyRecord
+    key: str
+
+    def __repr__(self) -> str:
+        return f"IssuedKey(record={self.record!r}, key=<hidden>)"
+
+
+class AdminService:
+    """Operator actions; each runs in its own transaction."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
+
+    # -- Newsletter API keys -------------------------------------------------------------
+
+    def create_api_key(self, label: str) -> IssuedKey:
+        """Issue a key labelled ``label``; the key is returned once and only its digest stored.
+
+        :raises InvalidRequest: the label is blank, too long, or already used.
+        """
+        label = label.strip()
+        if not label or len(label) > MAX_LABEL_LENGTH or label.isdigit():
+            raise InvalidRequest(
+                f"label must be 1-{MAX_LABEL_LENGTH} characters and not only digits",
+                field="label",
+            )
+        key = API_KEY_PREFIX + secrets.token_urlsafe(32)
+        key_prefix = key[: len(API_KEY_PREFIX) + 4]
+        now = self.context.clock()
+        with self.context.storage.transaction() as uow:
+            key_id = uow.keys.add(
+                label=label,
+                key_prefix=key_prefix,
+                key_digest=sha256_hex(key),
+                created_at=now,
+            )
+        record = ApiKeyRecord(
+            id=key_id, label=label, key_prefix=key_prefix, created_at=now, revoked_at=None
+        )
+        return IssuedKey(record=record, key=key)
+
+    def list_api_keys(self) -> list[ApiKeyRecord]:
+        """Every key, revoked included, oldest first (no secrets: only labels and prefixes)."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.keys.list()
+
+    def revoke_api_key(self, label_or_id: str) -> ApiKeyRecord:
+        """Revoke a key by label or id; effective for the very next request.
+
+        :raises InvalidRequest: no key has that label or id.
+        """
+        with self.context.storage.transaction() as uow:
+            record = uow.keys.revoke(label_or_id.strip(), at=self.context.clock())
+        if record is None:
+            raise InvalidRequest(f"no API key with label or id {label_or_id!r}", field="key")
+        return record
+
+    def authenticate_api_key(self, presented: str) -> ApiKeyRecord:
+        """The active key matching ``presented``. Looked up by digest on every call, so a
+        revocation is seen by every worker on its next request.
+
+        :raises Unauthorized: unknown or revoked key.
+        """
+        with self.context.storage.transaction(write=False) as uow:
+            record = uow.keys.find_active_by_digest(sha256_hex(presented))
+        if record is None:
+            raise Unauthorized("the API key is unknown or revoked")
+        return record
+
+    # -- List-source credentials ---------------------------------------------------------
+
+    def set_listsource_credentials(self, user: str, key: str) -> None:
+        """Turn the list-source surface on with these credentials (stored as digests).
+
+        :raises InvalidRequest: user or key blank, or the user contains ``:``.
+        """
+        if not user or ":" in user or user.strip() != user:
+            raise InvalidRequest("user must be non-blank, without ':' or spaces", field="user")
+        if len(key) < 12:
+            raise InvalidRequest("key must be at least 12 characters", field="key")
+        with self.context.storage.transaction() as uow:
+            uow.settings.put(
+                LISTSOURCE_CREDENTIALS,
+                {"user_sha256": sha256_hex(user), "key_sha256": sha256_hex(key)},
+                at=self.context.clock(),
+            )
+
+    def disable_listsource(self) -> bool:
+        """Turn the list-source surface off (every request then answers 404)."""
+        with self.context.storage.transaction() as uow:
+            return uow.settings.delete(LISTSOURCE_CREDENTIALS)
+
+    def listsource_enabled(self) -> bool:
+        """Whether both list-source credentials are set."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.settings.get(LISTSOURCE_CREDENTIALS) is not None
+
+    def verify_listsource_credentials(self, user: str, key: str) -> bool | None:
+        """``None`` while the surface is off; otherwise whether user and key both match.
+
+        Both digests are always compared, in constant time, whichever fails first.
+        """
+        with self.context.storage.transaction(write=False) as uow:
+            stored = uow.settings.get(LISTSOURCE_CREDENTIALS)
+        if stored is None:
+            return None
+        user_ok = digests_equal(user, stored["user_sha256"])
+        key_ok = digests_equal(key, stored["key_sha256"])
+        return user_ok and key_ok
+
+    # -- Platform connection -------------------------------------------------------------
+
+    def set_connection(self, *, platform_base: str, transport: str, token: str) -> ConnectionRecord:
+        """Configure (or replace) the connection to the mailing platform.
+
+        :raises InvalidRequest: naming ``platform_base`` (not https, unless the development
+            setting allows http), ``token`` (too short) or ``transport``.
+        :raises PluginNotFound: no installed plugin offers ``transport``.
+        """
+        platform_base = platform_base.strip().rstrip("/")
+        parts = urlsplit(platform_base)
+        allowed = (
+            ("https", "http") if self.context.settings.allow_insecure_http_delivery else ("https",)
+        )
+        if parts.scheme not in allowed or not parts.netloc or parts.query or parts.fragment:
+            raise InvalidRequest(
+                "platform_base must be an absolute https:// URL without query or fragment "
+                "(plain http only with allow_insecure_http_delivery)",
+                field="platform_base",
+            )
+        if len(token) < 16 or any(c.isspace() for c in token):
+            raise InvalidRequest(
+                "token must be at least 16 characters with no whitespace", field="token"
+            )
+        pick("outbound transport", outbound_transports(self.context.plugins), transport)
+        with self.context.storage.transaction() as uow:
+            return uow.connections.replace(
+                platform_base=platform_base,
+                transport=transport,
+                token=token,
+                at=self.context.clock(),
+            )
+
+    def connection(self) -> ConnectionRecord | None:
+        """The active connection, or ``None``."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.connections.active()
+
+    def disable_connection(self) -> bool:
+        """Disable the connection: export endpoints answer 404 and nothing is pushed."""
+        with self.context.storage.transaction() as uow:
+            return uow.connections.disable(at=self.context.clock())
+
+    def verify_connection_token(self, presented: str) -> bool:
+        """Whether ``presented`` is the token of an active connection (constant time)."""
+        connection = self.connection()
+        if connection is None:
+            return False
+        return digests_equal(presented, sha256_hex(connection.token))

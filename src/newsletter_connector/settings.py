@@ -1,0 +1,207 @@
+"""Every knob of the service, typed, read from the environment and/or a TOML file.
+
+Sources, later ones winning: built-in defaults, the TOML file named by ``NEWSLETTER_CONFIG``
+(or passed explicitly), then ``NEWSLETTER_<FIELD>`` environment variables. A missing or invalid
+value raises :class:`SettingsError` naming the setting, so start-up fails with one clear line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on 3.10
+    import tomli as tomllib
+
+ENV_PREFIX = "NEWSLETTER_"
+CONFIG_ENV = "NEWSLETTER_CONFIG"
+DEFAULT_DATABASE_URL = "sqlite:///newsletter.db"
+
+
+class SettingsError(ValueError):
+    """A setting is missing or invalid; the message names it (env var and TOML key)."""
+
+
+def _env_name(field: str) -> str:
+    return ENV_PREFIX + field.upper()
+
+
+class Settings(BaseModel):
+    """The service's configuration.
+
+    Secrets (``site_secret``) are :class:`~pydantic.SecretStr`, so they never appear in ``repr``
+    or logs. ``site_secret`` may be left unset: the first ``db upgrade`` (or first start) then
+    generates one and stores it in the database, where every worker reads it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database_url: str = Field(
+        DEFAULT_DATABASE_URL,
+        description="SQLAlchemy URL of the database; a SQLite file in the working directory "
+        "by default, `postgresql://…` for PostgreSQL.",
+    )
+    base_url: str | None = Field(
+        None,
+        description="Public address the app is served at, including any mount prefix, e.g. "
+        "`https://example.org/newsletter`. Links in contact records are built from it; "
+        "required to serve.",
+    )
+    site_name: str = Field("Newsletter", description="The site's name, shown on reader pages.")
+    site_url: str | None = Field(
+        None, description="The site's home page; defaults to the origin of `base_url`."
+    )
+    postal_address: str | None = Field(
+        None, description="Postal address printed in every issue's footer."
+    )
+    list_name: str = Field("Newsletter", description="Name of the single mailing list.")
+    from_address: str = Field(
+        "Newsletter <newsletter@localhost>",
+        description="Sender shown to list-source clients: display name plus address.",
+    )
+    site_secret: SecretStr | None = Field(
+        None,
+        description="Key for keyed hashes (erasure evidence, CSRF). Generated and stored in the "
+        "database on first init when not given.",
+    )
+    storage_backend: str = Field("sql", description="Name of the storage backend plugin.")
+    issue_renderer: str = Field("html", description="Name of the issue renderer plugin.")
+    template_dir: str | None = Field(
+        None, description="Folder of templates that override the built-in reader pages."
+    )
+    delivery_mode: Literal["connector", "site"] = Field(
+        "connector",
+        description="`connector`: each digest run queues a `newsletter.issue` event for the "
+        "platform; `site`: the site sends its own email and no issue event is queued.",
+    )
+    platform_send_now: bool = Field(
+        True,
+        description="With the `platform` transport, ask the platform to send each issue at once "
+        "(`sendNow`); false queues it for the platform's own schedule.",
+    )
+    ca_bundle: str | None = Field(
+        None, description="Extra CA bundle (PEM) the sync runner trusts for the platform."
+    )
+    allow_insecure_http_delivery: bool = Field(
+        False,
+        description="DEVELOPMENT ONLY: allow pushing events over plain http. Contact records "
+        "otherwise leave only over HTTPS.",
+    )
+
+    @field_validator("base_url", "site_url")
+    @classmethod
+    def _absolute_http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("must be an absolute http(s) URL")
+        if parts.query or parts.fragment:
+            raise ValueError("must not carry a query or fragment")
+        return value.rstrip("/")
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            url = make_url(value)
+        except ArgumentError as exc:
+            raise ValueError(f"not a database URL ({exc})") from None
+        if url.get_backend_name() not in ("sqlite", "postgresql"):
+            raise ValueError("only sqlite:// and postgresql:// URLs are supported")
+        return value
+
+    @field_validator("site_name", "list_name", "from_address", "storage_backend", "issue_renderer")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value.strip()
+
+    @property
+    def public_base_url(self) -> str:
+        """``base_url``, which everything that builds links needs.
+
+        :raises SettingsError: naming ``NEWSLETTER_BASE_URL`` when it is not set.
+        """
+        if self.base_url is None:
+            raise SettingsError(
+                f"setting base_url ({_env_name('base_url')}) is required but not set"
+            )
+        return self.base_url
+
+    @property
+    def effective_site_url(self) -> str:
+        """``site_url``, or the origin of ``base_url`` when unset."""
+        if self.site_url:
+            return self.site_url
+        parts = urlsplit(self.public_base_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @classmethod
+    def load(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        config_file: str | Path | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """Build settings from a TOML file, the environment and keyword overrides.
+
+        :param environ: the environment to read (``os.environ`` by default).
+        :param config_file: a TOML file; defaults to ``$NEWSLETTER_CONFIG`` when set.
+        :param overrides: explicit values, winning over every other source.
+        :raises SettingsError: naming the first missing or invalid setting.
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        path = config_file or env.get(CONFIG_ENV)
+        if path:
+            values.update(_read_toml(Path(path)))
+        for name in cls.model_fields:
+            raw = env.get(_env_name(name))
+            if raw is not None and raw != "":
+                values[name] = raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        unknown = sorted(set(values) - set(cls.model_fields))
+        if unknown:
+            raise SettingsError(f"unknown setting {unknown[0]!r} (in {path or 'overrides'})")
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise SettingsError(_describe(exc)) from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise SettingsError(f"{CONFIG_ENV}: config file {str(path)!r} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{CONFIG_ENV}: config file {str(path)!r} is not TOML: {exc}") from None
+    section = data.get("newsletter_connector", data)
+    if not isinstance(section, dict):
+        raise SettingsError(f"{path}: [newsletter_connector] must be a table")
+    return dict(section)
+
+
+def _describe(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    field = str(error["loc"][0]) if error["loc"] else "settings"
+    if error["type"] == "missing":
+        problem = "is required but not set"
+    else:
+        problem = f"is invalid: {error['msg']}"
+    return f"setting {field} ({_env_name(field)}) {problem}"

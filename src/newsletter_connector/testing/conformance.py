@@ -1,0 +1,130 @@
+"""The storage conformance suite: what every backend must do, checked through the protocol.
+
+Use it from a backend's own tests::
+
+    import pytest
+    from newsletter_connector.testing import StorageConformance
+
+    class TestMyBackend(StorageConformance):
+        @pytest.fixture
+        def storage(self):
+            backend = make_my_backend()   # empty, migrated
+            yield backend
+            backend.close()
+
+Only the :class:`~newsletter_connector.storage.Storage` protocol is used, never SQL.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from ..errors import InvalidRequest
+
+T0 = datetime(2026, 1, 2, 3, 4, 5)
+
+
+class StorageConformance:
+    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+
+    @pytest.fixture
+    def storage(self) -> Any:  # pragma: no cover - always overridden
+        raise NotImplementedError("provide a `storage` fixture returning your backend")
+
+    # -- readiness and transactions ----------------------------------------------------------
+
+    def test_ready_backend_passes_check_ready(self, storage: Any) -> None:
+        storage.check_ready()
+
+    def test_transaction_commits_on_success(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            uow.settings.put("conformance", {"n": 1}, at=T0)
+        with storage.transaction(write=False) as uow:
+            assert uow.settings.get("conformance") == {"n": 1}
+
+    def test_transaction_rolls_back_on_error(self, storage: Any) -> None:
+        with pytest.raises(RuntimeError), storage.transaction() as uow:
+            uow.settings.put("conformance", "lost", at=T0)
+            raise RuntimeError("abort")
+        with storage.transaction(write=False) as uow:
+            assert uow.settings.get("conformance") is None
+
+    # -- API keys -------------------------------------------------------------------------------
+
+    def test_keys_add_find_list(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            first = uow.keys.add(label="a", key_prefix="nlk_aaaa", key_digest="d1", created_at=T0)
+            second = uow.keys.add(label="b", key_prefix="nlk_bbbb", key_digest="d2", created_at=T0)
+        assert first != second
+        with storage.transaction(write=False) as uow:
+            found = uow.keys.find_active_by_digest("d2")
+            assert found is not None and found.label == "b" and found.id == second
+            assert uow.keys.find_active_by_digest("nope") is None
+            assert [k.label for k in uow.keys.list()] == ["a", "b"]
+
+    def test_keys_label_is_unique(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            uow.keys.add(label="dup", key_prefix="nlk_x", key_digest="d1", created_at=T0)
+        with pytest.raises(InvalidRequest), storage.transaction() as uow:
+            uow.keys.add(label="dup", key_prefix="nlk_y", key_digest="d2", created_at=T0)
+
+    def test_keys_revoke_by_label_or_id(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            uow.keys.add(label="one", key_prefix="nlk_1", key_digest="d1", created_at=T0)
+            two = uow.keys.add(label="two", key_prefix="nlk_2", key_digest="d2", created_at=T0)
+        later = T0 + timedelta(hours=1)
+        with storage.transaction() as uow:
+            revoked = uow.keys.revoke("one", at=later)
+            assert revoked is not None and revoked.revoked_at == later
+            assert uow.keys.revoke(str(two), at=later) is not None
+            assert uow.keys.revoke("missing", at=later) is None
+        with storage.transaction() as uow:
+            again = uow.keys.revoke("one", at=later + timedelta(hours=1))
+            assert again is not None and again.revoked_at == later  # first revocation kept
+            assert uow.keys.find_active_by_digest("d1") is None
+            assert uow.keys.find_active_by_digest("d2") is None
+            assert all(not k.active for k in uow.keys.list())
+
+    # -- small settings -----------------------------------------------------------------------
+
+    def test_settings_put_replace_delete(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            assert uow.settings.get("k") is None
+            uow.settings.put("k", {"a": [1, 2]}, at=T0)
+            uow.settings.put("k", {"a": [3]}, at=T0)
+        with storage.transaction() as uow:
+            assert uow.settings.get("k") == {"a": [3]}
+            assert uow.settings.delete("k") is True
+            assert uow.settings.delete("k") is False
+            assert uow.settings.get("k") is None
+
+    def test_settings_put_if_absent_keeps_first(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            assert uow.settings.put_if_absent("secret", "first", at=T0) == "first"
+        with storage.transaction() as uow:
+            assert uow.settings.put_if_absent("secret", "second", at=T0) == "first"
+
+    # -- platform connection -----------------------------------------------------------------
+
+    def test_connection_replace_and_disable(self, storage: Any) -> None:
+        with storage.transaction(write=False) as uow:
+            assert uow.connections.active() is None
+        with storage.transaction() as uow:
+            first = uow.connections.replace(
+                platform_base="https://a.example", transport="events", token="t" * 20, at=T0
+            )
+            second = uow.connections.replace(
+                platform_base="https://b.example", transport="platform", token="u" * 20, at=T0
+            )
+        assert first.id != second.id
+        assert "u" * 20 not in repr(second)
+        with storage.transaction() as uow:
+            active = uow.connections.active()
+            assert active is not None and active.platform_base == "https://b.example"
+            assert active.token == "u" * 20
+            assert uow.connections.disable(at=T0) is True
+            assert uow.connections.disable(at=T0) is False
+            assert uow.connections.active() is None

@@ -1,0 +1,78 @@
+"""Throw-away test databases: a SQLite file, or a fresh PostgreSQL database made and dropped."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine, make_url
+
+from ..plugins.sql_store.engine import make_engine, normalise_url
+from ..plugins.sql_store.migrate import VERSION_TABLE, upgrade
+from ..plugins.sql_store.tables import metadata
+
+TEST_DATABASE_ENV = "NEWSLETTER_TEST_DATABASE_URL"
+
+
+def postgres_server_url() -> str | None:
+    """The PostgreSQL server named by ``NEWSLETTER_TEST_DATABASE_URL``, or ``None``."""
+    url = os.environ.get(TEST_DATABASE_ENV, "").strip()
+    if not url:
+        return None
+    if make_url(url).get_backend_name() != "postgresql":
+        raise RuntimeError(f"{TEST_DATABASE_ENV} must be a postgresql:// URL, got a different kind")
+    return url
+
+
+@contextmanager
+def temporary_postgres_database(server_url: str) -> Iterator[str]:
+    """Create a uniquely named database on ``server_url``, yield its URL, then drop it."""
+    name = f"nc_test_{secrets.token_hex(6)}"
+    admin = make_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        url = normalise_url(server_url).set(database=name)
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextmanager
+def migrated_database(tmp_dir: Path) -> Iterator[str]:
+    """A migrated database URL: PostgreSQL when configured, otherwise SQLite in ``tmp_dir``."""
+    server = postgres_server_url()
+    if server:
+        with temporary_postgres_database(server) as url:
+            _migrate(url)
+            yield url
+    else:
+        url = f"sqlite:///{tmp_dir / 'newsletter-test.db'}"
+        _migrate(url)
+        yield url
+
+
+def _migrate(url: str) -> None:
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
+
+
+def empty_all_tables(engine: Engine) -> None:
+    """Delete every row of every table (the schema and its version stay)."""
+    tables = [t.name for t in reversed(metadata.sorted_tables)]
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+        else:
+            for table in tables:
+                connection.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - our table names
+    assert VERSION_TABLE not in tables

@@ -1,0 +1,29 @@
+"""UTC time helpers: one clock for the whole service, ISO-8601 with ``Z`` on the wire."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def utcnow() -> datetime:
+    """The current time as a naive UTC datetime (the storage convention)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def to_naive_utc(value: datetime) -> datetime:
+    """``value`` converted to UTC and stripped of tzinfo; naive values are taken as UTC."""
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value
+
+
+def isoformat_z(value: datetime | None) -> str | None:
+    """ISO-8601 UTC with a ``Z`` suffix (``2026-11-21T09:30:00Z``), or ``None``.
+
+    Microseconds are kept when present, so two timestamps in one second stay ordered.
+    """
+    if value is None:
+        return None
+    value = to_naive_utc(value)
+    spec = "microseconds" if value.microsecond else "seconds"
+    return value.isoformat(timespec=spec) + "Z"

@@ -1,0 +1,1 @@
+"""The HTTP edge: falcon resources that parse, authenticate, call the service and format."""

@@ -1,0 +1,60 @@
+"""``create_app``: one falcon WSGI app with the three surfaces and the reader pages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import partial
+from typing import Any
+
+import falcon
+import falcon.media
+
+from ..service import NewsletterService
+from ..settings import Settings
+from . import errors, newsletter_api
+from .paths import NEWSLETTER_API
+
+
+class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
+    """The falcon app, carrying the :class:`NewsletterService` it serves as ``app.service``."""
+
+    service: NewsletterService
+
+
+def _json_handler() -> falcon.media.JSONHandler:
+    return falcon.media.JSONHandler(
+        dumps=partial(json.dumps, ensure_ascii=False, separators=(",", ":")),
+        loads=json.loads,
+    )
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    plugins: Iterable[Any] = (),
+    service: NewsletterService | None = None,
+) -> NewsletterApp:
+    """Build the WSGI app.
+
+    :param settings: defaults to :meth:`Settings.load` (``NEWSLETTER_*`` and the config file).
+    :param plugins: plugin objects registered after the installed ones.
+    :param service: a ready service (then ``settings`` and ``plugins`` are ignored).
+    :raises SettingsError: a setting is missing or invalid.
+    :raises NotMigrated: the database has not been migrated (``newsletter-connector db upgrade``).
+
+    Mounting: serve it under any prefix; WSGI ``SCRIPT_NAME`` is honoured, and ``base_url``
+    should name the public address of the mount point.
+    """
+    service = service or NewsletterService.build(settings, plugins=plugins)
+    _ = service.settings.public_base_url  # links need it: fail now, naming the setting
+    service.check_ready()
+    app = NewsletterApp()
+    app.service = service
+    handler = _json_handler()
+    app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
+    app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
+    app.req_options.strip_url_path_trailing_slash = False
+    errors.install(app)
+    newsletter_api.add_routes(app, service, NEWSLETTER_API)
+    return app

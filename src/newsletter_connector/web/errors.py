@@ -1,0 +1,144 @@
+"""Maps errors to each surface's wire shape.
+
+- Newsletter API: ``{"error": <code>, "message": <text>}`` with the spec's status codes.
+- List-source: ``{"message": <text>}`` (the listmonk dialect).
+- Export: ``{"error": <code>, "message": <text>}``; every "no such thing" (including a missing or
+  wrong token) is the same 404 body, so a probe cannot tell them apart.
+- Reader pages: a short HTML page.
+
+Nothing here ever includes a traceback, a secret or a token in a response.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import falcon
+
+from ..errors import (
+    ConsentRequired,
+    DbUnavailable,
+    InvalidRequest,
+    NewsletterError,
+    NotFound,
+    NotMigrated,
+    Unauthorized,
+)
+from .paths import surface_of
+
+log = logging.getLogger("newsletter_connector.web")
+
+RETRY_AFTER_SECONDS = 5
+
+_STATUS_BY_ERROR: dict[type[NewsletterError], str] = {
+    InvalidRequest: falcon.HTTP_400,
+    ConsentRequired: falcon.HTTP_400,
+    Unauthorized: falcon.HTTP_401,
+    NotFound: falcon.HTTP_404,
+    DbUnavailable: falcon.HTTP_503,
+    NotMigrated: falcon.HTTP_503,
+}
+
+EXPORT_NOT_FOUND = {"error": "not_found", "message": "not found"}
+
+
+def _status_for(error: NewsletterError) -> str:
+    for kind in type(error).__mro__:
+        if kind in _STATUS_BY_ERROR:
+            return _STATUS_BY_ERROR[kind]
+    return falcon.HTTP_500
+
+
+def _code_for(error: NewsletterError) -> str:
+    # An un-migrated database is, to an API client, an unavailable one.
+    return DbUnavailable.code if isinstance(error, NotMigrated) else error.code
+
+
+def render_error(
+    req: falcon.Request, resp: falcon.Response, status: str, code: str, message: str
+) -> None:
+    """Write an error response in the shape of the request's surface."""
+    resp.status = status
+    surface = surface_of(req.path)
+    if status == falcon.HTTP_503:
+        resp.set_header("Retry-After", str(RETRY_AFTER_SECONDS))
+    if surface == "newsletter":
+        resp.media = {"error": code, "message": message}
+    elif surface == "listsource":
+        resp.media = {"message": message}
+    elif surface == "export":
+        resp.media = (
+            EXPORT_NOT_FOUND if status == falcon.HTTP_404 else {"error": code, "message": message}
+        )
+    else:
+        resp.content_type = falcon.MEDIA_HTML
+        title = html.escape(falcon.code_to_http_status(status))
+        resp.text = (
+            f"<!doctype html><html lang=en><meta charset=utf-8><title>{title}</title>"
+            f"<body><h1>{title}</h1><p>{html.escape(message)}</p></body></html>"
+        )
+
+
+def handle_domain_error(
+    req: falcon.Request, resp: falcon.Response, ex: NewsletterError, params: dict[str, Any]
+) -> None:
+    status = _status_for(ex)
+    if status == falcon.HTTP_401 and surface_of(req.path) == "newsletter":
+        resp.set_header("WWW-Authenticate", 'Bearer realm="newsletter"')
+    if status == falcon.HTTP_503:
+        log.warning(
+            "database unavailable while serving %s %s: %s", req.method, req.path, ex.message
+        )
+    render_error(req, resp, status, _code_for(ex), ex.message)
+
+
+_HTTP_CODES = {
+    404: "not_found",
+    405: "method_not_allowed",
+    400: "invalid_request",
+    413: "invalid_request",
+    415: "invalid_request",
+}
+
+
+def handle_http_error(
+    req: falcon.Request, resp: falcon.Response, ex: falcon.HTTPError, params: dict[str, Any]
+) -> None:
+    """Falcon's own errors (unrouted path, wrong method, bad media) in the surface's shape."""
+    status_code = ex.status_code
+    message = ex.description or ex.title or "error"
+    if status_code == 404:
+        message = f"no such endpoint: {req.method} {req.path}"
+    elif status_code == 405:
+        message = f"{req.method} is not allowed on {req.path}"
+    headers = ex.headers or {}
+    for name, value in headers.items() if isinstance(headers, Mapping) else headers:
+        resp.set_header(name, value)
+    render_error(
+        req,
+        resp,
+        falcon.code_to_http_status(status_code),
+        _HTTP_CODES.get(status_code, "error"),
+        message,
+    )
+
+
+def handle_unexpected(
+    req: falcon.Request, resp: falcon.Response, ex: Exception, params: dict[str, Any]
+) -> None:
+    """Any other exception: logged with its traceback, answered with a bare 500."""
+    if isinstance(ex, falcon.HTTPError):
+        handle_http_error(req, resp, ex, params)
+        return
+    log.exception("unhandled error serving %s %s", req.method, req.path)
+    render_error(req, resp, falcon.HTTP_500, "internal_error", "internal error")
+
+
+def install(app: falcon.App[falcon.Request, falcon.Response]) -> None:
+    """Register the handlers; order matters (falcon picks the most specific class)."""
+    app.add_error_handler(Exception, handle_unexpected)
+    app.add_error_handler(falcon.HTTPError, handle_http_error)
+    app.add_error_handler(NewsletterError, handle_domain_error)

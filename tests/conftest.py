@@ -1,0 +1,39 @@
+"""Shared test helpers. Database fixtures come from ``newsletter_connector.testing``."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", help="run long variants too")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="long variant: run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def api_key(newsletter_service: Any) -> str:
+    """A fresh Newsletter API key labelled ``tests``."""
+    return str(newsletter_service.admin.create_api_key("tests").key)
+
+
+@pytest.fixture
+def auth(api_key: str) -> dict[str, str]:
+    """Headers authenticating as ``api_key``."""
+    return {"Authorization": f"Bearer {api_key}"}
