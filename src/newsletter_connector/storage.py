@@ -106,6 +106,29 @@ class ConnectionRepository(Protocol):
         """Disable the active connection; true if there was one."""
 
 
+class OutboxRepository(Protocol):
+    """Outbound events, written in the same transaction as the change that caused them."""
+
+    def enqueue(
+        self,
+        *,
+        event_id: str,
+        event_type: str,
+        occurred_at: datetime,
+        payload: dict[str, Any],
+        subscriber_key: str | None,
+        created_at: datetime,
+    ) -> None:
+        """Queue one event (not yet in any batch). ``subscriber_key`` is the keyed hash of the
+        address the payload carries, or ``None`` for events that carry no address."""
+
+    def discard_for_subscriber(self, subscriber_key: str) -> int:
+        """Erase every stored event carrying this subscriber's address, delivered or not.
+
+        :return: how many of them had not been delivered yet (discarded from the queue).
+        """
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -117,6 +140,9 @@ class UnitOfWork(Protocol):
 
     @property
     def connections(self) -> ConnectionRepository: ...
+
+    @property
+    def outbox(self) -> OutboxRepository: ...
 
 
 class Storage(Protocol):

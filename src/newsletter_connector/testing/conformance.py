@@ -128,3 +128,34 @@ class StorageConformance:
             assert uow.connections.disable(at=T0) is True
             assert uow.connections.disable(at=T0) is False
             assert uow.connections.active() is None
+
+    # -- outbox ---------------------------------------------------------------------------------
+
+    def _enqueue(self, uow: Any, event_id: str, key: str | None) -> None:
+        uow.outbox.enqueue(
+            event_id=event_id,
+            event_type="newsletter.signup",
+            occurred_at=T0,
+            payload={"email": "a@example.org", "nested": {"list": [1, 2]}},
+            subscriber_key=key,
+            created_at=T0,
+        )
+
+    def test_outbox_discard_for_subscriber(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            self._enqueue(uow, "00000000-0000-4000-8000-000000000001", "k1")
+            self._enqueue(uow, "00000000-0000-4000-8000-000000000002", "k1")
+            self._enqueue(uow, "00000000-0000-4000-8000-000000000003", "k2")
+            self._enqueue(uow, "00000000-0000-4000-8000-000000000004", None)
+        with storage.transaction() as uow:
+            assert uow.outbox.discard_for_subscriber("k1") == 2
+        with storage.transaction() as uow:
+            assert uow.outbox.discard_for_subscriber("k1") == 0
+            assert uow.outbox.discard_for_subscriber("k2") == 1
+
+    def test_outbox_enqueue_rolls_back_with_its_transaction(self, storage: Any) -> None:
+        with pytest.raises(RuntimeError), storage.transaction() as uow:
+            self._enqueue(uow, "00000000-0000-4000-8000-000000000005", "k3")
+            raise RuntimeError("the state change failed")
+        with storage.transaction() as uow:
+            assert uow.outbox.discard_for_subscriber("k3") == 0

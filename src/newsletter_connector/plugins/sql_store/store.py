@@ -13,6 +13,7 @@ from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from . import migrate
 from .engine import BEGIN_OPTION, make_engine
+from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
@@ -35,6 +36,10 @@ class SqlUnitOfWork:
     @cached_property
     def connections(self) -> SqlConnections:
         return SqlConnections(self.connection)
+
+    @cached_property
+    def outbox(self) -> SqlOutbox:
+        return SqlOutbox(self.connection)
 
 
 class SqlStorage:

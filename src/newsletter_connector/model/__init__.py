@@ -1,0 +1,1 @@
+"""Wire models (pydantic): one module per resource, each the single serializer of its shape."""

@@ -1,0 +1,61 @@
+"""Queuing outbound events: the one way a service operation records an event for the platform.
+
+Call :func:`queue_event` inside the same ``storage.transaction()`` as the state change, so the
+change and its event commit together or not at all (transactional outbox).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ..storage import UnitOfWork
+from .context import ServiceContext
+
+#: Every event type the service emits (SPEC section 6).
+EVENT_TYPES = (
+    "newsletter.signup",
+    "newsletter.confirmed",
+    "newsletter.unsubscribed",
+    "newsletter.bounced",
+    "newsletter.profile_completed",
+    "newsletter.issue",
+    "contact.message",
+    "analytics.daily_rollup",
+)
+
+SUBSCRIBER_KEY_PURPOSE = "subscriber"
+
+
+def subscriber_key(context: ServiceContext, email: str) -> str:
+    """The keyed hash that ties stored rows (outbox events, deletion records) to an address
+    without storing the address itself."""
+    return context.keyed_hash(SUBSCRIBER_KEY_PURPOSE, email.strip().lower())
+
+
+def queue_event(
+    uow: UnitOfWork,
+    context: ServiceContext,
+    event_type: str,
+    payload: dict[str, Any],
+    *,
+    subscriber_email: str | None = None,
+) -> str:
+    """Queue an event in ``uow``'s transaction and return its id (a UUID, the idempotency key).
+
+    :param subscriber_email: the address the payload carries, if any, so that erasing that
+        subscriber discards the event.
+    """
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {event_type!r}")
+    event_id = str(uuid.uuid4())
+    now = context.clock()
+    uow.outbox.enqueue(
+        event_id=event_id,
+        event_type=event_type,
+        occurred_at=now,
+        payload=payload,
+        subscriber_key=subscriber_key(context, subscriber_email) if subscriber_email else None,
+        created_at=now,
+    )
+    return event_id

@@ -1,0 +1,58 @@
+"""Strict query-parameter parsing for the Newsletter API and the export endpoints.
+
+Each helper raises :class:`InvalidRequest` naming the parameter, so a bad query is a 400 with a
+message that says what was wrong. (The list-source surface is lenient instead, as its dialect.)
+"""
+
+from __future__ import annotations
+
+import falcon
+
+from ..errors import InvalidRequest
+
+
+def single_param(req: falcon.Request, name: str) -> str | None:
+    """The value of ``name`` if given once; ``None`` if absent.
+
+    :raises InvalidRequest: the parameter is repeated.
+    """
+    values = req.get_param_as_list(name)
+    if values is None:
+        return None
+    if len(values) != 1:
+        raise InvalidRequest(f"query parameter {name} may be given only once", field=name)
+    return str(values[0])
+
+
+def int_param(req: falcon.Request, name: str, *, default: int, minimum: int, maximum: int) -> int:
+    """An integer query parameter within ``[minimum, maximum]``, or ``default`` when absent.
+
+    :raises InvalidRequest: not a base-10 integer, or out of range.
+    """
+    raw = single_param(req, name)
+    if raw is None:
+        return default
+    text = raw.strip()
+    if not text or not text.lstrip("-").isdigit() or not text.isascii():
+        raise InvalidRequest(f"query parameter {name} must be an integer", field=name)
+    value = int(text)
+    if not minimum <= value <= maximum:
+        raise InvalidRequest(
+            f"query parameter {name} must be between {minimum} and {maximum}", field=name
+        )
+    return value
+
+
+def enum_param(req: falcon.Request, name: str, allowed: tuple[str, ...]) -> str | None:
+    """One of ``allowed``, or ``None`` when absent.
+
+    :raises InvalidRequest: any other value.
+    """
+    raw = single_param(req, name)
+    if raw is None:
+        return None
+    if raw not in allowed:
+        raise InvalidRequest(
+            f"query parameter {name} must be one of {', '.join(allowed)}", field=name
+        )
+    return raw
