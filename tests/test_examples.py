@@ -70,9 +70,12 @@ def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: st
         wait_until_listening(base + STATUS, process)
         response = httpx.get(base + STATUS, headers={"Authorization": f"Bearer {api_key}"})
         assert response.json() == {"ok": True, "version": "v1", "key": "tests"}
+        httpx.get(base + "/confirm/SECRET-LINK-TOKEN?also=SECRET-QUERY")
     finally:
         process.terminate()
         output, _ = process.communicate(timeout=20)
     # The access log shows the path, never a query string (where tokens could travel).
     assert "GET /api/newsletter/v1/status" in output
+    assert "GET /confirm/[redacted]" in output
     assert api_key not in output
+    assert "SECRET" not in output

@@ -8,7 +8,8 @@ workers = int(os.environ.get("NEWSLETTER_WORKERS", min(4, multiprocessing.cpu_co
 # Each worker builds its own app (and database engine) after fork.
 preload_app = False
 accesslog = "-"
-# Access logs must never carry link tokens: log the path without the query string.
-access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(L)ss'
+# Access logs must never carry link tokens: this logger drops query strings and redacts the
+# token in /confirm/, /unsubscribe/ and /profile/ paths.
+logger_class = "newsletter_connector.log_redaction.RedactingLogger"
 timeout = 30
 graceful_timeout = 20

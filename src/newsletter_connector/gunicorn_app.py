@@ -31,5 +31,12 @@ def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
     """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped."""
     _Server(
         settings,
-        {"bind": bind, "workers": workers, "accesslog": "-", "preload_app": False, **options},
+        {
+            "bind": bind,
+            "workers": workers,
+            "accesslog": "-",
+            "logger_class": "newsletter_connector.log_redaction.RedactingLogger",
+            "preload_app": False,
+            **options,
+        },
     ).run()

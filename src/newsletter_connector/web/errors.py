@@ -27,6 +27,7 @@ from ..errors import (
     NotMigrated,
     Unauthorized,
 )
+from ..log_redaction import redact_path
 from .paths import surface_of
 
 log = logging.getLogger("newsletter_connector.web")
@@ -90,7 +91,10 @@ def handle_domain_error(
         resp.set_header("WWW-Authenticate", 'Bearer realm="newsletter"')
     if status == falcon.HTTP_503:
         log.warning(
-            "database unavailable while serving %s %s: %s", req.method, req.path, ex.message
+            "database unavailable while serving %s %s: %s",
+            req.method,
+            redact_path(req.path),
+            ex.message,
         )
     render_error(req, resp, status, _code_for(ex), ex.message)
 
@@ -133,7 +137,7 @@ def handle_unexpected(
     if isinstance(ex, falcon.HTTPError):
         handle_http_error(req, resp, ex, params)
         return
-    log.exception("unhandled error serving %s %s", req.method, req.path)
+    log.exception("unhandled error serving %s %s", req.method, redact_path(req.path))
     render_error(req, resp, falcon.HTTP_500, "internal_error", "internal error")
 
 
