@@ -10,6 +10,6 @@ preload_app = False
 accesslog = "-"
 # Access logs must never carry link tokens: this logger drops query strings and redacts the
 # token in /confirm/, /unsubscribe/ and /profile/ paths.
-logger_class = "newsletter_connector.log_redaction.RedactingLogger"
+logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
 timeout = 30
 graceful_timeout = 20

@@ -5,8 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.glogging import Logger
 
+from .log_redaction import redact_path
 from .settings import Settings
+
+
+class RedactingLogger(Logger):  # type: ignore[misc]
+    """gunicorn logger whose access-log atoms never contain tokens or query strings."""
+
+    def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> Any:
+        atoms = super().atoms(resp, req, environ, request_time)
+        path = redact_path(atoms.get("U", ""))
+        atoms["U"] = path
+        atoms["q"] = ""
+        atoms["r"] = f"{atoms.get('m', '')} {path} {atoms.get('H', '')}".strip()
+        atoms["f"] = redact_path(atoms.get("f", "-"))
+        return atoms
 
 
 class _Server(BaseApplication):  # type: ignore[misc]
@@ -35,7 +50,7 @@ def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
             "bind": bind,
             "workers": workers,
             "accesslog": "-",
-            "logger_class": "newsletter_connector.log_redaction.RedactingLogger",
+            "logger_class": "newsletter_connector.gunicorn_app.RedactingLogger",
             "preload_app": False,
             **options,
         },

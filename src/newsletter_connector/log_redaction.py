@@ -7,9 +7,6 @@ carry anything, so access logs written by our gunicorn setup pass through :func:
 from __future__ import annotations
 
 import re
-from typing import Any
-
-from gunicorn.glogging import Logger
 
 #: Path segments that are followed by a secret token.
 TOKEN_SEGMENTS = ("confirm", "unsubscribe", "profile")
@@ -22,16 +19,3 @@ def redact_path(path: str) -> str:
     ``/unsubscribe/`` and ``/profile/`` replaced by ``[redacted]``."""
     path = path.split("?", 1)[0]
     return _TOKEN_PATH.sub(lambda m: f"/{m.group(1)}/{REDACTED}", path)
-
-
-class RedactingLogger(Logger):  # type: ignore[misc]
-    """gunicorn logger whose access-log atoms never contain tokens or query strings."""
-
-    def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> Any:
-        atoms = super().atoms(resp, req, environ, request_time)
-        path = redact_path(atoms.get("U", ""))
-        atoms["U"] = path
-        atoms["q"] = ""
-        atoms["r"] = f"{atoms.get('m', '')} {path} {atoms.get('H', '')}".strip()
-        atoms["f"] = redact_path(atoms.get("f", "-"))
-        return atoms
