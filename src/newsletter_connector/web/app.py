@@ -13,6 +13,7 @@ import falcon.media
 from ..service import NewsletterService
 from ..settings import Settings
 from . import errors, newsletter_api
+from .pages import add_routes as add_reader_pages
 from .paths import NEWSLETTER_API
 
 
@@ -56,5 +57,6 @@ def create_app(
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.req_options.strip_url_path_trailing_slash = False
     errors.install(app)
+    add_reader_pages(app, service)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     return app
