@@ -47,9 +47,13 @@ class FormSession:
         )
 
 
-def open_form(client: Any, path: str, cookie: str | None = None) -> FormSession:
+def open_form(
+    client: Any, path: str, cookie: str | None = None, headers: dict[str, str] | None = None
+) -> FormSession:
     """GET a form page; its token and the CSRF cookie (the one sent back, or ``cookie``)."""
-    page = client.simulate_get(path, cookies={COOKIE_NAME: cookie} if cookie else None)
+    page = client.simulate_get(
+        path, cookies={COOKIE_NAME: cookie} if cookie else None, headers=headers
+    )
     assert page.status_code == 200, page.text
     match = _TOKEN_RE.search(page.text)
     assert match, "form has no csrf_token field"
