@@ -118,7 +118,7 @@ def reader(browser: Any, site: str) -> Iterator[Reader]:
 def test_signup(reader: Reader, newsletter_service: Any) -> None:
     reader.goto("/signup")
     assert reader.heading() == "Sign up for our newsletter"
-    assert reader.page.title() == f"Sign up for our newsletter – {SITE_NAME}"
+    assert reader.page.title() == f"Sign up for our newsletter \N{EN DASH} {SITE_NAME}"
     reader.check("signup")
 
     page = reader.page
@@ -226,7 +226,7 @@ def test_contact(reader: Reader, newsletter_service: Any) -> None:
 def test_unknown_link(reader: Reader) -> None:
     response = reader.goto("/profile/" + "x" * 32)
     assert response.status == 404
-    assert reader.heading() == "We don’t recognise this link"
+    assert "recognise this link" in reader.heading()
     reader.check("not-found")
 
 

@@ -20,8 +20,8 @@ from ...service import NewsletterService
 from .assets import StylesheetResource
 from .base import ReaderPages
 from .confirm import ConfirmPage
-from .contact import ContactDonePage, ContactPage
 from .contact import DONE_PATH as CONTACT_DONE_PATH
+from .contact import ContactDonePage, ContactPage
 from .profile import ProfilePage
 from .rendering import STYLESHEET_PATH
 from .signup import DONE_PATH as SIGNUP_DONE_PATH
@@ -31,7 +31,9 @@ from .unsubscribe import UnsubscribePage
 __all__ = ["ReaderPages", "add_routes"]
 
 
-def add_routes(app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService) -> None:
+def add_routes(
+    app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService
+) -> None:
     """Mount the reader pages on ``app`` at the paths above."""
     pages = ReaderPages(service)
     app.add_route(SIGNUP_PATH, SignupPage(pages))

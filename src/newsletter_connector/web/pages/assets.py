@@ -21,7 +21,7 @@ def load_stylesheet(settings: Settings) -> bytes:
         override = Path(settings.template_dir) / STYLESHEET
         if override.is_file():
             return override.read_bytes()
-    return resources.files(__package__).joinpath("static", STYLESHEET).read_bytes()
+    return resources.files(__package__).joinpath("static").joinpath(STYLESHEET).read_bytes()
 
 
 class StylesheetResource:

@@ -17,7 +17,8 @@ from .rendering import PageRenderer
 
 #: Shown above a form sent back without a valid token (expired page, cookies cleared).
 EXPIRED_NOTICE = (
-    "For your safety this form has to be sent again. Please check it and press the button once more."
+    "For your safety this form has to be sent again. "
+    "Please check it and press the button once more."
 )
 
 
@@ -52,9 +53,7 @@ class ReaderPages:
         **context: Any,
     ) -> None:
         """A page with a form: a fresh CSRF token (and its cookie) comes with it."""
-        self.render(
-            resp, template, status=status, csrf_token=self.csrf.issue(req, resp), **context
-        )
+        self.render(resp, template, status=status, csrf_token=self.csrf.issue(req, resp), **context)
 
     def not_found(self, resp: falcon.Response) -> None:
         """The friendly page for a link whose token matches nobody."""

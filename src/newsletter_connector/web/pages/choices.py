@@ -16,8 +16,8 @@ CADENCES: tuple[tuple[str, str], ...] = (
 
 #: Signup asks only how often; the choice applies to every part of the newsletter.
 SIGNUP_FREQUENCIES: tuple[tuple[str, str], ...] = (
-    ("daily", "Daily – every morning"),
-    ("weekly", "Weekly – once a week"),
+    ("daily", "Daily (every morning)"),
+    ("weekly", "Weekly (once a week)"),
 )
 
 
@@ -38,9 +38,13 @@ class Topic:
 
 
 TOPICS: tuple[Topic, ...] = (
-    Topic("briefings", "briefings", "News briefings", "The day’s main stories in a few lines."),
-    Topic("puzzles", "puzzles", "Puzzles", "A puzzle and yesterday’s answer."),
-    Topic("onThisDay", "on_this_day", "On this day", "What happened on this date in years gone by."),
+    Topic(
+        "briefings", "briefings", "News briefings", "The main stories of the day, in a few lines."
+    ),
+    Topic("puzzles", "puzzles", "Puzzles", "A puzzle, and the answer to the last one."),
+    Topic(
+        "onThisDay", "on_this_day", "On this day", "What happened on this date in years gone by."
+    ),
     Topic("local", "local", "Local news", "News near your ZIP code."),
 )
 

@@ -32,10 +32,7 @@ _PREFETCH_HEADERS = (
 
 def is_prefetch(req: falcon.Request) -> bool:
     """True when the browser says this request is a prefetch or preview, not a visit."""
-    for header, word in _PREFETCH_HEADERS:
-        if word in (req.get_header(header) or "").lower():
-            return True
-    return False
+    return any(word in (req.get_header(header) or "").lower() for header, word in _PREFETCH_HEADERS)
 
 
 class ConfirmPage:

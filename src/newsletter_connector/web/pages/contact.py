@@ -62,9 +62,7 @@ class ContactPage:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         form = read_form(req)
         values = _values(form)
-        check = self.pages.check_form(
-            req, resp, form.get(FIELD_NAME), self.pages.url(CONTACT_PATH)
-        )
+        check = self.pages.check_form(req, resp, form.get(FIELD_NAME), self.pages.url(CONTACT_PATH))
         if check.verdict == "cross_site":
             return
         if not check.ok:

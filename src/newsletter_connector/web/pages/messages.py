@@ -19,10 +19,8 @@ FRIENDLY: dict[str, str] = {
     "message": "Enter your message, in 10,000 characters or fewer",
     "first_name": "Enter your first name in 200 characters or fewer, or leave it empty",
     "last_name": "Enter your last name in 200 characters or fewer, or leave it empty",
-    "phone": "Enter a phone number with at least 7 digits, using only digits, spaces "
-    "and + ( ) . -",
-    "sms": "To get text messages, enter your mobile phone number below, "
-    "or untick this box",
+    "phone": "Enter a phone number with at least 7 digits, using only digits, spaces and + ( ) . -",
+    "sms": "To get text messages, enter your mobile phone number below, or untick this box",
     "categories": "Choose topics from the list",
     "age_range": "Choose an age range, or “Prefer not to say”",
     "gender": "Choose one of the options, or “Prefer not to say”",

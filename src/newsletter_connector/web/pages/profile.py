@@ -142,9 +142,7 @@ class ProfilePage:
             return
         values = values_of_form(form)
         if not check.ok:
-            self._show(
-                req, resp, record, values, status=falcon.HTTP_400, notice=EXPIRED_NOTICE
-            )
+            self._show(req, resp, record, values, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
             return
         try:
             self.subscribers.update_profile_by_token(token, profile_fields(form))
