@@ -223,6 +223,8 @@ def test_malformed_posts_get_an_html_error_page_and_change_nothing(
     result = newsletter_client.simulate_post("/signup", body=body, headers=headers)
     assert result.status_code == status
     assert result.headers["content-type"].startswith("text/html")
+    assert "We could not read what was sent" in text_of(result.text)
+    assert "Nothing has changed" in text_of(result.text)
     assert _count(newsletter_service) == 0
 
 

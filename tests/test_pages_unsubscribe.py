@@ -159,6 +159,7 @@ def test_malformed_one_click_requests_are_refused_cleanly(
         path, body="garbage", headers={"Content-Type": "multipart/form-data; boundary=zzz"}
     )
     assert broken.status_code == 400
+    assert "could not read what was sent" in text_of(broken.text)
     assert newsletter_client.simulate_post(path, body=ONE_CLICK).status_code == 415
     assert _status(newsletter_service) == "confirmed"
 

@@ -13,6 +13,7 @@ import falcon
 
 from ...service import NewsletterService
 from .csrf import CsrfCheck, CsrfGuard
+from .forms import FormData, read_form
 from .rendering import PageRenderer
 
 #: Shown above a form sent back without a valid token (expired page, cookies cleared).
@@ -58,6 +59,22 @@ class ReaderPages:
     def not_found(self, resp: falcon.Response) -> None:
         """The friendly page for a link whose token matches nobody."""
         self.render(resp, "not_found.html", status=falcon.HTTP_404)
+
+    def read_form(
+        self, req: falcon.Request, resp: falcon.Response, *, allow_multipart: bool = False
+    ) -> FormData | None:
+        """The submitted form, or ``None`` after answering an unreadable one (wrong media type,
+        too large, not UTF-8) with a plain-words page and its 4xx status."""
+        try:
+            return read_form(req, allow_multipart=allow_multipart)
+        except falcon.HTTPError as error:
+            status = falcon.code_to_http_status(error.status_code)
+            reason = {
+                413: "It was longer than this form accepts.",
+                415: "It did not come from one of our forms.",
+            }.get(error.status_code, "It was not in a form we understand.")
+            self.render(resp, "bad_form.html", status=status, reason=reason)
+            return None
 
     def check_form(
         self, req: falcon.Request, resp: falcon.Response, token: str, retry_url: str

@@ -20,7 +20,6 @@ from ...links import CONFIRM_PATH, profile_url
 from ...storage import SubscriberRecord
 from .base import EXPIRED_NOTICE, ReaderPages
 from .csrf import FIELD_NAME
-from .forms import read_form
 
 _PREFETCH_HEADERS = (
     ("Sec-Purpose", "prefetch"),
@@ -91,7 +90,9 @@ class ConfirmPage:
         if record is None:
             self.pages.not_found(resp)
             return
-        form = read_form(req)
+        form = self.pages.read_form(req, resp)
+        if form is None:
+            return
         retry = self.pages.url(f"{CONFIRM_PATH}/{token}")
         check = self.pages.check_form(req, resp, form.get(FIELD_NAME), retry)
         if check.verdict == "cross_site":

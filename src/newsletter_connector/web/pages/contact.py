@@ -13,7 +13,7 @@ from ...errors import InvalidRequest
 from ...links import CONTACT_PATH
 from .base import EXPIRED_NOTICE, ReaderPages, see_other
 from .csrf import FIELD_NAME
-from .forms import FormData, read_form
+from .forms import FormData
 from .messages import friendly_error
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,9 @@ class ContactPage:
         self._show(req, resp, _values(None))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        form = read_form(req)
+        form = self.pages.read_form(req, resp)
+        if form is None:
+            return
         values = _values(form)
         check = self.pages.check_form(req, resp, form.get(FIELD_NAME), self.pages.url(CONTACT_PATH))
         if check.verdict == "cross_site":

@@ -20,7 +20,7 @@ from ...storage import SubscriberRecord
 from .base import EXPIRED_NOTICE, ReaderPages, see_other
 from .choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
 from .csrf import FIELD_NAME
-from .forms import FormData, read_form
+from .forms import FormData
 from .messages import friendly_error
 
 TEXT_FIELDS = ("first_name", "last_name", "zip", "phone", "gender_self")
@@ -135,7 +135,9 @@ class ProfilePage:
         if record is None:
             self.pages.not_found(resp)
             return
-        form = read_form(req)
+        form = self.pages.read_form(req, resp)
+        if form is None:
+            return
         page_url = self.pages.url(f"{PROFILE_PATH}/{token}")
         check = self.pages.check_form(req, resp, form.get(FIELD_NAME), page_url)
         if check.verdict == "cross_site":

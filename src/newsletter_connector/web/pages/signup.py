@@ -18,7 +18,7 @@ from ...links import SIGNUP_PATH
 from .base import EXPIRED_NOTICE, ReaderPages, see_other
 from .choices import SIGNUP_FREQUENCIES, TOPICS
 from .csrf import FIELD_NAME
-from .forms import FormData, read_form
+from .forms import FormData
 from .messages import friendly_error
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,9 @@ class SignupPage:
         self._show(req, resp, _values(None))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        form = read_form(req)
+        form = self.pages.read_form(req, resp)
+        if form is None:
+            return
         values = _values(form)
         check = self.pages.check_form(req, resp, form.get(FIELD_NAME), self.pages.url(SIGNUP_PATH))
         if check.verdict == "cross_site":

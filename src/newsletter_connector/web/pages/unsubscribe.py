@@ -22,7 +22,7 @@ from ...links import UNSUBSCRIBE_PATH, profile_url
 from ...storage import SubscriberRecord
 from .base import EXPIRED_NOTICE, ReaderPages
 from .csrf import FIELD_NAME
-from .forms import FormData, read_form
+from .forms import FormData
 
 ONE_CLICK_FIELD = "List-Unsubscribe"
 ONE_CLICK_VALUE = "One-Click"
@@ -73,7 +73,9 @@ class UnsubscribePage:
         resp.set_header("Cache-Control", "no-store")
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
-        form = read_form(req, allow_multipart=True)
+        form = self.pages.read_form(req, resp, allow_multipart=True)
+        if form is None:
+            return
         before = self.subscribers.find_by_token("unsubscribe", token)
         if before is None:
             self.pages.not_found(resp)
