@@ -87,6 +87,9 @@ class Reader:
         from axe_playwright_python.sync_playwright import Axe
 
         self.audit_page.set_content(self.page.content(), wait_until="load")
+        # The copy has the real stylesheet (so contrast is measured on the real colours).
+        size = self.audit_page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+        assert size >= 18, f"{name}: base text {size}px"
         results = Axe().run(self.audit_page)
         serious = [
             f"{v['id']} ({v['impact']}): {v['help']} at "

@@ -14,7 +14,7 @@ from typing import Any
 
 import falcon
 
-from ...errors import InvalidRequest
+from ...errors import InvalidRequest, NotFound
 from ...links import PROFILE_PATH
 from ...storage import SubscriberRecord
 from .base import EXPIRED_NOTICE, ReaderPages, see_other
@@ -148,6 +148,9 @@ class ProfilePage:
             return
         try:
             self.subscribers.update_profile_by_token(token, profile_fields(form))
+        except NotFound:  # erased meanwhile
+            self.pages.not_found(resp)
+            return
         except InvalidRequest as error:
             errors = friendly_error(error, FIELD_MAP, "first_name")
             self._show(req, resp, record, values, status=falcon.HTTP_400, errors=errors)
