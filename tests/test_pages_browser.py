@@ -12,6 +12,7 @@ These tests FAIL, never skip, when Chromium is missing: install it with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -274,3 +275,23 @@ def test_one_click_unsubscribe_over_http(site: str, newsletter_service: Any) -> 
     assert response.status_code == 200
     assert "set-cookie" not in response.headers and "location" not in response.headers
     assert newsletter_service.subscribers.get("oc@example.org").status == "unsubscribed"
+
+
+def test_signup_with_the_keyboard_alone(reader: Reader, newsletter_service: Any) -> None:
+    """Tab, type, arrow keys and Enter are enough (and no JavaScript)."""
+    reader.goto("/signup")
+    keyboard = reader.page.keyboard
+    keyboard.press("Tab")  # the skip link
+    keyboard.press("Enter")  # ...to the main content
+    keyboard.press("Tab")
+    keyboard.type("keys@example.org")
+    keyboard.press("Tab")
+    keyboard.type("10001")
+    keyboard.press("Tab")  # the frequency radios: Daily is chosen
+    keyboard.press("ArrowDown")  # Weekly
+    keyboard.press("Tab")  # the Sign up button
+    keyboard.press("Enter")
+    reader.page.wait_for_url(re.compile(r"/signup/thanks(#main)?$"))
+    assert reader.heading() == "Check your email"
+    record = newsletter_service.subscribers.get("keys@example.org")
+    assert (record.zip, record.prefs.briefings) == ("10001", "weekly")
