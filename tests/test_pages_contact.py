@@ -92,3 +92,14 @@ def test_honeypot_and_missing_token_store_nothing(
     cross = form.post(newsletter_client, "/contact", GOOD, headers={"Origin": "https://x.example"})
     assert cross.status_code == 403
     assert _messages(newsletter_service) == [] and outbox(newsletter_service) == []
+
+
+@pytest.mark.parametrize("field", ["email", "name", "message"])
+def test_a_nul_character_is_refused_beside_its_field(
+    newsletter_client: Any, newsletter_service: Any, field: str
+) -> None:
+    form = open_form(newsletter_client, "/contact")
+    result = form.post(newsletter_client, "/contact", {**GOOD, field: "a\x00b@example.org"})
+    assert result.status_code == 400
+    assert field_error(result.text, field)
+    assert _messages(newsletter_service) == []

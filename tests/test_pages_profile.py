@@ -191,3 +191,16 @@ def test_unknown_token_is_404(newsletter_client: Any, contact: dict[str, Any]) -
         result = newsletter_client.simulate_request(method, "/profile/" + "Z" * 32)
         assert result.status_code == 404
         assert "recognise this link" in text_of(result.text)
+
+
+def test_a_nul_character_is_refused_not_a_server_error(
+    newsletter_client: Any, newsletter_service: Any, contact: dict[str, Any]
+) -> None:
+    before = _contact(newsletter_service)
+    path = path_of(contact["profile_url"])
+    form = open_form(newsletter_client, path)
+    for name in ("first_name", "gender_self", "phone", "zip"):
+        result = form.post(newsletter_client, path, _replace(FULL, **{name: "x\x00y"}))
+        assert result.status_code == 400, name
+        assert field_error(result.text, name), name
+    assert _contact(newsletter_service) == before
