@@ -55,6 +55,7 @@ def cli_page() -> str:
         )
         lines.append(f"{'#' * min(len(path) + 1, 4)} `{' '.join(path)}`")
         lines.append("")
+        lines.append("<!-- not-run: help text printed by the command -->")
         lines.append("```text")
         lines.append(command.get_help(context).rstrip())
         lines.append("```")
