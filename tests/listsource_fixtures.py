@@ -20,8 +20,7 @@ T0 = datetime(2026, 11, 1, 6, 0, 0)
 HTML = '<!doctype html><p>Hello & welcome <a href="{{unsubscribe_url}}">unsubscribe</a></p>'
 
 
-def insert_issue(
-    storage: Any,
+def _issue_values(
     *,
     created_at: datetime,
     kind: str = "daily",
@@ -30,39 +29,50 @@ def insert_issue(
     html: str = HTML,
     text: str | None = "Hello and welcome",
     updated_at: datetime | None = None,
-) -> int:
-    """Insert one issue row and return its id."""
+) -> dict[str, Any]:
+    return {
+        "uuid": str(uuid.uuid4()),
+        "kind": kind,
+        "cadence": cadence or (kind if kind in ("daily", "weekly") else "daily"),
+        "issue_date": created_at.date().isoformat(),
+        "subject": subject or f"News for {created_at.date().isoformat()}",
+        "site_url": "https://news.example.test",
+        "postal_address": "1 Test Street",
+        "sections": {"briefing": None, "on_this_day": [], "topics": []},
+        "html": html,
+        "text": text,
+        "period_key": None,
+        "created_at": created_at,
+        "updated_at": updated_at or created_at,
+    }
+
+
+def insert_issue(storage: Any, **values: Any) -> int:
+    """Insert one issue row (keyword arguments as :func:`_issue_values`); return its id."""
     with storage.engine.begin() as connection:
         return int(
             connection.execute(
-                insert(issues)
-                .values(
-                    uuid=str(uuid.uuid4()),
-                    kind=kind,
-                    cadence=cadence or (kind if kind in ("daily", "weekly") else "daily"),
-                    issue_date=created_at.date().isoformat(),
-                    subject=subject or f"News for {created_at.date().isoformat()}",
-                    site_url="https://news.example.test",
-                    postal_address="1 Test Street",
-                    sections={"briefing": None, "on_this_day": [], "topics": []},
-                    html=html,
-                    text=text,
-                    period_key=None,
-                    created_at=created_at,
-                    updated_at=updated_at or created_at,
-                )
-                .returning(issues.c.id)
+                insert(issues).values(**_issue_values(**values)).returning(issues.c.id)
             ).scalar_one()
         )
 
 
 def insert_issues(storage: Any, count: int, *, same_time_every: int = 1) -> list[int]:
-    """``count`` daily issues a day apart; every ``same_time_every`` consecutive ones share one
-    ``created_at`` (to exercise the id tie-break). Returns ids in insertion order."""
-    return [
-        insert_issue(storage, created_at=T0 + timedelta(days=n // same_time_every))
-        for n in range(count)
-    ]
+    """``count`` daily issues a day apart, in one transaction; every ``same_time_every``
+    consecutive ones share one ``created_at`` (to exercise the id tie-break). Returns the ids
+    in insertion order."""
+    ids = []
+    with storage.engine.begin() as connection:
+        for n in range(count):
+            values = _issue_values(created_at=T0 + timedelta(days=n // same_time_every))
+            ids.append(
+                int(
+                    connection.execute(
+                        insert(issues).values(**values).returning(issues.c.id)
+                    ).scalar_one()
+                )
+            )
+    return ids
 
 
 def insert_subscriber(storage: Any, *, status: str, email: str | None = None) -> None:
