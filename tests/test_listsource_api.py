@@ -461,3 +461,24 @@ def test_every_campaign_belongs_to_the_one_list(newsletter_client: Any, on: Any)
     list_id = get(newsletter_client, "/api/lists", on).json["data"]["results"][0]["id"]
     for campaign in get(newsletter_client, "/api/campaigns", on).json["data"]["results"]:
         assert [entry["id"] for entry in campaign["lists"]] == [list_id]
+
+
+def test_unreachable_database_is_503_message(newsletter_settings: Any) -> None:
+    import falcon.testing
+
+    from newsletter_connector import NewsletterService, create_app
+    from newsletter_connector.plugins.sql_store import SqlStorage
+    from newsletter_connector.plugins.sql_store.engine import make_engine
+
+    settings = newsletter_settings.model_copy(
+        update={"database_url": "postgresql://nobody@127.0.0.1:9/none"}
+    )
+    storage = SqlStorage(make_engine(settings.database_url, connect_args={"connect_timeout": 2}))
+    client = falcon.testing.TestClient(
+        create_app(service=NewsletterService.build(settings, storage=storage))
+    )
+    result = client.simulate_get(BASE + "/api/campaigns", headers=basic())
+    assert result.status_code == 503
+    assert list(result.json) == ["message"]
+    assert result.headers["retry-after"] == "5"
+    assert KEY not in result.text and "nobody" not in result.text
