@@ -80,3 +80,34 @@ def _setup(client: Any, service: Any) -> list[int]:
         cached = insert_issues(service.storage, ISSUES, same_time_every=2)
         client._property_ids = cached
     return cached
+
+
+HEADER_TEXT = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=80)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    header=st.one_of(
+        HEADER_TEXT,
+        HEADER_TEXT.map(lambda v: "Basic " + v),
+        HEADER_TEXT.map(lambda v: "token " + v),
+        HEADER_TEXT.map(lambda v: "Basic " + base64.b64encode(v.encode()).decode()),
+    )
+)
+def test_any_authorization_header_is_401_or_accepted(
+    newsletter_client: Any, newsletter_service: Any, header: str
+) -> None:
+    _setup(newsletter_client, newsletter_service)
+    result = newsletter_client.simulate_get(
+        "/api/listsource/api/health", headers={"Authorization": header}
+    )
+    if result.status_code == 200:  # only the real credentials, in either form
+        scheme, _, value = header.strip().partition(" ")
+        b64 = HEADERS["Authorization"].split(" ")[1]
+        assert (scheme.lower(), value.strip()) in {("basic", b64), ("token", f"{USER}:{KEY}")}
+    else:
+        assert result.status_code == 401
+        assert result.headers["www-authenticate"].startswith("Basic realm=")
+        assert set(result.json) == {"message"}

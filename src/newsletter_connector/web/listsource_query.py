@@ -73,12 +73,11 @@ def parse_campaign_query(params: QueryParams) -> CampaignQuery:
     - ``status``: repeatable; blank values are ignored; the rest filter exactly (OR-combined).
     - Other listmonk parameters (``query``, ``order_by``, ``tag``, ``no_body``) are ignored.
     """
-    order_raw = (first_value(params, "order") or "").lower()
-    order: str = order_raw if order_raw in ("asc", "desc") else "desc"
+    ascending = (first_value(params, "order") or "").lower() == "asc"
     statuses = tuple(value for value in all_values(params, "status") if value.strip())
     return CampaignQuery(
         page=parse_page(params),
         per_page=parse_per_page(params),
-        order="asc" if order == "asc" else "desc",
+        order="asc" if ascending else "desc",
         statuses=statuses,
     )
