@@ -129,6 +129,48 @@ class OutboxRepository(Protocol):
         """
 
 
+@dataclass(frozen=True)
+class CampaignRecord:
+    """A stored newsletter issue as the list-source surface reads it (a listmonk campaign).
+
+    This is a read view of the same ``issues`` rows the Newsletter API serves; nothing is
+    copied. ``text`` is the plain-text rendering when one was stored.
+    """
+
+    id: int
+    uuid: str
+    kind: str
+    cadence: str
+    issue_date: str
+    subject: str
+    html: str
+    text: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class CampaignRepository(Protocol):
+    """Read-only access to stored issues for the list-source surface (page-numbered, as the
+    listmonk dialect is). Creation order is ``(created_at, id)``; ``id`` breaks ties."""
+
+    def count(self) -> int:
+        """How many issues are stored."""
+
+    def page(self, *, descending: bool, offset: int, limit: int) -> list[CampaignRecord]:
+        """At most ``limit`` issues in creation order (newest first when ``descending``),
+        skipping the first ``offset`` of that order."""
+
+    def get(self, campaign_id: int) -> CampaignRecord | None:
+        """The issue with this id, or ``None``."""
+
+    def confirmed_subscriber_count(self) -> int:
+        """How many subscribers are confirmed (the list's ``subscriber_count``).
+
+        Lives here until the subscriber repository exists; a host that supplies its own
+        subscriber store must answer it from that store.
+        """
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -143,6 +185,9 @@ class UnitOfWork(Protocol):
 
     @property
     def outbox(self) -> OutboxRepository: ...
+
+    @property
+    def campaigns(self) -> CampaignRepository: ...
 
 
 class Storage(Protocol):

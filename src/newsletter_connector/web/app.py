@@ -12,8 +12,8 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, newsletter_api
-from .paths import NEWSLETTER_API
+from . import errors, listsource, newsletter_api
+from .paths import LISTSOURCE, NEWSLETTER_API
 
 
 class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
@@ -57,4 +57,5 @@ def create_app(
     app.req_options.strip_url_path_trailing_slash = False
     errors.install(app)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
+    listsource.add_routes(app, service, LISTSOURCE)
     return app

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection, Engine
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from . import migrate
+from .campaigns import SqlCampaigns
 from .engine import BEGIN_OPTION, make_engine
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
@@ -40,6 +41,10 @@ class SqlUnitOfWork:
     @cached_property
     def outbox(self) -> SqlOutbox:
         return SqlOutbox(self.connection)
+
+    @cached_property
+    def campaigns(self) -> SqlCampaigns:
+        return SqlCampaigns(self.connection)
 
 
 class SqlStorage:
