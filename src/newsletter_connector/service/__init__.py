@@ -21,6 +21,7 @@ from ..storage import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .context import ServiceContext
+from .issues import IssueService
 
 __all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
 
@@ -33,6 +34,7 @@ class NewsletterService:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self.admin = AdminService(context)
+        self.issues = IssueService(context)
 
     @classmethod
     def build(

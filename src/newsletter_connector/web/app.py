@@ -12,7 +12,7 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, newsletter_api
+from . import errors, issues_api, newsletter_api
 from .paths import NEWSLETTER_API
 
 
@@ -57,4 +57,5 @@ def create_app(
     app.req_options.strip_url_path_trailing_slash = False
     errors.install(app)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
+    issues_api.add_routes(app, service, NEWSLETTER_API)
     return app

@@ -13,6 +13,7 @@ from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from . import migrate
 from .engine import BEGIN_OPTION, make_engine
+from .issues import SqlIssues
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 
@@ -40,6 +41,10 @@ class SqlUnitOfWork:
     @cached_property
     def outbox(self) -> SqlOutbox:
         return SqlOutbox(self.connection)
+
+    @cached_property
+    def issues(self) -> SqlIssues:
+        return SqlIssues(self.connection)
 
 
 class SqlStorage:
