@@ -213,6 +213,9 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 
 def _describe(error: ErrorDetails) -> tuple[str, str]:
     field = field_path(tuple(error["loc"]))
+    if error["type"] == "extra_forbidden" and len(error["loc"]) == 1:
+        known = ", ".join((*_SECTION_KEYS, "subject"))
+        return field, f"issue content: {field} is not a known field (expected {known})"
     problem = _PROBLEMS.get(error["type"])
     if problem is None:
         message = str(error["msg"])
