@@ -17,7 +17,7 @@ from newsletter_connector.settings import Settings
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
 PLACEHOLDER = "{{unsubscribe_url}}"
-HOSTILE = '<script>alert("x")</script> & \'quotes\' {{first_name}} {% if %}'
+HOSTILE = "<script>alert(\"x\")</script> & 'quotes' {{first_name}} {% if %}"
 
 
 class Page(HTMLParser):
@@ -211,7 +211,7 @@ def test_empty_sections_are_left_out(settings: Settings) -> None:
     html = render_html(issue(on_this_day=[], puzzle_hint="", topics=[]), settings)
     text = parse(html).text
     assert "On this day" not in text and "Puzzle hint" not in text
-    assert "Today’s briefing" in text
+    assert "Today\u2019s briefing" in text
 
 
 def test_every_section_is_rendered(settings: Settings) -> None:

@@ -87,7 +87,7 @@ def test_include_html_adds_the_bodies(
     assert result.status_code == 200
     validator("IssueList").validate(result.json)
     data = result.json["data"]
-    for item, record in zip(data, reversed(records)):
+    for item, record in zip(data, reversed(records), strict=True):
         assert set(item) == BODY_KEYS | {"html", "text"}
         assert item["html"] == record.html and item["text"] == record.text
 

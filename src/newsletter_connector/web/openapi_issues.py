@@ -29,7 +29,9 @@ def _error(description: str, *codes: str) -> dict[str, Any]:
 
 
 def _unavailable() -> dict[str, Any]:
-    response = _error("The database is temporarily unavailable; retry with backoff", "db_unavailable")
+    response = _error(
+        "The database is temporarily unavailable; retry with backoff", "db_unavailable"
+    )
     response["headers"] = {
         "Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}
     }
