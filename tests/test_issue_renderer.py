@@ -181,7 +181,7 @@ def test_link_attributes_are_escaped(settings: Settings) -> None:
 
 def test_footer_has_placeholder_and_postal_address(settings: Settings) -> None:
     html = render_html(issue(), settings)
-    footer = html[html.index('class="nc-card nc-rule"') :]
+    footer = html[html.rindex('class="nc-card nc-rule"') :]
     assert f'href="{PLACEHOLDER}"' in footer
     assert "Silver Times Media<br>100 Main Street<br>Springfield, IL 62701" in footer
     assert 'href="https://news.example.org"' in footer
