@@ -175,7 +175,7 @@ def test_write_verbs_are_405(newsletter_client: Any, auth: dict[str, str], path:
     assert result.json["error"] == "method_not_allowed"
 
 
-def test_issue_created_in_site_mode_is_served_the_same(
+def test_latest_serves_test_issues_too(
     newsletter_client: Any, newsletter_service: Any, auth: dict[str, str]
 ) -> None:
     record = run(newsletter_service, "test")
