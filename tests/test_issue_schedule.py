@@ -28,6 +28,7 @@ class ContentPlugin:
         self.calls: list[tuple[str, str]] = []
         self.delay = delay
         self.fail = fail
+        self.crash = False
         self.lock = threading.Lock()
 
     @hookimpl
@@ -36,6 +37,8 @@ class ContentPlugin:
             self.calls.append((kind, date))
         if self.delay:
             time.sleep(self.delay)
+        if self.crash:
+            raise RuntimeError("plugin bug")
         if self.fail:
             return sample_issue_content(topics="not a list")
         return sample_issue_content()
@@ -215,3 +218,13 @@ def test_several_runners_record_each_period_once(
         events = list(connection.execute(select(outbox_events.c.payload)))
     assert sorted(keys) == ["daily:2026-11-16", "weekly:2026-W47"]
     assert sorted(e[0]["kind"] for e in events) == ["daily", "weekly"]  # one event per issue
+
+
+def test_a_crashing_plugin_does_not_stop_the_runner(
+    service: NewsletterService, plugin: ContentPlugin, caplog: pytest.LogCaptureFixture
+) -> None:
+    plugin.crash = True
+    with caplog.at_level(logging.ERROR, logger="newsletter_connector.service.issues"):
+        assert service.issues.run_scheduled_digests(MONDAY + timedelta(hours=10)) == []
+    assert "plugin bug" in caplog.text
+    assert stored(service) == []

@@ -22,7 +22,7 @@ from datetime import date as Date
 from datetime import datetime
 from typing import Any
 
-from ..errors import InvalidRequest, NotFound
+from ..errors import InvalidRequest, NewsletterError, NotFound
 from ..model.issue import IssueContent, issue_object, long_date, parse_content, parse_date
 from ..plugin_manager import issue_renderers, pick
 from ..storage import IssueRecord, NewIssue
@@ -126,7 +126,14 @@ class IssueService:
                 recorded.append(self.run_digest(kind, now.date()))
             except IssueAlreadyRecorded:
                 continue  # another runner got there first
-            except Exception:
+            except NewsletterError as exc:  # bad content, missing plugin, database down
+                log.error(
+                    "scheduled %s digest for %s failed: %s; will retry",
+                    kind,
+                    now.date(),
+                    exc.message,
+                )
+            except Exception:  # a plugin's bug must not stop the runner
                 log.exception("scheduled %s digest for %s failed; will retry", kind, now.date())
         return recorded
 
