@@ -109,6 +109,30 @@ BAD_VALUES = [
 ]
 
 
+MESSAGES = [
+    (
+        "on_this_day.0.year",
+        123456,
+        "sections.on_this_day[0].year must be less than or equal to 9999",
+    ),
+    ("subject", "x" * 501, "subject must have at most 500 characters"),
+    ("subject", "Hi\r\nBcc: x@example.org", "subject must be one line without control characters"),
+    (
+        "briefing.url",
+        "mailto:a@b.c",
+        "sections.briefing.url must be an absolute http(s) URL of at most 2048 characters",
+    ),
+    ("topics.0.label", " ", "sections.topics[0].label must not be blank"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "message"), MESSAGES)
+def test_messages_read_well(path: str, value: Any, message: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(_with(path, value))
+    assert caught.value.message == f"issue content: {message}"
+
+
 @pytest.mark.parametrize(("path", "value", "field"), BAD_VALUES)
 def test_bad_value_is_named(path: str, value: Any, field: str) -> None:
     with pytest.raises(InvalidRequest) as caught:

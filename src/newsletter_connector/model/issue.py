@@ -4,7 +4,7 @@ Content comes from the ``newsletter_issue_content`` hook, from host code, or fro
 :func:`parse_content` checks it strictly (exact types, no unknown keys, only absolute http(s)
 links) and raises :class:`~newsletter_connector.errors.InvalidRequest` whose ``field`` and
 message name the offending field in wire terms, e.g. ``sections.topics[1].items[0].url``.
-:func:`issue_to_wire` is the single serializer of the issue object used by the Newsletter API
+:func:`issue_object` is the single serializer of the issue object used by the Newsletter API
 and by the ``newsletter.issue`` event.
 """
 
@@ -104,6 +104,14 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _subject(value: str) -> str:
+    if len(value) > MAX_SUBJECT_LENGTH:
+        raise ValueError(f"must have at most {MAX_SUBJECT_LENGTH} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError("must be one line without control characters")
+    return value
+
+
 def _slug(value: str) -> str:
     if not SLUG_PATTERN.match(value):
         raise ValueError("must be 1-64 characters of a-z, 0-9, '-' or '_', starting alphanumeric")
@@ -165,7 +173,7 @@ class IssueContent(_Strict):
     on_this_day: list[OnThisDay]
     puzzle_hint: StrictStr
     topics: list[Topic]
-    subject: Annotated[Text, Field(max_length=MAX_SUBJECT_LENGTH)] | None = None
+    subject: Annotated[Text, AfterValidator(_subject)] | None = None
 
     def sections(self) -> dict[str, Any]:
         """The ``sections`` object of the issue, as JSON-ready data (wire key order)."""
@@ -218,10 +226,9 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
         return field, f"issue content: {field} is not a known field (expected {known})"
     problem = _PROBLEMS.get(error["type"])
     if problem is None:
-        message = str(error["msg"])
-        problem = message.removeprefix("Value error, ")
-        if error["type"] in ("greater_than_equal", "less_than_equal", "string_too_long"):
-            problem = problem[0].lower() + problem[1:]
+        problem = str(error["msg"]).removeprefix("Value error, ")
+        # pydantic's "Input should be ..." / "String should have ..." in our voice.
+        problem = re.sub(r"^(Input|String|Value) should( be)?", r"must\2", problem)
     return field, f"issue content: {field} {problem}"
 
 
