@@ -7,6 +7,8 @@ subclass provides a ``storage`` fixture yielding an empty, ready backend. Only t
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -95,6 +97,34 @@ class IssuesConformance:
             assert len(uow.issues.list_recent(10, include_bodies=False)) == 2
             found = uow.issues.find_by_period("daily:2026-11-21")
         assert first is not None and found is not None and found.id == first.id
+
+    def test_issues_racing_inserts_of_a_period_record_once(self, storage: Any) -> None:
+        """A second transaction adding the same period while the first is still open gets
+        ``None`` once the first commits (it must wait or retry, never record twice)."""
+        outcome: dict[str, Any] = {}
+        started = threading.Event()
+
+        def second_runner() -> None:
+            started.set()
+            try:
+                with storage.transaction() as uow:
+                    outcome["second"] = uow.issues.add(
+                        new_issue(kind="weekly", period_key="weekly:2026-W47")
+                    )
+            except BaseException as exc:  # pragma: no cover - reported by the assert below
+                outcome["error"] = exc
+
+        with storage.transaction() as uow:
+            first = uow.issues.add(new_issue(kind="weekly", period_key="weekly:2026-W47"))
+            thread = threading.Thread(target=second_runner)
+            thread.start()
+            started.wait(10)
+            time.sleep(0.3)  # let the second transaction reach its insert
+        thread.join(30)
+        assert "error" not in outcome, outcome.get("error")
+        assert first is not None and outcome["second"] is None
+        with storage.transaction(write=False) as uow:
+            assert len(uow.issues.list_recent(10, include_bodies=False)) == 1
 
     def test_issues_without_period_key_are_unlimited(self, storage: Any) -> None:
         with storage.transaction() as uow:
