@@ -102,3 +102,17 @@ def test_sample_images_are_in_the_docs(image: str) -> None:
     path = DOC.parent / "images" / image
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"images/{image}" in DOC.read_text(encoding="utf-8")
+
+
+def test_sample_image_source_matches_the_renderer() -> None:
+    """The screenshot's HTML source is what the renderer makes today; when the templates
+    change, regenerate it (and the images) with ``scripts/render_sample_issue.py --dark``."""
+    import importlib.util
+
+    script = DOC.parents[1] / "scripts" / "render_sample_issue.py"
+    spec = importlib.util.spec_from_file_location("render_sample_issue", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    current = (DOC.parent / "images" / "sample-issue.html").read_text(encoding="utf-8")
+    assert current == module.sample_html(), "run scripts/render_sample_issue.py --dark"
