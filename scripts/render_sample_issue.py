@@ -63,7 +63,7 @@ def screenshot(chromium: str, html_file: Path, png: Path, *, dark: bool) -> None
         if dark:
             argv.append("--force-dark-mode")
         argv.append(html_file.as_uri())
-        subprocess.run(argv, check=True, capture_output=True, timeout=120)
+        subprocess.run(argv, check=True, capture_output=True, timeout=120)  # noqa: S603
 
 
 def main() -> int:
