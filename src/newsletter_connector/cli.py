@@ -323,6 +323,13 @@ def _base_url_from_env(state: CliState) -> str | None:
     return os.environ.get("NEWSLETTER_BASE_URL") or None
 
 
+# -- commands in their own modules ---------------------------------------------------------
+
+from .digest_cli import digest  # noqa: E402 - registered after the group exists
+
+cli.add_command(digest)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="newsletter-connector")

@@ -53,6 +53,48 @@ class ConnectionRecord:
         )
 
 
+@dataclass(frozen=True)
+class NewIssue:
+    """An issue about to be recorded by a digest run (everything but the stored identity)."""
+
+    uuid: str
+    kind: str
+    cadence: str
+    issue_date: str
+    subject: str
+    site_url: str
+    postal_address: str | None
+    sections: dict[str, Any]
+    html: str
+    text: str | None
+    period_key: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class IssueRecord:
+    """A recorded newsletter issue.
+
+    ``html`` and ``text`` are ``None`` when the issue was listed without its bodies
+    (``IssueRepository.list_recent(include_bodies=False)``); a loaded ``html`` is never empty.
+    """
+
+    id: int
+    uuid: str
+    kind: str
+    cadence: str
+    issue_date: str
+    subject: str
+    site_url: str
+    postal_address: str | None
+    sections: dict[str, Any]
+    html: str | None
+    text: str | None
+    period_key: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
 class ApiKeyRepository(Protocol):
     """Newsletter API keys, looked up by the SHA-256 hex digest of the presented key."""
 
@@ -171,6 +213,30 @@ class CampaignRepository(Protocol):
         """
 
 
+class IssueRepository(Protocol):
+    """Recorded newsletter issues, in recording order (ids increase)."""
+
+    def add(self, issue: NewIssue) -> IssueRecord | None:
+        """Record ``issue`` and return it with its id.
+
+        :return: ``None``, storing nothing, when ``issue.period_key`` is not ``None`` and an
+            issue with that key exists already: this is what makes a scheduled run happen once
+            per period even when several runners race (the losers get ``None``).
+        """
+
+    def find_by_period(self, period_key: str) -> IssueRecord | None:
+        """The issue recorded for this period key (with bodies), or ``None``."""
+
+    def latest(self) -> IssueRecord | None:
+        """The most recently recorded issue, with bodies, or ``None`` when there is none."""
+
+    def list_recent(self, limit: int, *, include_bodies: bool) -> list[IssueRecord]:
+        """Up to ``limit`` issues, most recently recorded first.
+
+        :param include_bodies: false leaves ``html`` and ``text`` as ``None`` (and unread).
+        """
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -188,6 +254,9 @@ class UnitOfWork(Protocol):
 
     @property
     def campaigns(self) -> CampaignRepository: ...
+
+    @property
+    def issues(self) -> IssueRepository: ...
 
 
 class Storage(Protocol):

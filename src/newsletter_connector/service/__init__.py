@@ -21,6 +21,7 @@ from ..storage import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .context import ServiceContext
+from .issues import IssueService
 from .listsource import ListSourceService
 
 __all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
@@ -35,6 +36,7 @@ class NewsletterService:
         self.context = context
         self.admin = AdminService(context)
         self.listsource = ListSourceService(context)
+        self.issues = IssueService(context)
 
     @classmethod
     def build(

@@ -12,7 +12,7 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, listsource, newsletter_api
+from . import errors, issues_api, listsource, newsletter_api
 from .paths import LISTSOURCE, NEWSLETTER_API
 
 
@@ -58,4 +58,5 @@ def create_app(
     errors.install(app)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
+    issues_api.add_routes(app, service, NEWSLETTER_API)
     return app

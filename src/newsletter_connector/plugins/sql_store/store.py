@@ -14,6 +14,7 @@ from ...settings import Settings
 from . import migrate
 from .campaigns import SqlCampaigns
 from .engine import BEGIN_OPTION, make_engine
+from .issues import SqlIssues
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 
@@ -45,6 +46,10 @@ class SqlUnitOfWork:
     @cached_property
     def campaigns(self) -> SqlCampaigns:
         return SqlCampaigns(self.connection)
+
+    @cached_property
+    def issues(self) -> SqlIssues:
+        return SqlIssues(self.connection)
 
 
 class SqlStorage:
