@@ -20,8 +20,8 @@ analytics.daily_rollup                         not pushed (no live endpoint; the
 =============================================  ==============================================
 
 Every contact push (upsert, unsubscribe) carries ``status``; a body carries ``consent`` or
-``confirm``, never both; topics, frequency, zip and ageRange travel in ``fields``. Every request also sends the event id as
-``Idempotency-Key``.
+``confirm``, never both; topics, frequency, zip and ageRange travel in ``fields``. Every
+request also sends the event id as ``Idempotency-Key``.
 """
 
 from __future__ import annotations
