@@ -323,6 +323,16 @@ def _base_url_from_env(state: CliState) -> str | None:
     return os.environ.get("NEWSLETTER_BASE_URL") or None
 
 
+def _register_commands() -> None:
+    from .sync_cli import COMMANDS
+
+    for command in COMMANDS:
+        cli.add_command(command)
+
+
+_register_commands()
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="newsletter-connector")
