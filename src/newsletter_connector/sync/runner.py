@@ -33,7 +33,7 @@ from ..storage import ClaimedBatch, ConnectionRecord
 from .http import REQUEST_DEADLINE_SECONDS, build_http_client
 from .periodic import PeriodicTask, default_periodic_tasks
 from .schedule import MAX_ATTEMPTS, next_attempt_at
-from .transport import MAX_BATCH_SIZE, Transport
+from .transport import MAX_BATCH_SIZE, DeliveryError, Transport
 
 if TYPE_CHECKING:
     from ..service import NewsletterService
@@ -253,7 +253,9 @@ class SyncRunner:
 
 def describe_failure(exc: BaseException) -> str:
     """A short, secret-free description of a failed delivery for ``last_error``."""
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, DeliveryError):
+        text = str(exc)
+    elif isinstance(exc, httpx.TimeoutException):
         text = f"timeout: {exc}"
     else:
         text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
