@@ -22,7 +22,7 @@ from newsletter_connector.sync.schedule import MAX_ATTEMPTS, retry_delay
 
 from . import sync_payloads as p
 
-TOKEN = "platform-token-0123456789"  # noqa: S105 - test value
+TOKEN = "platform-token-0123456789"
 PLATFORM = "https://platform.example.test"
 
 
