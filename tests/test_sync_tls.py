@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from datetime import timedelta
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -36,6 +37,19 @@ def service(newsletter_settings: Any, newsletter_storage: Any, receiver: TlsRece
     service = make_service(newsletter_settings, newsletter_storage, ca_bundle=str(receiver.ca_file))
     service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
     return service
+
+
+def request_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "newsletter-sync-request"]
+
+
+def wait_until(condition: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return bool(condition())
 
 
 def queue(service: Any, count: int) -> list[str]:
@@ -106,6 +120,8 @@ def test_a_receiver_dripping_bytes_fails_at_the_total_deadline(
     assert outcome.result == "retry"
     assert (outcome.error or "").startswith("timeout")
     assert 1.0 <= elapsed < 3.0
+    # the request's own thread ends by itself too (its socket operations share the deadline)
+    assert wait_until(lambda: not request_threads(), timeout=2.0)
 
 
 def test_a_receiver_that_never_answers_fails_at_the_deadline(

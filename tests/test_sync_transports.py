@@ -208,7 +208,7 @@ def test_platform_every_contact_push_has_status_and_never_consent_with_confirm()
     ]
     requests = deliver("platform", events)
     assert len(requests) == len(events)  # one request per event, in order
-    for request, e in zip(requests, events):
+    for request, e in zip(requests, events, strict=True):
         sent = body(request)
         assert "status" in sent
         assert not ("consent" in sent and "confirm" in sent)
