@@ -437,3 +437,17 @@ def test_metrics_carry_the_status_figures(
     age = next(line for line in text.splitlines() if line.startswith("newsletter_outbox_oldest"))
     assert float(age.split()[1]) == pytest.approx(90, abs=1)
     assert "newsletter_outbox_has_error 0" in text
+
+
+def test_delivered_batches_are_pruned_after_seven_days(
+    service: Any, make_runner: Any, recorder: Recorder, clock: FakeClock
+) -> None:
+    connect(service)
+    queue(service, 1)
+    runner = make_runner()
+    assert runner.run_once().delivered_events == 1
+    clock.advance(timedelta(days=7))
+    assert runner.run_once().pruned_batches == 0
+    clock.advance(timedelta(seconds=1))
+    assert runner.run_once().pruned_batches == 1
+    assert status(service).batches["delivered"] == 0

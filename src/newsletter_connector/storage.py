@@ -193,6 +193,13 @@ class OutboxDeliveryRepository(Protocol):
         :return: how many were returned.
         """
 
+    def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
+        """Delete up to ``limit`` delivered batches settled before ``settled_before``, with
+        their events (delivered contact records are not kept longer than needed).
+
+        :return: how many batches were deleted.
+        """
+
     def status(self) -> OutboxStatus:
         """Counts for the operator tools (set-based; never loads rows)."""
 

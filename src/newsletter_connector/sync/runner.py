@@ -2,6 +2,8 @@
 
 One step (:meth:`SyncRunner.deliver_next_batch`):
 
+0. Each loop first runs the periodic tasks, returns expired leases to pending and deletes
+   delivered batches older than :data:`DELIVERED_RETENTION`.
 1. In a short write transaction, lease the oldest due batch; when none is due, freeze up to
    ``max_batch_size`` of the oldest queued events into a new batch and lease that. The lease
    lasts longer than every request the batch may need, so an expired lease means the runner
@@ -42,6 +44,8 @@ log = logging.getLogger(__name__)
 
 #: Extra lease time beyond the requests' deadlines (settling, clock skew between runners).
 LEASE_MARGIN = timedelta(seconds=30)
+#: Delivered batches (and the contact records they carry) are deleted this long after delivery.
+DELIVERED_RETENTION = timedelta(days=7)
 #: Stored errors are cut to this length.
 MAX_ERROR_LENGTH = 500
 
@@ -64,6 +68,7 @@ class RunReport:
 
     connected: bool = False
     released_leases: int = 0
+    pruned_batches: int = 0
     outcomes: list[BatchOutcome] = field(default_factory=list)
     task_errors: int = 0
 
@@ -125,6 +130,11 @@ class SyncRunner:
         if released:
             log.warning("%d batch lease(s) expired (a runner died?); returned to pending", released)
         return released
+
+    def prune_delivered(self) -> int:
+        """Delete delivered batches older than :data:`DELIVERED_RETENTION` (bounded per loop)."""
+        with self.service.storage.transaction() as uow:
+            return uow.outbox.prune_delivered(settled_before=self.clock() - DELIVERED_RETENTION)
 
     def transport(self) -> Transport | None:
         """The transport for the active connection, or ``None`` when none is configured
@@ -221,6 +231,7 @@ class SyncRunner:
         report = RunReport()
         report.task_errors = self.run_periodic_tasks()
         report.released_leases = self.release_expired_leases()
+        report.pruned_batches = self.prune_delivered()
         report.connected = self.transport() is not None
         while report.connected and not (stop is not None and stop.is_set()):
             outcome = self.deliver_next_batch()

@@ -183,3 +183,20 @@ class OutboxConformance:
         event_ids = [e for c in claimed for e in c[1:]]
         assert len(batch_ids) == len(set(batch_ids))
         assert len(event_ids) == len(set(event_ids)) == 40
+
+    def test_prune_deletes_only_old_delivered_batches(self, storage: Any) -> None:
+        _enqueue(storage, 3)
+        old = _freeze_and_claim(storage, size=1)
+        recent = _freeze_and_claim(storage, size=1)
+        failed = _freeze_and_claim(storage, size=1)
+        with storage.transaction() as uow:
+            uow.outbox.settle_delivered(old.id, at=T0)
+            uow.outbox.settle_delivered(recent.id, at=T0 + timedelta(days=2))
+            uow.outbox.mark_failed(failed.id, error="x", at=T0)
+            assert uow.outbox.prune_delivered(settled_before=T0 + timedelta(days=1)) == 1
+            assert uow.outbox.get_batch(old.id) is None
+            assert uow.outbox.get_batch(recent.id) is not None
+            assert uow.outbox.get_batch(failed.id) is not None
+            status = uow.outbox.status()
+        assert status.batches["delivered"] == 1
+        assert status.failed_events == 1

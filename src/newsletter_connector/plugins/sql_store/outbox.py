@@ -156,6 +156,22 @@ class SqlOutbox:
         )
         return int(result.rowcount)
 
+    def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
+        batches = outbox_batches.c
+        ids = list(
+            self.connection.scalars(
+                select(batches.id)
+                .where(batches.state == "delivered", batches.settled_at < settled_before)
+                .order_by(batches.settled_at)
+                .limit(limit)
+            )
+        )
+        if not ids:
+            return 0
+        self.connection.execute(delete(outbox_events).where(outbox_events.c.batch_id.in_(ids)))
+        result = self.connection.execute(delete(outbox_batches).where(batches.id.in_(ids)))
+        return int(result.rowcount)
+
     def status(self) -> OutboxStatus:
         batches = outbox_batches.c
         events = outbox_events.c
