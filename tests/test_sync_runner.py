@@ -451,3 +451,17 @@ def test_delivered_batches_are_pruned_after_seven_days(
     clock.advance(timedelta(seconds=1))
     assert runner.run_once().pruned_batches == 1
     assert status(service).batches["delivered"] == 0
+
+
+def test_the_token_never_reaches_logs_or_stored_errors(
+    service: Any, make_runner: Any, recorder: Recorder, caplog: Any
+) -> None:
+    connect(service)
+    queue(service, 1)
+    recorder.script = [httpx.ConnectError("refused"), 500]
+    runner = make_runner()
+    with caplog.at_level("DEBUG"):
+        runner.run_once()
+        assert TOKEN not in repr(runner) + repr(runner.transport())
+    assert TOKEN not in caplog.text
+    assert TOKEN not in (status(service).last_error or "")
