@@ -178,13 +178,28 @@ class OutboxDeliveryRepository(Protocol):
         ``attempts + 1``, leased until ``lease_until``. Concurrent callers never claim the
         same batch. Events come oldest first; a batch emptied by erasure has no events."""
 
-    def settle_delivered(self, batch_id: str, *, at: datetime) -> bool:
-        """Mark a sending batch delivered (clears its error); false if it was not sending."""
+    # The three settle methods act only on a batch still sending; with ``lease_until`` (the
+    # claim's), only while that claim still holds, so a runner whose lease expired and was
+    # re-claimed by another cannot settle the other's attempt. They return whether they acted.
 
-    def schedule_retry(self, batch_id: str, *, error: str, next_attempt_at: datetime) -> bool:
+    def settle_delivered(
+        self, batch_id: str, *, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
+        """Mark a sending batch delivered (clears its error)."""
+
+    def schedule_retry(
+        self,
+        batch_id: str,
+        *,
+        error: str,
+        next_attempt_at: datetime,
+        lease_until: datetime | None = None,
+    ) -> bool:
         """Return a sending batch to pending, due at ``next_attempt_at``, keeping ``error``."""
 
-    def mark_failed(self, batch_id: str, *, error: str, at: datetime) -> bool:
+    def mark_failed(
+        self, batch_id: str, *, error: str, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
         """Give up on a sending batch: state failed, kept with ``error`` for the operator."""
 
     def release_expired_leases(self, *, now: datetime) -> int:

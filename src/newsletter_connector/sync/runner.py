@@ -204,14 +204,17 @@ class SyncRunner:
         size = len(batch.events)
         with self.service.storage.transaction() as uow:
             if error is None:
-                uow.outbox.settle_delivered(batch.id, at=now)
+                if not uow.outbox.settle_delivered(batch.id, at=now, lease_until=batch.lease_until):
+                    log.warning("batch %s was delivered after its lease ended", batch.id)
                 return BatchOutcome(batch.id, "delivered", size, batch.attempts)
             retry_at = next_attempt_at(batch.attempts, now)
             if retry_at is None:
-                uow.outbox.mark_failed(batch.id, error=error, at=now)
+                uow.outbox.mark_failed(batch.id, error=error, at=now, lease_until=batch.lease_until)
                 log.error("batch %s failed after %d attempts: %s", batch.id, MAX_ATTEMPTS, error)
                 return BatchOutcome(batch.id, "failed", size, batch.attempts, error)
-            uow.outbox.schedule_retry(batch.id, error=error, next_attempt_at=retry_at)
+            uow.outbox.schedule_retry(
+                batch.id, error=error, next_attempt_at=retry_at, lease_until=batch.lease_until
+            )
         log.warning(
             "batch %s attempt %d failed (%s); retry at %s",
             batch.id,

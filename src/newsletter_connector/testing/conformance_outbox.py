@@ -200,3 +200,21 @@ class OutboxConformance:
             status = uow.outbox.status()
         assert status.batches["delivered"] == 1
         assert status.failed_events == 1
+
+    def test_a_stale_claim_cannot_settle_a_newer_claim(self, storage: Any) -> None:
+        _enqueue(storage, 1)
+        stale = _freeze_and_claim(storage)
+        later = T0 + LEASE + timedelta(seconds=1)
+        with storage.transaction() as uow:
+            uow.outbox.release_expired_leases(now=later)
+            fresh = uow.outbox.claim_due_batch(now=later, lease_until=later + LEASE)
+        assert fresh.id == stale.id
+        with storage.transaction() as uow:
+            assert not uow.outbox.schedule_retry(
+                stale.id, error="late", next_attempt_at=later, lease_until=stale.lease_until
+            )
+            assert not uow.outbox.mark_failed(
+                stale.id, error="late", at=later, lease_until=stale.lease_until
+            )
+            assert uow.outbox.settle_delivered(fresh.id, at=later, lease_until=fresh.lease_until)
+            assert uow.outbox.get_batch(fresh.id).state == "delivered"

@@ -127,25 +127,43 @@ class SqlOutbox:
             ],
         )
 
-    def _settle(self, batch_id: str, **values: Any) -> bool:
+    def _settle(self, batch_id: str, lease_until: datetime | None, **values: Any) -> bool:
         batches = outbox_batches.c
+        conditions = [batches.id == batch_id, batches.state == "sending"]
+        if lease_until is not None:
+            conditions.append(batches.lease_until == lease_until)
         result = self.connection.execute(
-            update(outbox_batches)
-            .where(batches.id == batch_id, batches.state == "sending")
-            .values(lease_until=None, **values)
+            update(outbox_batches).where(*conditions).values(lease_until=None, **values)
         )
         return bool(result.rowcount)
 
-    def settle_delivered(self, batch_id: str, *, at: datetime) -> bool:
-        return self._settle(batch_id, state="delivered", settled_at=at, last_error=None)
-
-    def schedule_retry(self, batch_id: str, *, error: str, next_attempt_at: datetime) -> bool:
+    def settle_delivered(
+        self, batch_id: str, *, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
         return self._settle(
-            batch_id, state="pending", next_attempt_at=next_attempt_at, last_error=error
+            batch_id, lease_until, state="delivered", settled_at=at, last_error=None
         )
 
-    def mark_failed(self, batch_id: str, *, error: str, at: datetime) -> bool:
-        return self._settle(batch_id, state="failed", settled_at=at, last_error=error)
+    def schedule_retry(
+        self,
+        batch_id: str,
+        *,
+        error: str,
+        next_attempt_at: datetime,
+        lease_until: datetime | None = None,
+    ) -> bool:
+        return self._settle(
+            batch_id,
+            lease_until,
+            state="pending",
+            next_attempt_at=next_attempt_at,
+            last_error=error,
+        )
+
+    def mark_failed(
+        self, batch_id: str, *, error: str, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
+        return self._settle(batch_id, lease_until, state="failed", settled_at=at, last_error=error)
 
     def release_expired_leases(self, *, now: datetime) -> int:
         batches = outbox_batches.c
