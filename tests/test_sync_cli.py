@@ -210,3 +210,34 @@ def test_sigkill_mid_batch_then_restart_delivers_everything(
     duplicates = {i for i in received if received.count(i) > 1}
     assert duplicates <= in_flight  # redelivered only what was in flight, with the same ids
     assert status(newsletter_service).batches["delivered"] == 3
+
+
+def test_two_runner_processes_never_send_the_same_batch_at_once(
+    newsletter_service: Any, env: Any, receiver: TlsReceiver
+) -> None:
+    with newsletter_service.storage.transaction() as uow:
+        ids = [
+            queue_event(
+                uow, newsletter_service.context, "contact.message", {**p.message(), "id": str(n)}
+            )
+            for n in range(600)
+        ]
+    connect(newsletter_service, receiver)
+    receiver.default = "slow"
+    receiver.slow_seconds = 0.3
+    command = [*CLI, "sync", "--poll-interval", "0.1"]
+    runners = [
+        subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(2)
+    ]
+    try:
+        assert wait_until(lambda: len(receiver.event_ids()) >= len(ids), timeout=60)
+        assert wait_until(lambda: status(newsletter_service).undelivered_events == 0, timeout=10)
+    finally:
+        for runner in runners:
+            runner.send_signal(signal.SIGTERM)
+        for runner in runners:
+            runner.wait(20)
+    assert receiver.overlaps == []
+    assert sorted(receiver.event_ids()) == sorted(ids)  # each exactly once
+    assert status(newsletter_service).batches["delivered"] == 6

@@ -39,6 +39,8 @@ class TlsReceiver:
         self.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         cert.configure_cert(self.context)
         self.received: list[Received] = []
+        self.in_flight: set[str] = set()
+        self.overlaps: list[str] = []  # event ids received while already being received
         self.script: list[str] = []
         self.default = "ok"
         self.drip_interval = 0.05
@@ -57,13 +59,19 @@ class TlsReceiver:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
+                body = json.loads(raw or b"null")
+                ids = {e["id"] for e in body} if isinstance(body, list) else set()
                 with receiver.lock:
                     action = receiver.script.pop(0) if receiver.script else receiver.default
-                    receiver.received.append(
-                        Received(self.path, dict(self.headers.items()), json.loads(raw or b"null"))
-                    )
+                    receiver.received.append(Received(self.path, dict(self.headers.items()), body))
+                    receiver.overlaps.extend(sorted(ids & receiver.in_flight))
+                    receiver.in_flight |= ids
                     receiver.arrived.notify_all()
-                receiver.answer(self, action)
+                try:
+                    receiver.answer(self, action)
+                finally:
+                    with receiver.lock:
+                        receiver.in_flight -= ids
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
