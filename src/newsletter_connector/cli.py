@@ -325,9 +325,17 @@ def _base_url_from_env(state: CliState) -> str | None:
 
 # -- commands in their own modules ---------------------------------------------------------
 
-from .digest_cli import digest  # noqa: E402 - registered after the group exists
 
-cli.add_command(digest)
+def _register_commands() -> None:
+    """Add the commands defined in their own modules (imported here to avoid cycles)."""
+    from .digest_cli import digest
+    from .sync_cli import COMMANDS
+
+    for command in (digest, *COMMANDS):
+        cli.add_command(command)
+
+
+_register_commands()
 
 
 def main() -> None:

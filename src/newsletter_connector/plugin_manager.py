@@ -17,6 +17,8 @@ ENTRY_POINT_GROUP = "newsletter_connector"
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "newsletter_connector.plugins.sql_store",
     "newsletter_connector.plugins.html_renderer",
+    "newsletter_connector.plugins.events_transport",
+    "newsletter_connector.plugins.platform_transport",
 )
 
 D = TypeVar("D", StorageBackend, IssueRenderer, OutboundTransport)

@@ -148,7 +148,135 @@ class ConnectionRepository(Protocol):
         """Disable the active connection; true if there was one."""
 
 
-class OutboxRepository(Protocol):
+@dataclass(frozen=True)
+class OutboxEvent:
+    """One queued event as the runner hands it to a transport. ``event_id`` never changes."""
+
+    seq: int
+    event_id: str
+    event_type: str
+    occurred_at: datetime
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClaimedBatch:
+    """A frozen batch leased to one runner until ``lease_until``.
+
+    ``attempts`` already counts the attempt this claim starts (1 on the first try).
+    """
+
+    id: str
+    attempts: int
+    lease_until: datetime
+    events: list[OutboxEvent]
+
+
+@dataclass(frozen=True)
+class OutboxBatchRecord:
+    """A batch as the operator tools show it (no payloads)."""
+
+    id: str
+    state: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+    settled_at: datetime | None
+    event_count: int
+
+
+@dataclass(frozen=True)
+class OutboxStatus:
+    """The figures of ``outbox status`` and the Prometheus metrics.
+
+    ``batches`` counts batches by state (every state present, zero when none); ``unbatched``
+    counts queued events not yet frozen into a batch; ``oldest_pending_at`` is the
+    ``occurred_at`` of the oldest event not yet delivered nor failed; ``last_error`` is the
+    newest error of a batch still pending or failed.
+    """
+
+    batches: dict[str, int]
+    unbatched: int
+    undelivered_events: int
+    failed_events: int
+    oldest_pending_at: datetime | None
+    last_error: str | None
+
+
+class OutboxDeliveryRepository(Protocol):
+    """What the sync runner needs from the outbox (part of :class:`OutboxRepository`)."""
+
+    def freeze_batch(self, *, batch_id: str, max_events: int, at: datetime) -> int:
+        """Freeze up to ``max_events`` of the oldest unbatched events into a new batch
+        ``batch_id`` (state pending, due at ``at``). Concurrent callers freeze disjoint events.
+
+        :return: how many events the batch holds; 0 means nothing was queued and no batch
+            was created.
+        """
+
+    def claim_due_batch(self, *, now: datetime, lease_until: datetime) -> ClaimedBatch | None:
+        """Lease the oldest due pending batch (``next_attempt_at <= now``): state sending,
+        ``attempts + 1``, leased until ``lease_until``. Concurrent callers never claim the
+        same batch. Events come oldest first; a batch emptied by erasure has no events."""
+
+    # The three settle methods act only on a batch still sending; with ``lease_until`` (the
+    # claim's), only while that claim still holds, so a runner whose lease expired and was
+    # re-claimed by another cannot settle the other's attempt. They return whether they acted.
+
+    def settle_delivered(
+        self, batch_id: str, *, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
+        """Mark a sending batch delivered (clears its error)."""
+
+    def schedule_retry(
+        self,
+        batch_id: str,
+        *,
+        error: str,
+        next_attempt_at: datetime,
+        lease_until: datetime | None = None,
+    ) -> bool:
+        """Return a sending batch to pending, due at ``next_attempt_at``, keeping ``error``."""
+
+    def mark_failed(
+        self, batch_id: str, *, error: str, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
+        """Give up on a sending batch: state failed, kept with ``error`` for the operator."""
+
+    def release_expired_leases(self, *, now: datetime) -> int:
+        """Return sending batches whose lease ended before ``now`` to pending, due now.
+
+        :return: how many were returned.
+        """
+
+    def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
+        """Delete up to ``limit`` delivered batches settled before ``settled_before``, with
+        their events (delivered contact records are not kept longer than needed).
+
+        :return: how many batches were deleted.
+        """
+
+    def status(self) -> OutboxStatus:
+        """Counts for the operator tools (set-based; never loads rows)."""
+
+    def failed_batches(
+        self, *, after: str | None = None, limit: int = 100
+    ) -> list[OutboxBatchRecord]:
+        """Failed batches ordered by id, strictly after the id ``after`` (keyset paging)."""
+
+    def get_batch(self, batch_id: str) -> OutboxBatchRecord | None:
+        """One batch, or ``None``."""
+
+    def replay_failed(self, batch_id: str | None, *, at: datetime) -> int:
+        """Give failed batches a fresh ladder: pending, attempts 0, due at ``at``.
+
+        :param batch_id: one batch, or ``None`` for every failed batch.
+        :return: how many batches were returned to the queue.
+        """
+
+
+class OutboxRepository(OutboxDeliveryRepository, Protocol):
     """Outbound events, written in the same transaction as the change that caused them."""
 
     def enqueue(
