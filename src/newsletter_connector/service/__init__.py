@@ -21,6 +21,8 @@ from ..storage import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .context import ServiceContext
+from .messages import ContactMessageService
+from .subscribers import SubscriberService
 
 __all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
 
@@ -33,6 +35,8 @@ class NewsletterService:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self.admin = AdminService(context)
+        self.subscribers = SubscriberService(context)
+        self.messages = ContactMessageService(context)
 
     @classmethod
     def build(

@@ -12,7 +12,7 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, newsletter_api
+from . import errors, newsletter_api, openapi, subscribers_api
 from .paths import NEWSLETTER_API
 
 
@@ -57,4 +57,6 @@ def create_app(
     app.req_options.strip_url_path_trailing_slash = False
     errors.install(app)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
+    subscribers_api.add_routes(app, service, NEWSLETTER_API)
+    openapi.add_routes(app, NEWSLETTER_API)
     return app

@@ -15,6 +15,7 @@ from . import migrate
 from .engine import BEGIN_OPTION, make_engine
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
+from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
 
@@ -40,6 +41,18 @@ class SqlUnitOfWork:
     @cached_property
     def outbox(self) -> SqlOutbox:
         return SqlOutbox(self.connection)
+
+    @cached_property
+    def subscribers(self) -> SqlSubscribers:
+        return SqlSubscribers(self.connection)
+
+    @cached_property
+    def deletions(self) -> SqlDeletions:
+        return SqlDeletions(self.connection)
+
+    @cached_property
+    def messages(self) -> SqlContactMessages:
+        return SqlContactMessages(self.connection)
 
 
 class SqlStorage:
