@@ -93,7 +93,7 @@ SIGNUP: dict[str, Any] = {
     "additionalProperties": False,
     "required": ["email"],
     "properties": {
-        "email": {"type": "string"},
+        "email": {"type": "string", "format": "email", "examples": ["reader@example.org"]},
         "first_name": {"type": ["string", "null"]},
         "last_name": {"type": ["string", "null"]},
         "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
@@ -137,7 +137,8 @@ EMAIL_PARAMETER = {
     "in": "path",
     "required": True,
     "description": "The address, percent-encoded; case does not matter.",
-    "schema": {"type": "string"},
+    "schema": {"type": "string", "format": "email"},
+    "example": "reader@example.org",
 }
 
 
