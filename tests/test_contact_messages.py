@@ -103,6 +103,9 @@ def test_bad_query_names_the_parameter(
         (("a@example.org", None, "   "), "message"),
         (("a@example.org", None, "x" * 10_001), "message"),
         (("a@example.org", "n" * 201, "hi"), "name"),
+        (("a@example.org", None, "nul\x00byte"), "message"),
+        (("a@example.org", "nul\x00", "hi"), "name"),
+        (("a@example.org", None, "lone \ud800 surrogate"), "message"),
     ],
 )
 def test_invalid_message_is_refused_and_nothing_stored(

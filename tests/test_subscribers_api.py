@@ -119,6 +119,13 @@ def test_consent_with_offset_is_converted_to_utc(
         {"source": "", "collected_at": "2025-01-01T00:00:00Z"},
         {"source": "web", "collected_at": "2999-01-01T00:00:00Z"},
         {"source": "web", "collected_at": None},
+        {"source": "web", "collected_at": "0001-01-01T00:00:00+01:00"},  # overflows in UTC
+        {"source": "web", "collected_at": "9999-12-31T23:59:59-01:00"},
+        {"source": "web", "collected_at": "2025-01-01 00:00:00Z"},  # not the T form
+        {"source": "web", "collected_at": "2025-01-01T00:00:00Z", "channel": "x"},
+        {"source": 5, "collected_at": "2025-01-01T00:00:00Z"},
+        {"source": "web\u0000form", "collected_at": "2025-01-01T00:00:00Z"},
+        {"source": "web\udc00", "collected_at": "2025-01-01T00:00:00Z"},
         {},
         "yes",
         True,
@@ -254,6 +261,8 @@ def test_phone_appears_with_sms_consent(newsletter_client: Any, auth: dict[str, 
         ({"email": "k@example.org", "categories": [1]}, "categories"),
         ({"email": "k@example.org", "phone": "call me"}, "phone"),
         ({"email": "k@example.org", "first_name": 7}, "first_name"),
+        ({"email": "k@example.org", "first_name": "A\u0000B"}, "first_name"),
+        ({"email": "k@example.org", "last_name": "\ud800"}, "last_name"),
         ({"email": "k@example.org", "last_name": "x" * 201}, "last_name"),
         ({"email": "k@example.org", "status": "confirmed"}, "status"),
         ({"email": "k@example.org", "favourite_colour": "blue"}, "favourite_colour"),
@@ -270,7 +279,9 @@ def test_invalid_signup_names_the_field_and_creates_nothing(
     assert outbox(newsletter_service) == []
 
 
-@pytest.mark.parametrize("raw", ["{", "", "[1,2]", '"text"', "null", "NaN", b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "raw", ["{", "", "[1,2]", '"text"', "null", "NaN", b"\xff\xfe", "[" * 50_000 + "]" * 50_000]
+)
 def test_malformed_body_is_invalid_request(
     newsletter_client: Any, auth: dict[str, str], raw: Any
 ) -> None:
@@ -415,6 +426,7 @@ def test_status_filter(newsletter_client: Any, auth: dict[str, str]) -> None:
         ("cursor=not-a-cursor", "cursor"),
         ("cursor=", "cursor"),
         ("cursor=eyJrIjoic3Vic2NyaWJlcnMiLCJhIjotMX0", "cursor"),  # negative id
+        ("cursor=" + "eyJrIjoic3Vic2NyaWJlcnMiLCJhIjoxMDAwMDAwMDAwMDAwMDAwMDAwMDAwMH0", "cursor"),
         ("cursor=eyJrIjoiY29udGFjdC1tZXNzYWdlcyIsImEiOjF9", "cursor"),  # another list's cursor
     ],
 )

@@ -110,7 +110,21 @@ def optional_text(value: Any, field: str, max_length: int = MAX_NAME_LENGTH) -> 
         raise InvalidRequest(f"{field} must be at most {max_length} characters", field=field)
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise InvalidRequest(f"{field} must not contain control characters", field=field)
+    check_encodable(text, field)
     return text or None
+
+
+def check_encodable(text: str, field: str) -> str:
+    """``text`` if it is valid Unicode (JSON can smuggle in lone surrogates, which no database
+    or UTF-8 response can hold).
+
+    :raises InvalidRequest: naming ``field``.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidRequest(f"{field} is not valid Unicode text", field=field) from None
+    return text
 
 
 def optional_zip(value: Any, field: str = "zip") -> str | None:

@@ -21,6 +21,7 @@ T = TypeVar("T")
 MAX_CURSOR_LENGTH = 200
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
+MAX_ID = 2**63 - 1  # the largest BIGINT
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def decode_cursor(cursor: str | None, kind: str, status: str | None = None) -> i
     if not isinstance(data, dict) or data.get("k") != kind:
         raise invalid
     after_id = data.get("a")
-    if type(after_id) is not int or after_id < 0:
+    if type(after_id) is not int or not 0 <= after_id <= MAX_ID:
         raise invalid
     if data.get("s") != status:
         raise InvalidRequest(

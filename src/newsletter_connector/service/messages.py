@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidRequest
-from ..model.contact import normalise_email, optional_text
+from ..model.contact import check_encodable, normalise_email, optional_text
 from ..model.contact_message import MAX_MESSAGE_LENGTH, contact_message_payload
 from ..storage import ContactMessageRecord
 from .context import ServiceContext
@@ -40,6 +40,9 @@ class ContactMessageService:
         if not isinstance(message, str) or not message.strip():
             raise InvalidRequest("message must not be blank", field="message")
         text = message.strip()
+        if "\x00" in text:
+            raise InvalidRequest("message must not contain NUL characters", field="message")
+        check_encodable(text, "message")
         if len(text) > MAX_MESSAGE_LENGTH:
             raise InvalidRequest(
                 f"message must be at most {MAX_MESSAGE_LENGTH} characters", field="message"

@@ -116,7 +116,10 @@ def parse_timestamp(value: str) -> datetime | None:
         return None
     if parsed.tzinfo is None or "T" not in text.upper():
         return None
-    return to_naive_utc(parsed)
+    try:
+        return to_naive_utc(parsed)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is before datetime.min in UTC
+        return None
 
 
 class SubscriberService:
@@ -267,6 +270,8 @@ class SubscriberService:
             raise ConsentRequired(
                 f"consent.source must be at most {MAX_CONSENT_SOURCE_LENGTH} characters"
             )
+        if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in source):
+            raise ConsentRequired("consent.source must be printable Unicode text")
         collected_at = parse_timestamp(collected) if isinstance(collected, str) else None
         if collected_at is None:
             raise ConsentRequired(

@@ -31,7 +31,7 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
         raise InvalidRequest("body is required: a JSON object", field="body")
     try:
         value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise InvalidRequest("body is not valid JSON", field="body") from None
     if not isinstance(value, dict):
         raise InvalidRequest("body must be a JSON object", field="body")
