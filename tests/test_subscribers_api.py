@@ -328,6 +328,17 @@ def test_get_one_is_percent_decoded_and_case_insensitive(
         assert result.json == created
 
 
+def test_address_with_a_slash_is_reachable(newsletter_client: Any, auth: dict[str, str]) -> None:
+    # "/" is legal in the local part; percent-decoded, it must not split the path.
+    created = post(newsletter_client, auth, {"email": "dept/news@example.org"})
+    assert created.status_code == 201
+    for method in ("GET", "PATCH", "DELETE"):
+        result = newsletter_client.simulate_request(
+            method, one("dept/news@example.org"), headers=auth, body="{}"
+        )
+        assert result.status_code == 200, (method, result.text)
+
+
 def test_get_unknown_is_404_and_bad_address_is_400(
     newsletter_client: Any, auth: dict[str, str]
 ) -> None:

@@ -90,5 +90,5 @@ def add_routes(
 ) -> None:
     """Route subscribers and contact messages under the Newsletter API ``prefix``."""
     app.add_route(f"{prefix}/subscribers", SubscribersResource(service, prefix))
-    app.add_route(f"{prefix}/subscribers/{{email}}", SubscriberResource(service))
+    app.add_route(f"{prefix}/subscribers/{{email:path}}", SubscriberResource(service))
     app.add_route(f"{prefix}/contact-messages", ContactMessagesResource(service))
