@@ -2,7 +2,8 @@
 
 A block is preceded by one of these HTML comments (invisible in the built site):
 
-- ``<!-- block: NAME -->``: tests run it; ``docblock("NAME")`` returns its code.
+- ``<!-- block: NAME -->``: tests run it; ``docblock("NAME")`` returns its code. A numbered
+  family ``<!-- block: FAMILY:N -->`` is run as a whole by the test that names ``"FAMILY"``.
 - ``<!-- not-run: REASON -->``: explicitly not runnable, with the reason.
 """
 

@@ -20,5 +20,6 @@ def test_every_named_block_is_run_by_a_test() -> None:
     )
     names = [block.name for block in all_blocks() if block.name]
     assert len(names) == len(set(names)), "block names must be unique"
-    missing = [name for name in names if f'"{name}"' not in sources]
+    # A numbered family ("family:N") is run by the test that names the family.
+    missing = [name for name in names if f'"{name.split(":")[0]}"' not in sources]
     assert not missing, f"docs blocks no test runs: {missing}"

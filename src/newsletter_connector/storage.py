@@ -12,9 +12,9 @@ The conformance suite in :mod:`newsletter_connector.testing` checks a backend ag
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,78 @@ class IssueRecord:
     period_key: str | None
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class EmailPrefs:
+    """Email cadences of a subscriber: each ``off``, ``daily`` or ``weekly``."""
+
+    briefings: str
+    puzzles: str
+    on_this_day: str
+    local: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubscriberData:
+    """Everything stored about a subscriber except its id (what ``add`` and ``save`` take).
+
+    ``email`` is already normalised (trimmed, lowercased). Link tokens are secrets: they are
+    left out of ``repr``, as is the phone number.
+    """
+
+    email: str
+    first_name: str | None
+    last_name: str | None
+    zip: str | None
+    phone: str | None = field(repr=False)
+    sms_enabled: bool
+    prefs: EmailPrefs
+    status: str
+    age_range: str | None
+    gender: str | None
+    gender_self: str | None = field(repr=False)
+    categories: tuple[str, ...]
+    consent_source: str | None
+    consent_collected_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    confirmed_at: datetime | None
+    unsubscribed_at: datetime | None
+    bounced_at: datetime | None
+    profile_completed_at: datetime | None
+    confirm_token: str = field(repr=False)
+    unsubscribe_token: str = field(repr=False)
+    profile_token: str = field(repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubscriberRecord(SubscriberData):
+    """A stored subscriber. ``id`` is its creation order: ids only ever increase."""
+
+    id: int
+
+
+@dataclass(frozen=True)
+class DeletionRecord:
+    """Evidence of an erasure: a keyed hash of the address, never the address itself."""
+
+    id: int
+    email_hmac: str
+    previous_status: str
+    deleted_at: datetime
+    discarded_events: int
+
+
+@dataclass(frozen=True)
+class ContactMessageRecord:
+    """One contact-form message, as received."""
+
+    id: int
+    email: str
+    name: str | None
+    message: str
+    submitted_at: datetime
 
 
 class ApiKeyRepository(Protocol):
@@ -365,6 +437,70 @@ class IssueRepository(Protocol):
         """
 
 
+TokenKind = Literal["confirm", "unsubscribe", "profile"]
+
+
+class SubscriberRepository(Protocol):
+    """The subscriber list. A host may supply its own store by implementing this (and the
+    deletion repository); ``testing.conformance_subscribers`` checks it.
+
+    Emails passed in are already normalised (lowercase). Ids grow with creation order, and a
+    subscriber added later always gets a larger id than every one already visible to readers,
+    so keyset walks on id never skip or repeat anyone.
+    """
+
+    def add(self, data: SubscriberData) -> SubscriberRecord | None:
+        """Store a new subscriber and return it with its id; ``None`` (and nothing stored) when
+        the address is already taken, also when a concurrent transaction just took it."""
+
+    def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
+        """The subscriber with this address, or ``None``.
+
+        :param lock: hold a row lock until the transaction ends (for read-modify-write).
+        """
+
+    def get_by_token(
+        self, kind: TokenKind, token: str, *, lock: bool = False
+    ) -> SubscriberRecord | None:
+        """The subscriber whose ``kind`` link token is ``token``, or ``None``."""
+
+    def save(self, record: SubscriberRecord) -> None:
+        """Write every field of ``record`` (looked up by id) except ``id`` and ``email``."""
+
+    def delete(self, subscriber_id: int) -> bool:
+        """Erase the row; true if it existed."""
+
+    def list_page(
+        self, *, status: str | None, after_id: int | None, limit: int
+    ) -> list[SubscriberRecord]:
+        """Up to ``limit`` subscribers with id greater than ``after_id`` (all when ``None``),
+        in id order, only those with ``status`` when given. Keyset, never OFFSET."""
+
+
+class DeletionRepository(Protocol):
+    """Erasure evidence."""
+
+    def add(
+        self, *, email_hmac: str, previous_status: str, deleted_at: datetime, discarded_events: int
+    ) -> DeletionRecord:
+        """Record an erasure."""
+
+    def find(self, email_hmac: str) -> list[DeletionRecord]:
+        """Every erasure of the address with this keyed hash, oldest first."""
+
+
+class ContactMessageRepository(Protocol):
+    """The contact-form log: every message its own row, in arrival order."""
+
+    def add(
+        self, *, email: str, name: str | None, message: str, submitted_at: datetime
+    ) -> ContactMessageRecord:
+        """Append a message; ids grow with arrival order."""
+
+    def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages with id greater than ``after_id``, in id order."""
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -385,6 +521,15 @@ class UnitOfWork(Protocol):
 
     @property
     def issues(self) -> IssueRepository: ...
+
+    @property
+    def subscribers(self) -> SubscriberRepository: ...
+
+    @property
+    def deletions(self) -> DeletionRepository: ...
+
+    @property
+    def messages(self) -> ContactMessageRepository: ...
 
 
 class Storage(Protocol):

@@ -23,6 +23,8 @@ from .admin import AdminService, IssuedKey
 from .context import ServiceContext
 from .issues import IssueService
 from .listsource import ListSourceService
+from .messages import ContactMessageService
+from .subscribers import SubscriberService
 
 __all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
 
@@ -37,6 +39,8 @@ class NewsletterService:
         self.admin = AdminService(context)
         self.listsource = ListSourceService(context)
         self.issues = IssueService(context)
+        self.subscribers = SubscriberService(context)
+        self.messages = ContactMessageService(context)
 
     @classmethod
     def build(

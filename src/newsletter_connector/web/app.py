@@ -12,7 +12,7 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, issues_api, listsource, newsletter_api
+from . import errors, issues_api, listsource, newsletter_api, openapi, subscribers_api
 from .paths import LISTSOURCE, NEWSLETTER_API
 
 
@@ -59,4 +59,6 @@ def create_app(
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
     issues_api.add_routes(app, service, NEWSLETTER_API)
+    subscribers_api.add_routes(app, service, NEWSLETTER_API)
+    openapi.add_routes(app, NEWSLETTER_API)
     return app

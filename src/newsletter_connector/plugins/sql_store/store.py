@@ -17,6 +17,7 @@ from .engine import BEGIN_OPTION, make_engine
 from .issues import SqlIssues
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
+from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
 
@@ -50,6 +51,18 @@ class SqlUnitOfWork:
     @cached_property
     def issues(self) -> SqlIssues:
         return SqlIssues(self.connection)
+
+    @cached_property
+    def subscribers(self) -> SqlSubscribers:
+        return SqlSubscribers(self.connection)
+
+    @cached_property
+    def deletions(self) -> SqlDeletions:
+        return SqlDeletions(self.connection)
+
+    @cached_property
+    def messages(self) -> SqlContactMessages:
+        return SqlContactMessages(self.connection)
 
 
 class SqlStorage:
