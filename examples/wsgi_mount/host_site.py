@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from newsletter_connector import Settings, create_app
+from newsletter_connector.mounting import mount
 
-WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 PREFIX = "/newsletter"
 
 
@@ -26,22 +26,7 @@ def host_pages(environ: dict[str, Any], start_response: Callable[..., Any]) -> I
     return [body]
 
 
-def mount(prefix: str, mounted: WSGIApp, fallback: WSGIApp) -> WSGIApp:
-    """Send requests under ``prefix`` to ``mounted``, the rest to ``fallback``."""
-
-    def dispatch(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        path = environ.get("PATH_INFO", "")
-        if path == prefix or path.startswith(prefix + "/"):
-            environ = dict(environ)
-            environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
-            environ["PATH_INFO"] = path[len(prefix) :]
-            return mounted(environ, start_response)
-        return fallback(environ, start_response)
-
-    return dispatch
-
-
-def make_site(settings: Settings | None = None) -> WSGIApp:
+def make_site(settings: Settings | None = None) -> Callable[..., Iterable[bytes]]:
     """The host site with the newsletter app mounted under ``/newsletter``."""
     newsletter = create_app(settings)
     return mount(PREFIX, newsletter, host_pages)

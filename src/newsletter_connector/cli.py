@@ -323,6 +323,21 @@ def _base_url_from_env(state: CliState) -> str | None:
     return os.environ.get("NEWSLETTER_BASE_URL") or None
 
 
+# -- commands in their own modules ---------------------------------------------------------
+
+
+def _register_commands() -> None:
+    """Add the commands defined in their own modules (imported here to avoid cycles)."""
+    from .digest_cli import digest
+    from .sync_cli import COMMANDS
+
+    for command in (digest, *COMMANDS):
+        cli.add_command(command)
+
+
+_register_commands()
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="newsletter-connector")

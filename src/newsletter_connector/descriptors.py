@@ -46,7 +46,7 @@ class OutboundTransport:
     """A way to push events to the platform.
 
     ``factory(connection, http_client)`` returns an object with ``deliver(events)``; see
-    :mod:`newsletter_connector.sync` for the contract.
+    :mod:`newsletter_connector.sync.transport` for the contract.
     """
 
     name: str

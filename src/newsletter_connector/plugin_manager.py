@@ -14,7 +14,12 @@ from .errors import PluginNotFound
 ENTRY_POINT_GROUP = "newsletter_connector"
 
 #: Built-in plugins, registered exactly like third-party ones (their impls are ``trylast``).
-DEFAULT_PLUGINS: tuple[str, ...] = ("newsletter_connector.plugins.sql_store",)
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "newsletter_connector.plugins.sql_store",
+    "newsletter_connector.plugins.html_renderer",
+    "newsletter_connector.plugins.events_transport",
+    "newsletter_connector.plugins.platform_transport",
+)
 
 D = TypeVar("D", StorageBackend, IssueRenderer, OutboundTransport)
 

@@ -12,9 +12,9 @@ The conformance suite in :mod:`newsletter_connector.testing` checks a backend ag
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,120 @@ class ConnectionRecord:
             f"ConnectionRecord(id={self.id}, platform_base={self.platform_base!r}, "
             f"transport={self.transport!r}, token=<hidden>, disabled_at={self.disabled_at!r})"
         )
+
+
+@dataclass(frozen=True)
+class NewIssue:
+    """An issue about to be recorded by a digest run (everything but the stored identity)."""
+
+    uuid: str
+    kind: str
+    cadence: str
+    issue_date: str
+    subject: str
+    site_url: str
+    postal_address: str | None
+    sections: dict[str, Any]
+    html: str
+    text: str | None
+    period_key: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class IssueRecord:
+    """A recorded newsletter issue.
+
+    ``html`` and ``text`` are ``None`` when the issue was listed without its bodies
+    (``IssueRepository.list_recent(include_bodies=False)``); a loaded ``html`` is never empty.
+    """
+
+    id: int
+    uuid: str
+    kind: str
+    cadence: str
+    issue_date: str
+    subject: str
+    site_url: str
+    postal_address: str | None
+    sections: dict[str, Any]
+    html: str | None
+    text: str | None
+    period_key: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class EmailPrefs:
+    """Email cadences of a subscriber: each ``off``, ``daily`` or ``weekly``."""
+
+    briefings: str
+    puzzles: str
+    on_this_day: str
+    local: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubscriberData:
+    """Everything stored about a subscriber except its id (what ``add`` and ``save`` take).
+
+    ``email`` is already normalised (trimmed, lowercased). Link tokens are secrets: they are
+    left out of ``repr``, as is the phone number.
+    """
+
+    email: str
+    first_name: str | None
+    last_name: str | None
+    zip: str | None
+    phone: str | None = field(repr=False)
+    sms_enabled: bool
+    prefs: EmailPrefs
+    status: str
+    age_range: str | None
+    gender: str | None
+    gender_self: str | None = field(repr=False)
+    categories: tuple[str, ...]
+    consent_source: str | None
+    consent_collected_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    confirmed_at: datetime | None
+    unsubscribed_at: datetime | None
+    bounced_at: datetime | None
+    profile_completed_at: datetime | None
+    confirm_token: str = field(repr=False)
+    unsubscribe_token: str = field(repr=False)
+    profile_token: str = field(repr=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubscriberRecord(SubscriberData):
+    """A stored subscriber. ``id`` is its creation order: ids only ever increase."""
+
+    id: int
+
+
+@dataclass(frozen=True)
+class DeletionRecord:
+    """Evidence of an erasure: a keyed hash of the address, never the address itself."""
+
+    id: int
+    email_hmac: str
+    previous_status: str
+    deleted_at: datetime
+    discarded_events: int
+
+
+@dataclass(frozen=True)
+class ContactMessageRecord:
+    """One contact-form message, as received."""
+
+    id: int
+    email: str
+    name: str | None
+    message: str
+    submitted_at: datetime
 
 
 class ApiKeyRepository(Protocol):
@@ -106,7 +220,135 @@ class ConnectionRepository(Protocol):
         """Disable the active connection; true if there was one."""
 
 
-class OutboxRepository(Protocol):
+@dataclass(frozen=True)
+class OutboxEvent:
+    """One queued event as the runner hands it to a transport. ``event_id`` never changes."""
+
+    seq: int
+    event_id: str
+    event_type: str
+    occurred_at: datetime
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClaimedBatch:
+    """A frozen batch leased to one runner until ``lease_until``.
+
+    ``attempts`` already counts the attempt this claim starts (1 on the first try).
+    """
+
+    id: str
+    attempts: int
+    lease_until: datetime
+    events: list[OutboxEvent]
+
+
+@dataclass(frozen=True)
+class OutboxBatchRecord:
+    """A batch as the operator tools show it (no payloads)."""
+
+    id: str
+    state: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+    settled_at: datetime | None
+    event_count: int
+
+
+@dataclass(frozen=True)
+class OutboxStatus:
+    """The figures of ``outbox status`` and the Prometheus metrics.
+
+    ``batches`` counts batches by state (every state present, zero when none); ``unbatched``
+    counts queued events not yet frozen into a batch; ``oldest_pending_at`` is the
+    ``occurred_at`` of the oldest event not yet delivered nor failed; ``last_error`` is the
+    newest error of a batch still pending or failed.
+    """
+
+    batches: dict[str, int]
+    unbatched: int
+    undelivered_events: int
+    failed_events: int
+    oldest_pending_at: datetime | None
+    last_error: str | None
+
+
+class OutboxDeliveryRepository(Protocol):
+    """What the sync runner needs from the outbox (part of :class:`OutboxRepository`)."""
+
+    def freeze_batch(self, *, batch_id: str, max_events: int, at: datetime) -> int:
+        """Freeze up to ``max_events`` of the oldest unbatched events into a new batch
+        ``batch_id`` (state pending, due at ``at``). Concurrent callers freeze disjoint events.
+
+        :return: how many events the batch holds; 0 means nothing was queued and no batch
+            was created.
+        """
+
+    def claim_due_batch(self, *, now: datetime, lease_until: datetime) -> ClaimedBatch | None:
+        """Lease the oldest due pending batch (``next_attempt_at <= now``): state sending,
+        ``attempts + 1``, leased until ``lease_until``. Concurrent callers never claim the
+        same batch. Events come oldest first; a batch emptied by erasure has no events."""
+
+    # The three settle methods act only on a batch still sending; with ``lease_until`` (the
+    # claim's), only while that claim still holds, so a runner whose lease expired and was
+    # re-claimed by another cannot settle the other's attempt. They return whether they acted.
+
+    def settle_delivered(
+        self, batch_id: str, *, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
+        """Mark a sending batch delivered (clears its error)."""
+
+    def schedule_retry(
+        self,
+        batch_id: str,
+        *,
+        error: str,
+        next_attempt_at: datetime,
+        lease_until: datetime | None = None,
+    ) -> bool:
+        """Return a sending batch to pending, due at ``next_attempt_at``, keeping ``error``."""
+
+    def mark_failed(
+        self, batch_id: str, *, error: str, at: datetime, lease_until: datetime | None = None
+    ) -> bool:
+        """Give up on a sending batch: state failed, kept with ``error`` for the operator."""
+
+    def release_expired_leases(self, *, now: datetime) -> int:
+        """Return sending batches whose lease ended before ``now`` to pending, due now.
+
+        :return: how many were returned.
+        """
+
+    def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
+        """Delete up to ``limit`` delivered batches settled before ``settled_before``, with
+        their events (delivered contact records are not kept longer than needed).
+
+        :return: how many batches were deleted.
+        """
+
+    def status(self) -> OutboxStatus:
+        """Counts for the operator tools (set-based; never loads rows)."""
+
+    def failed_batches(
+        self, *, after: str | None = None, limit: int = 100
+    ) -> list[OutboxBatchRecord]:
+        """Failed batches ordered by id, strictly after the id ``after`` (keyset paging)."""
+
+    def get_batch(self, batch_id: str) -> OutboxBatchRecord | None:
+        """One batch, or ``None``."""
+
+    def replay_failed(self, batch_id: str | None, *, at: datetime) -> int:
+        """Give failed batches a fresh ladder: pending, attempts 0, due at ``at``.
+
+        :param batch_id: one batch, or ``None`` for every failed batch.
+        :return: how many batches were returned to the queue.
+        """
+
+
+class OutboxRepository(OutboxDeliveryRepository, Protocol):
     """Outbound events, written in the same transaction as the change that caused them."""
 
     def enqueue(
@@ -129,6 +371,136 @@ class OutboxRepository(Protocol):
         """
 
 
+@dataclass(frozen=True)
+class CampaignRecord:
+    """A stored newsletter issue as the list-source surface reads it (a listmonk campaign).
+
+    This is a read view of the same ``issues`` rows the Newsletter API serves; nothing is
+    copied. ``text`` is the plain-text rendering when one was stored.
+    """
+
+    id: int
+    uuid: str
+    kind: str
+    cadence: str
+    issue_date: str
+    subject: str
+    html: str
+    text: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class CampaignRepository(Protocol):
+    """Read-only access to stored issues for the list-source surface (page-numbered, as the
+    listmonk dialect is). Creation order is ``(created_at, id)``; ``id`` breaks ties."""
+
+    def count(self) -> int:
+        """How many issues are stored."""
+
+    def page(self, *, descending: bool, offset: int, limit: int) -> list[CampaignRecord]:
+        """At most ``limit`` issues in creation order (newest first when ``descending``),
+        skipping the first ``offset`` of that order."""
+
+    def get(self, campaign_id: int) -> CampaignRecord | None:
+        """The issue with this id, or ``None``."""
+
+    def confirmed_subscriber_count(self) -> int:
+        """How many subscribers are confirmed (the list's ``subscriber_count``).
+
+        Lives here until the subscriber repository exists; a host that supplies its own
+        subscriber store must answer it from that store.
+        """
+
+
+class IssueRepository(Protocol):
+    """Recorded newsletter issues, in recording order (ids increase)."""
+
+    def add(self, issue: NewIssue) -> IssueRecord | None:
+        """Record ``issue`` and return it with its id.
+
+        :return: ``None``, storing nothing, when ``issue.period_key`` is not ``None`` and an
+            issue with that key exists already: this is what makes a scheduled run happen once
+            per period even when several runners race (the losers get ``None``).
+        """
+
+    def find_by_period(self, period_key: str) -> IssueRecord | None:
+        """The issue recorded for this period key (with bodies), or ``None``."""
+
+    def latest(self) -> IssueRecord | None:
+        """The most recently recorded issue, with bodies, or ``None`` when there is none."""
+
+    def list_recent(self, limit: int, *, include_bodies: bool) -> list[IssueRecord]:
+        """Up to ``limit`` issues, most recently recorded first.
+
+        :param include_bodies: false leaves ``html`` and ``text`` as ``None`` (and unread).
+        """
+
+
+TokenKind = Literal["confirm", "unsubscribe", "profile"]
+
+
+class SubscriberRepository(Protocol):
+    """The subscriber list. A host may supply its own store by implementing this (and the
+    deletion repository); ``testing.conformance_subscribers`` checks it.
+
+    Emails passed in are already normalised (lowercase). Ids grow with creation order, and a
+    subscriber added later always gets a larger id than every one already visible to readers,
+    so keyset walks on id never skip or repeat anyone.
+    """
+
+    def add(self, data: SubscriberData) -> SubscriberRecord | None:
+        """Store a new subscriber and return it with its id; ``None`` (and nothing stored) when
+        the address is already taken, also when a concurrent transaction just took it."""
+
+    def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
+        """The subscriber with this address, or ``None``.
+
+        :param lock: hold a row lock until the transaction ends (for read-modify-write).
+        """
+
+    def get_by_token(
+        self, kind: TokenKind, token: str, *, lock: bool = False
+    ) -> SubscriberRecord | None:
+        """The subscriber whose ``kind`` link token is ``token``, or ``None``."""
+
+    def save(self, record: SubscriberRecord) -> None:
+        """Write every field of ``record`` (looked up by id) except ``id`` and ``email``."""
+
+    def delete(self, subscriber_id: int) -> bool:
+        """Erase the row; true if it existed."""
+
+    def list_page(
+        self, *, status: str | None, after_id: int | None, limit: int
+    ) -> list[SubscriberRecord]:
+        """Up to ``limit`` subscribers with id greater than ``after_id`` (all when ``None``),
+        in id order, only those with ``status`` when given. Keyset, never OFFSET."""
+
+
+class DeletionRepository(Protocol):
+    """Erasure evidence."""
+
+    def add(
+        self, *, email_hmac: str, previous_status: str, deleted_at: datetime, discarded_events: int
+    ) -> DeletionRecord:
+        """Record an erasure."""
+
+    def find(self, email_hmac: str) -> list[DeletionRecord]:
+        """Every erasure of the address with this keyed hash, oldest first."""
+
+
+class ContactMessageRepository(Protocol):
+    """The contact-form log: every message its own row, in arrival order."""
+
+    def add(
+        self, *, email: str, name: str | None, message: str, submitted_at: datetime
+    ) -> ContactMessageRecord:
+        """Append a message; ids grow with arrival order."""
+
+    def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages with id greater than ``after_id``, in id order."""
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -143,6 +515,21 @@ class UnitOfWork(Protocol):
 
     @property
     def outbox(self) -> OutboxRepository: ...
+
+    @property
+    def campaigns(self) -> CampaignRepository: ...
+
+    @property
+    def issues(self) -> IssueRepository: ...
+
+    @property
+    def subscribers(self) -> SubscriberRepository: ...
+
+    @property
+    def deletions(self) -> DeletionRepository: ...
+
+    @property
+    def messages(self) -> ContactMessageRepository: ...
 
 
 class Storage(Protocol):

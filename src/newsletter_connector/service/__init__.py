@@ -21,6 +21,10 @@ from ..storage import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .context import ServiceContext
+from .issues import IssueService
+from .listsource import ListSourceService
+from .messages import ContactMessageService
+from .subscribers import SubscriberService
 
 __all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
 
@@ -33,6 +37,10 @@ class NewsletterService:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self.admin = AdminService(context)
+        self.listsource = ListSourceService(context)
+        self.issues = IssueService(context)
+        self.subscribers = SubscriberService(context)
+        self.messages = ContactMessageService(context)
 
     @classmethod
     def build(

@@ -12,9 +12,9 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, newsletter_api
+from . import errors, issues_api, listsource, newsletter_api, openapi, subscribers_api
 from .pages import add_routes as add_reader_pages
-from .paths import NEWSLETTER_API
+from .paths import LISTSOURCE, NEWSLETTER_API
 
 
 class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
@@ -59,4 +59,8 @@ def create_app(
     errors.install(app)
     add_reader_pages(app, service)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
+    listsource.add_routes(app, service, LISTSOURCE)
+    issues_api.add_routes(app, service, NEWSLETTER_API)
+    subscribers_api.add_routes(app, service, NEWSLETTER_API)
+    openapi.add_routes(app, NEWSLETTER_API)
     return app

@@ -12,7 +12,6 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, create_engine, make_url
-from sqlalchemy.pool import NullPool
 
 BEGIN_OPTION = "nc_sqlite_begin"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -40,7 +39,6 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
 def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
     if url.database in (None, "", ":memory:"):
         raise ValueError("an in-memory SQLite database cannot be shared; use a file path")
-    kwargs.setdefault("poolclass", NullPool)
     engine = create_engine(
         url,
         connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
@@ -21,6 +21,12 @@ def _key_record(row: RowMapping) -> ApiKeyRecord:
         created_at=row["created_at"],
         revoked_at=row["revoked_at"],
     )
+
+
+# Every authenticated request runs this: built once, so only the bound digest changes.
+_FIND_ACTIVE_KEY = select(api_keys).where(
+    api_keys.c.key_digest == bindparam("digest"), api_keys.c.revoked_at.is_(None)
+)
 
 
 class SqlApiKeys:
@@ -42,15 +48,7 @@ class SqlApiKeys:
         )
 
     def find_active_by_digest(self, key_digest: str) -> ApiKeyRecord | None:
-        row = (
-            self.connection.execute(
-                select(api_keys).where(
-                    api_keys.c.key_digest == key_digest, api_keys.c.revoked_at.is_(None)
-                )
-            )
-            .mappings()
-            .first()
-        )
+        row = self.connection.execute(_FIND_ACTIVE_KEY, {"digest": key_digest}).mappings().first()
         return _key_record(row) if row else None
 
     def list(self) -> list[ApiKeyRecord]:

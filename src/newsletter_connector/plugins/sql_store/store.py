@@ -12,9 +12,12 @@ from sqlalchemy.engine import Connection, Engine
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from . import migrate
+from .campaigns import SqlCampaigns
 from .engine import BEGIN_OPTION, make_engine
+from .issues import SqlIssues
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
+from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
 
@@ -40,6 +43,26 @@ class SqlUnitOfWork:
     @cached_property
     def outbox(self) -> SqlOutbox:
         return SqlOutbox(self.connection)
+
+    @cached_property
+    def campaigns(self) -> SqlCampaigns:
+        return SqlCampaigns(self.connection)
+
+    @cached_property
+    def issues(self) -> SqlIssues:
+        return SqlIssues(self.connection)
+
+    @cached_property
+    def subscribers(self) -> SqlSubscribers:
+        return SqlSubscribers(self.connection)
+
+    @cached_property
+    def deletions(self) -> SqlDeletions:
+        return SqlDeletions(self.connection)
+
+    @cached_property
+    def messages(self) -> SqlContactMessages:
+        return SqlContactMessages(self.connection)
 
 
 class SqlStorage:

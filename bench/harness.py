@@ -1,0 +1,142 @@
+"""Shared bench helpers: temporary databases, gunicorn servers, wrk, and one report format.
+
+Every benchmark prints lines of the form
+
+    RESULT <name>: <figure> <unit> (baseline <baseline> <unit>, ratio <r>, target <target>)
+
+and exits 0 even when a target is missed (a benchmark measures; it does not gate). The
+figure and its baseline are always measured in the same run on the same machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def report(
+    name: str,
+    figure: float,
+    unit: str,
+    *,
+    baseline: float | None = None,
+    target: str = "",
+) -> None:
+    """Print one result line (see the module docstring)."""
+    parts = [f"RESULT {name}: {figure:,.1f} {unit}"]
+    details = []
+    if baseline is not None:
+        ratio = figure / baseline if baseline else float("inf")
+        details.append(f"baseline {baseline:,.1f} {unit}, ratio {ratio:.2f}")
+    if target:
+        details.append(f"target {target}")
+    if details:
+        parts.append(f"({'; '.join(details)})")
+    print(" ".join(parts), flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def sqlite_database() -> Iterator[str]:
+    """A migrated SQLite database in a temporary folder."""
+    from newsletter_connector.plugins.sql_store.engine import make_engine
+    from newsletter_connector.plugins.sql_store.migrate import upgrade
+
+    folder = Path(tempfile.mkdtemp(prefix="nc-bench-"))
+    url = f"sqlite:///{folder / 'bench.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    try:
+        yield url
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def database(url: str | None) -> Iterator[str]:
+    """``url`` migrated as given (PostgreSQL: a fresh database made and dropped), or SQLite."""
+    if not url:
+        with sqlite_database() as sqlite_url:
+            yield sqlite_url
+        return
+    from newsletter_connector.testing.databases import _migrate, temporary_postgres_database
+
+    with temporary_postgres_database(url) as pg_url:
+        _migrate(pg_url)
+        yield pg_url
+
+
+@contextmanager
+def gunicorn(
+    app: str, *, workers: int, env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> Iterator[str]:
+    """Serve the WSGI ``module:callable`` under gunicorn (sync workers); yield its base URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+            app,
+        ],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(base + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"gunicorn for {app} did not start") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def wrk(
+    url: str, *, seconds: float, connections: int, threads: int, headers: Sequence[str] = ()
+) -> float:
+    """Requests per second ``wrk`` reaches against ``url``; any non-2xx answer is an error."""
+    if shutil.which("wrk") is None:
+        raise RuntimeError("wrk is not installed (apt-get install wrk)")
+    args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s"]
+    for header in headers:
+        args += ["-H", header]
+    output = subprocess.run([*args, url], check=True, capture_output=True, text=True).stdout
+    if "Non-2xx or 3xx responses" in output:
+        raise RuntimeError(f"wrk saw error responses from {url}:\n{output}")
+    match = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    if not match:
+        raise RuntimeError(f"cannot read wrk output:\n{output}")
+    return float(match.group(1))

@@ -1,0 +1,101 @@
+"""``newsletter-connector digest``: record one newsletter issue from the command line.
+
+A thin edge over :meth:`IssueService.run_digest`, registered on the ``cli`` group in
+:mod:`newsletter_connector.cli`. Content comes from the installed ``newsletter_issue_content``
+plugin, or from ``--content FILE.json`` (the same object such a plugin returns).
+
+Exit status: 0 when an issue was recorded, and also when the daily/weekly period already has its
+issue (nothing recorded, a note on stderr), so the command is safe in cron on several hosts;
+1 with one ``error:`` line on stderr for anything else (bad date, bad content naming the field,
+unreadable file, missing plugin, database down).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .service.digest_schedule import ALL_KINDS
+
+if TYPE_CHECKING:
+    from .cli import CliState
+
+
+def _read_content(path: Path) -> Any:
+    from .cli import fail
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        fail(f"--content {path}: cannot read it ({exc.strerror or exc})")
+    except UnicodeDecodeError:
+        fail(f"--content {path}: not UTF-8 text")
+    except json.JSONDecodeError as exc:
+        fail(f"--content {path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+    return None  # pragma: no cover - fail() exits
+
+
+@click.command("digest")
+@click.option(
+    "--kind",
+    type=click.Choice(ALL_KINDS),
+    required=True,
+    help="daily and weekly record once per day / ISO week; manual and test any number of times.",
+)
+@click.option(
+    "--date", "issue_date", metavar="YYYY-MM-DD", help="Issue date (default: today, UTC)."
+)
+@click.option(
+    "--content",
+    "content_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON file with briefing, on_this_day, puzzle_hint, topics (and optionally subject), "
+    "instead of asking the content plugin.",
+)
+@click.option(
+    "--preview",
+    "preview_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the recorded issue's HTML to this file, to open in a browser.",
+)
+@click.pass_obj
+def digest(
+    state: CliState,
+    kind: str,
+    issue_date: str | None,
+    content_file: Path | None,
+    preview_file: Path | None,
+) -> None:
+    """Record one newsletter issue (a digest run) and print what was recorded.
+
+    In connector delivery mode the run also queues a newsletter.issue event for the platform.
+    """
+    from .cli import fail
+    from .errors import NewsletterError
+    from .service.issues import IssueAlreadyRecorded
+    from .settings import SettingsError
+
+    content = _read_content(content_file) if content_file is not None else None
+    try:
+        service = state.service()
+        record = service.issues.run_digest(kind, issue_date, content)
+    except IssueAlreadyRecorded as exc:
+        click.echo(f"note: {exc.message}", err=True)
+        return
+    except (NewsletterError, SettingsError) as exc:
+        fail(str(exc))
+        return  # pragma: no cover - fail() exits
+    click.echo(
+        f"recorded {record.kind} issue {record.id} for {record.issue_date}: {record.subject}"
+    )
+    if service.settings.delivery_mode == "connector":
+        click.echo("queued newsletter.issue for the platform")
+    if preview_file is not None:
+        try:
+            preview_file.write_text(record.html or "", encoding="utf-8")
+        except OSError as exc:
+            fail(f"--preview {preview_file}: cannot write it ({exc.strerror or exc})")
+        click.echo(f"preview written to {preview_file}")

@@ -1,0 +1,223 @@
+"""The contact representation (SPEC 2.1) and the validation of contact fields.
+
+:func:`contact_payload` is the ONE serializer of a subscriber: every Newsletter API endpoint and
+every ``newsletter.*`` event payload use it, so both are byte-identical for the same state.
+The parsers below raise :class:`InvalidRequest` naming the offending field (dotted for nested
+fields, e.g. ``prefs.email.local``); they are what the service validates input with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidRequest
+from ..links import confirm_url, profile_url, unsubscribe_url
+from ..settings import Settings
+from ..storage import EmailPrefs, SubscriberRecord
+from ..timeutil import isoformat_z
+
+STATUSES = ("pending", "confirmed", "unsubscribed", "bounced")
+CADENCES = ("off", "daily", "weekly")
+AGE_RANGES = ("under_55", "55_64", "65_74", "75_84", "85_plus")
+GENDERS = ("woman", "man", "non_binary", "self_described")
+CATEGORIES = (
+    "health",
+    "benefits",
+    "money",
+    "housing",
+    "caregiving",
+    "technology",
+    "travel",
+    "food",
+)
+#: Wire names of the email cadences, in the spec's order, with their record attribute.
+EMAIL_PREF_FIELDS = (
+    ("briefings", "briefings"),
+    ("puzzles", "puzzles"),
+    ("onThisDay", "on_this_day"),
+    ("local", "local"),
+)
+DEFAULT_PREFS = EmailPrefs(briefings="daily", puzzles="daily", on_this_day="daily", local="daily")
+
+MAX_EMAIL_LENGTH = 254
+MAX_NAME_LENGTH = 200
+MAX_PHONE_LENGTH = 32
+
+_EMAIL_RE = re.compile(
+    r"^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@"
+    r"(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"
+)
+_ZIP_RE = re.compile(r"^[0-9]{5}$")
+_PHONE_RE = re.compile(r"^\+?[0-9 ().-]{7,31}$")
+
+
+def contact_payload(record: SubscriberRecord, settings: Settings) -> dict[str, Any]:
+    """The contact (SPEC 2.1), fields in the spec's order.
+
+    ``confirm_url`` only while pending; ``phone`` only with SMS consent (``prefs.sms.enabled``).
+    """
+    contact: dict[str, Any] = {
+        "email": record.email,
+        "first_name": record.first_name,
+        "last_name": record.last_name,
+        "zip": record.zip,
+        "prefs": {
+            "email": {wire: getattr(record.prefs, attr) for wire, attr in EMAIL_PREF_FIELDS},
+            "sms": {"enabled": record.sms_enabled},
+        },
+        "status": record.status,
+        "age_range": record.age_range,
+        "gender": record.gender,
+        "gender_self": record.gender_self,
+        "categories": list(record.categories),
+        "profile_completed_at": isoformat_z(record.profile_completed_at),
+        "created_at": isoformat_z(record.created_at),
+        "confirmed_at": isoformat_z(record.confirmed_at),
+        "unsubscribed_at": isoformat_z(record.unsubscribed_at),
+        "unsubscribe_url": unsubscribe_url(settings, record.unsubscribe_token),
+        "profile_url": profile_url(settings, record.profile_token),
+    }
+    if record.status == "pending":
+        contact["confirm_url"] = confirm_url(settings, record.confirm_token)
+    if record.sms_enabled and record.phone:
+        contact["phone"] = record.phone
+    return contact
+
+
+# -- field parsers ---------------------------------------------------------------------------
+
+
+def normalise_email(value: Any, field: str = "email") -> str:
+    """A trimmed, lowercased, plausible address (ASCII, ``local@domain.tld``)."""
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{field} must be a string", field=field)
+    email = value.strip().lower()
+    if len(email) > MAX_EMAIL_LENGTH or not _EMAIL_RE.match(email) or ".." in email:
+        raise InvalidRequest(f"{field} is not a valid email address", field=field)
+    return email
+
+
+def optional_text(value: Any, field: str, max_length: int = MAX_NAME_LENGTH) -> str | None:
+    """A trimmed string, ``None`` for null or blank."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{field} must be a string or null", field=field)
+    text = value.strip()
+    if len(text) > max_length:
+        raise InvalidRequest(f"{field} must be at most {max_length} characters", field=field)
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise InvalidRequest(f"{field} must not contain control characters", field=field)
+    check_encodable(text, field)
+    return text or None
+
+
+def check_encodable(text: str, field: str) -> str:
+    """``text`` if it is valid Unicode (JSON can smuggle in lone surrogates, which no database
+    or UTF-8 response can hold).
+
+    :raises InvalidRequest: naming ``field``.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidRequest(f"{field} is not valid Unicode text", field=field) from None
+    return text
+
+
+def optional_zip(value: Any, field: str = "zip") -> str | None:
+    """Five ASCII digits, or ``None`` for null."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _ZIP_RE.match(value):
+        raise InvalidRequest(f"{field} must be exactly 5 digits", field=field)
+    return value
+
+
+def optional_phone(value: Any, field: str = "phone") -> str | None:
+    """A phone number (digits, spaces, ``+ ( ) . -``; at least 7 digits), or ``None``."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{field} must be a string or null", field=field)
+    phone = value.strip()
+    if not _PHONE_RE.match(phone) or sum(c.isdigit() for c in phone) < 7:
+        raise InvalidRequest(
+            f"{field} must be a phone number: digits, spaces, + ( ) . - and at least 7 digits",
+            field=field,
+        )
+    return phone
+
+
+def optional_enum(value: Any, field: str, allowed: tuple[str, ...]) -> str | None:
+    """One of ``allowed``, or ``None`` for null."""
+    if value is None:
+        return None
+    return enum_value(value, field, allowed)
+
+
+def enum_value(value: Any, field: str, allowed: tuple[str, ...]) -> str:
+    """One of ``allowed`` (not null)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise InvalidRequest(f"{field} must be one of {', '.join(allowed)}", field=field)
+    return value
+
+
+def categories_value(value: Any, field: str = "categories") -> tuple[str, ...]:
+    """Known category slugs, deduplicated, in the spec's order; unknown slugs are ignored.
+    ``null`` clears (empty means all topics)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise InvalidRequest(f"{field} must be an array of strings", field=field)
+    wanted = {item.strip().lower() for item in value}
+    return tuple(slug for slug in CATEGORIES if slug in wanted)
+
+
+def merge_prefs(
+    current: EmailPrefs, sms_enabled: bool, value: Any, field: str = "prefs"
+) -> tuple[EmailPrefs, bool]:
+    """Apply a partial ``prefs`` object: entries it omits keep their current value.
+
+    :raises InvalidRequest: not an object, an unknown key, or a bad cadence or flag.
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidRequest(f"{field} must be an object", field=field)
+    _only_keys(value, ("email", "sms"), field)
+    updated = {attr: getattr(current, attr) for _, attr in EMAIL_PREF_FIELDS}
+    if "email" in value:
+        email = value["email"]
+        if not isinstance(email, Mapping):
+            raise InvalidRequest(f"{field}.email must be an object", field=f"{field}.email")
+        _only_keys(email, tuple(wire for wire, _ in EMAIL_PREF_FIELDS), f"{field}.email")
+        for wire, attr in EMAIL_PREF_FIELDS:
+            if wire in email:
+                updated[attr] = enum_value(email[wire], f"{field}.email.{wire}", CADENCES)
+    if "sms" in value:
+        sms = value["sms"]
+        if not isinstance(sms, Mapping):
+            raise InvalidRequest(f"{field}.sms must be an object", field=f"{field}.sms")
+        _only_keys(sms, ("enabled",), f"{field}.sms")
+        if "enabled" in sms:
+            if not isinstance(sms["enabled"], bool):
+                raise InvalidRequest(
+                    f"{field}.sms.enabled must be true or false", field=f"{field}.sms.enabled"
+                )
+            sms_enabled = sms["enabled"]
+    return EmailPrefs(**updated), sms_enabled
+
+
+def _only_keys(value: Mapping[str, Any], allowed: tuple[str, ...], field: str) -> None:
+    for key in value:
+        if key not in allowed:
+            name = f"{field}.{key}" if field else str(key)
+            raise InvalidRequest(f"unknown field {name}", field=name)
+
+
+def require_object(value: Any, field: str = "body") -> Mapping[str, Any]:
+    """``value`` if it is a JSON object."""
+    if not isinstance(value, Mapping):
+        raise InvalidRequest(f"{field} must be a JSON object", field=field)
+    return value

@@ -1,0 +1,282 @@
+"""The issue: validation of a digest run's content, and the issue's one wire shape (SPEC 2.2).
+
+Content comes from the ``newsletter_issue_content`` hook, from host code, or from a JSON file.
+:func:`parse_content` checks it strictly (exact types, no unknown keys, only absolute http(s)
+links) and raises :class:`~newsletter_connector.errors.InvalidRequest` whose ``field`` and
+message name the offending field in wire terms, e.g. ``sections.topics[1].items[0].url``.
+:func:`issue_object` is the single serializer of the issue object used by the Newsletter API
+and by the ``newsletter.issue`` event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date as Date
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+from pydantic_core import ErrorDetails
+
+from ..errors import InvalidRequest
+from ..storage import IssueRecord
+
+MAX_URL_LENGTH = 2048
+MAX_SUBJECT_LENGTH = 500
+SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SECTION_KEYS = ("briefing", "on_this_day", "puzzle_hint", "topics")
+
+
+def is_http_url(value: str) -> bool:
+    """Whether ``value`` is an absolute ``http://`` or ``https://`` URL with a host and no
+    whitespace or control characters (the only links an issue may carry)."""
+    from urllib.parse import urlsplit
+
+    if not value or len(value) > MAX_URL_LENGTH:
+        return False
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in value):
+        return False
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def parse_date(value: str) -> Date:
+    """A ``YYYY-MM-DD`` calendar date.
+
+    :raises ValueError: any other text, or a day that does not exist.
+    """
+    if not _DATE_PATTERN.match(value):
+        raise ValueError("must be a date in YYYY-MM-DD form")
+    try:
+        return Date.fromisoformat(value)
+    except ValueError:
+        raise ValueError("must be a real calendar date (YYYY-MM-DD)") from None
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def long_date(day: Date) -> str:
+    """``Saturday, November 21, 2026`` (English, whatever the process locale)."""
+    return f"{_WEEKDAYS[day.weekday()]}, {_MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
+def _http_url(value: str) -> str:
+    if not is_http_url(value):
+        raise ValueError(f"must be an absolute http(s) URL of at most {MAX_URL_LENGTH} characters")
+    return value
+
+
+def _iso_date(value: str) -> str:
+    parse_date(value)
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+def _subject(value: str) -> str:
+    if len(value) > MAX_SUBJECT_LENGTH:
+        raise ValueError(f"must have at most {MAX_SUBJECT_LENGTH} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError("must be one line without control characters")
+    return value
+
+
+def _slug(value: str) -> str:
+    if not SLUG_PATTERN.match(value):
+        raise ValueError("must be 1-64 characters of a-z, 0-9, '-' or '_', starting alphanumeric")
+    return value
+
+
+Url = Annotated[StrictStr, AfterValidator(_http_url)]
+IsoDate = Annotated[StrictStr, AfterValidator(_iso_date)]
+Text = Annotated[StrictStr, AfterValidator(_not_blank)]
+Slug = Annotated[StrictStr, AfterValidator(_slug)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Briefing(_Strict):
+    """``sections.briefing``: the day's lead story."""
+
+    date: IsoDate
+    title: Text
+    url: Url
+
+
+class OnThisDay(_Strict):
+    """One ``sections.on_this_day`` entry."""
+
+    year: Annotated[StrictInt, Field(ge=-9999, le=9999)]
+    text: Text
+    url: Url
+
+
+class TopicItem(_Strict):
+    """One story of a topic."""
+
+    title: Text
+    url: Url
+    source: StrictStr
+
+
+class Topic(_Strict):
+    """One ``sections.topics`` entry; slugs are unique within an issue."""
+
+    slug: Slug
+    label: Text
+    summary: StrictStr
+    items: list[TopicItem]
+
+
+class IssueContent(_Strict):
+    """What a content plugin (or a ``--content`` file) supplies: the four sections, flat,
+    and optionally the subject.
+
+    ``puzzle_hint`` and topic ``summary``/item ``source`` may be empty strings;
+    ``on_this_day``, ``topics`` and ``items`` may be empty arrays; no section may be missing.
+    """
+
+    briefing: Briefing
+    on_this_day: list[OnThisDay]
+    puzzle_hint: StrictStr
+    topics: list[Topic]
+    subject: Annotated[Text, AfterValidator(_subject)] | None = None
+
+    def sections(self) -> dict[str, Any]:
+        """The ``sections`` object of the issue, as JSON-ready data (wire key order)."""
+        data = self.model_dump(mode="json", include=set(_SECTION_KEYS))
+        return {key: data[key] for key in _SECTION_KEYS}
+
+
+def _check_unique_slugs(content: IssueContent) -> None:
+    seen: dict[str, int] = {}
+    for index, topic in enumerate(content.topics):
+        if topic.slug in seen:
+            field = f"sections.topics[{index}].slug"
+            raise InvalidRequest(
+                f"issue content: {field} {topic.slug!r} repeats "
+                f"sections.topics[{seen[topic.slug]}].slug; topic slugs must be unique",
+                field=field,
+            )
+        seen[topic.slug] = index
+
+
+_PROBLEMS = {
+    "missing": "is required",
+    "extra_forbidden": "is not a known field",
+    "string_type": "must be a string",
+    "int_type": "must be an integer",
+    "list_type": "must be an array",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "dict_type": "must be an object",
+}
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """A pydantic location as the wire path of the issue field (``sections.topics[0].url``)."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else part
+    if loc and loc[0] in _SECTION_KEYS:
+        path = "sections." + path
+    return path or "content"
+
+
+def _describe(error: ErrorDetails) -> tuple[str, str]:
+    field = field_path(tuple(error["loc"]))
+    if error["type"] == "extra_forbidden" and len(error["loc"]) == 1:
+        known = ", ".join((*_SECTION_KEYS, "subject"))
+        return field, f"issue content: {field} is not a known field (expected {known})"
+    problem = _PROBLEMS.get(error["type"])
+    if problem is None:
+        problem = str(error["msg"]).removeprefix("Value error, ")
+        # pydantic's "Input should be ..." / "String should have ..." in our voice.
+        problem = re.sub(r"^(Input|String|Value) should( be)?", r"must\2", problem)
+    return field, f"issue content: {field} {problem}"
+
+
+def parse_content(content: Any) -> IssueContent:
+    """Validate a digest run's content.
+
+    :param content: a mapping with ``briefing``, ``on_this_day``, ``puzzle_hint``, ``topics``
+        and optionally ``subject``.
+    :raises InvalidRequest: naming the first bad field (``field`` holds its wire path).
+    """
+    if not isinstance(content, Mapping):
+        raise InvalidRequest(
+            "issue content must be an object with briefing, on_this_day, puzzle_hint and topics",
+            field="content",
+        )
+    try:
+        parsed = IssueContent.model_validate(dict(content))
+    except ValidationError as exc:
+        field, message = _describe(exc.errors()[0])
+        raise InvalidRequest(message, field=field) from None
+    _check_unique_slugs(parsed)
+    return parsed
+
+
+def issue_object(
+    record: IssueRecord, *, include_id: bool = True, include_html: bool
+) -> dict[str, Any]:
+    """The issue object (SPEC 2.2) of a stored issue.
+
+    ``id`` is the integer id as a string. ``html`` (the rendered edition) and ``text`` (its
+    plain-text alternative, ``null`` when the renderer gives none) are present only with
+    ``include_html``. The ``newsletter.issue`` event carries this object without ``id``.
+    """
+    data: dict[str, Any] = {}
+    if include_id:
+        data["id"] = str(record.id)
+    data.update(
+        kind=record.kind,
+        cadence=record.cadence,
+        date=record.issue_date,
+        subject=record.subject,
+        site_url=record.site_url,
+        postal_address=record.postal_address,
+        sections=record.sections,
+    )
+    if include_html:
+        if record.html is None:
+            raise ValueError("issue was loaded without its bodies")
+        data["html"] = record.html
+        data["text"] = record.text
+    return data

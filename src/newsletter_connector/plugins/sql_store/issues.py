@@ -1,0 +1,101 @@
+"""The SQL store's newsletter issues (``nc_issues``).
+
+Recording order is the id order (one sequence), so "newest first" is ``id DESC`` on the primary
+key. The unique ``period_key`` makes a scheduled run record once per period: a racing second
+insert fails on the index inside a savepoint and the caller is told nothing was stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.exc import IntegrityError
+
+from ...storage import IssueRecord, NewIssue
+from .tables import issues
+
+_WITHOUT_BODIES = [c for c in issues.c if c.name not in ("html", "text")]
+
+
+def _record(row: RowMapping, *, bodies: bool = True) -> IssueRecord:
+    return IssueRecord(
+        id=int(row["id"]),
+        uuid=row["uuid"],
+        kind=row["kind"],
+        cadence=row["cadence"],
+        issue_date=row["issue_date"],
+        subject=row["subject"],
+        site_url=row["site_url"],
+        postal_address=row["postal_address"],
+        sections=row["sections"],
+        html=row["html"] if bodies else None,
+        text=row["text"] if bodies else None,
+        period_key=row["period_key"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+class SqlIssues:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(self, issue: NewIssue) -> IssueRecord | None:
+        values: dict[str, Any] = {
+            "uuid": issue.uuid,
+            "kind": issue.kind,
+            "cadence": issue.cadence,
+            "issue_date": issue.issue_date,
+            "subject": issue.subject,
+            "site_url": issue.site_url,
+            "postal_address": issue.postal_address,
+            "sections": issue.sections,
+            "html": issue.html,
+            "text": issue.text,
+            "period_key": issue.period_key,
+            "created_at": issue.created_at,
+            "updated_at": issue.created_at,
+        }
+        if issue.period_key is not None and self._period_taken(issue.period_key):
+            return None
+        savepoint = self.connection.begin_nested()
+        try:
+            new_id = self.connection.execute(
+                insert(issues).values(**values).returning(issues.c.id)
+            ).scalar_one()
+            savepoint.commit()
+        except IntegrityError:
+            savepoint.rollback()
+            if issue.period_key is not None and self._period_taken(issue.period_key):
+                return None  # another runner recorded this period first
+            raise
+        return IssueRecord(id=int(new_id), **values)
+
+    def _period_taken(self, period_key: str) -> bool:
+        found = self.connection.scalar(select(issues.c.id).where(issues.c.period_key == period_key))
+        return found is not None
+
+    def find_by_period(self, period_key: str) -> IssueRecord | None:
+        row = (
+            self.connection.execute(select(issues).where(issues.c.period_key == period_key))
+            .mappings()
+            .first()
+        )
+        return _record(row) if row else None
+
+    def latest(self) -> IssueRecord | None:
+        row = (
+            self.connection.execute(select(issues).order_by(issues.c.id.desc()).limit(1))
+            .mappings()
+            .first()
+        )
+        return _record(row) if row else None
+
+    def list_recent(self, limit: int, *, include_bodies: bool) -> list[IssueRecord]:
+        columns = list(issues.c) if include_bodies else _WITHOUT_BODIES
+        rows = self.connection.execute(
+            select(*columns).order_by(issues.c.id.desc()).limit(limit)
+        ).mappings()
+        return [_record(row, bodies=include_bodies) for row in rows]

@@ -1,0 +1,229 @@
+"""Repositories of the SQL store for subscribers, erasure evidence and contact messages."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.exc import IntegrityError
+
+from ...storage import (
+    ContactMessageRecord,
+    DeletionRecord,
+    EmailPrefs,
+    SubscriberData,
+    SubscriberRecord,
+    TokenKind,
+)
+from .tables import contact_messages, deletions, subscribers
+
+# Any constant: the PostgreSQL advisory lock that serialises subscriber inserts (see ``add``).
+SIGNUP_LOCK_ID = 0x6E6C_7375_6273  # "nlsubs"
+
+_TOKEN_COLUMNS = {
+    "confirm": subscribers.c.confirm_token,
+    "unsubscribe": subscribers.c.unsubscribe_token,
+    "profile": subscribers.c.profile_token,
+}
+
+
+def _columns(data: SubscriberData) -> dict[str, Any]:
+    values = asdict(data)
+    prefs = values.pop("prefs")
+    values.pop("id", None)
+    values["categories"] = list(data.categories)
+    values["pref_briefings"] = prefs["briefings"]
+    values["pref_puzzles"] = prefs["puzzles"]
+    values["pref_on_this_day"] = prefs["on_this_day"]
+    values["pref_local"] = prefs["local"]
+    return values
+
+
+def _subscriber(row: RowMapping) -> SubscriberRecord:
+    return SubscriberRecord(
+        id=row["id"],
+        email=row["email"],
+        first_name=row["first_name"],
+        last_name=row["last_name"],
+        zip=row["zip"],
+        phone=row["phone"],
+        sms_enabled=bool(row["sms_enabled"]),
+        prefs=EmailPrefs(
+            briefings=row["pref_briefings"],
+            puzzles=row["pref_puzzles"],
+            on_this_day=row["pref_on_this_day"],
+            local=row["pref_local"],
+        ),
+        status=row["status"],
+        age_range=row["age_range"],
+        gender=row["gender"],
+        gender_self=row["gender_self"],
+        categories=tuple(row["categories"] or ()),
+        consent_source=row["consent_source"],
+        consent_collected_at=row["consent_collected_at"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        confirmed_at=row["confirmed_at"],
+        unsubscribed_at=row["unsubscribed_at"],
+        bounced_at=row["bounced_at"],
+        profile_completed_at=row["profile_completed_at"],
+        confirm_token=row["confirm_token"],
+        unsubscribe_token=row["unsubscribe_token"],
+        profile_token=row["profile_token"],
+    )
+
+
+class SqlSubscribers:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @property
+    def _postgres(self) -> bool:
+        return self.connection.dialect.name == "postgresql"
+
+    def add(self, data: SubscriberData) -> SubscriberRecord | None:
+        if self._postgres:
+            # Inserts take turns until commit, so ids become visible in increasing order and a
+            # keyset walk can never pass a smaller id that commits later. (SQLite writers are
+            # already serialised by BEGIN IMMEDIATE.)
+            self.connection.execute(
+                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SIGNUP_LOCK_ID}
+            )
+        if self.get_by_email(data.email) is not None:
+            return None
+        savepoint = self.connection.begin_nested()
+        try:
+            new_id = self.connection.execute(
+                insert(subscribers).values(**_columns(data)).returning(subscribers.c.id)
+            ).scalar_one()
+            savepoint.commit()
+        except IntegrityError:
+            savepoint.rollback()
+            return None
+        return SubscriberRecord(id=int(new_id), **_fields(data))
+
+    def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
+        return self._one(select(subscribers).where(subscribers.c.email == email), lock)
+
+    def get_by_token(
+        self, kind: TokenKind, token: str, *, lock: bool = False
+    ) -> SubscriberRecord | None:
+        column = _TOKEN_COLUMNS[kind]
+        return self._one(select(subscribers).where(column == token), lock)
+
+    def _one(self, query: Any, lock: bool) -> SubscriberRecord | None:
+        if lock:
+            query = query.with_for_update()
+        row = self.connection.execute(query).mappings().first()
+        return _subscriber(row) if row else None
+
+    def save(self, record: SubscriberRecord) -> None:
+        values = _columns(record)
+        values.pop("email")
+        self.connection.execute(
+            update(subscribers).where(subscribers.c.id == record.id).values(**values)
+        )
+
+    def delete(self, subscriber_id: int) -> bool:
+        result = self.connection.execute(
+            delete(subscribers).where(subscribers.c.id == subscriber_id)
+        )
+        return bool(result.rowcount)
+
+    def list_page(
+        self, *, status: str | None, after_id: int | None, limit: int
+    ) -> list[SubscriberRecord]:
+        query = select(subscribers).order_by(subscribers.c.id).limit(limit)
+        if status is not None:
+            query = query.where(subscribers.c.status == status)
+        if after_id is not None:
+            query = query.where(subscribers.c.id > after_id)
+        return [_subscriber(row) for row in self.connection.execute(query).mappings()]
+
+
+def _fields(data: SubscriberData) -> dict[str, Any]:
+    """The dataclass fields of ``data`` as keyword arguments (shallow: prefs stays a record)."""
+    return {name: getattr(data, name) for name in SubscriberData.__dataclass_fields__}
+
+
+def _deletion(row: RowMapping) -> DeletionRecord:
+    return DeletionRecord(
+        id=row["id"],
+        email_hmac=row["email_hmac"],
+        previous_status=row["previous_status"],
+        deleted_at=row["deleted_at"],
+        discarded_events=row["discarded_events"],
+    )
+
+
+class SqlDeletions:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(
+        self, *, email_hmac: str, previous_status: str, deleted_at: datetime, discarded_events: int
+    ) -> DeletionRecord:
+        row = (
+            self.connection.execute(
+                insert(deletions)
+                .values(
+                    email_hmac=email_hmac,
+                    previous_status=previous_status,
+                    deleted_at=deleted_at,
+                    discarded_events=discarded_events,
+                )
+                .returning(*deletions.c)
+            )
+            .mappings()
+            .one()
+        )
+        return _deletion(row)
+
+    def find(self, email_hmac: str) -> list[DeletionRecord]:
+        rows = self.connection.execute(
+            select(deletions).where(deletions.c.email_hmac == email_hmac).order_by(deletions.c.id)
+        ).mappings()
+        return [_deletion(row) for row in rows]
+
+
+def _message(row: RowMapping) -> ContactMessageRecord:
+    return ContactMessageRecord(
+        id=row["id"],
+        email=row["email"],
+        name=row["name"],
+        message=row["message"],
+        submitted_at=row["submitted_at"],
+    )
+
+
+class SqlContactMessages:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(
+        self, *, email: str, name: str | None, message: str, submitted_at: datetime
+    ) -> ContactMessageRecord:
+        if self.connection.dialect.name == "postgresql":
+            # As for subscribers: ids become visible in order, so the log's cursor never skips.
+            self.connection.execute(
+                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SIGNUP_LOCK_ID + 1}
+            )
+        row = (
+            self.connection.execute(
+                insert(contact_messages)
+                .values(email=email, name=name, message=message, submitted_at=submitted_at)
+                .returning(*contact_messages.c)
+            )
+            .mappings()
+            .one()
+        )
+        return _message(row)
+
+    def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        query = select(contact_messages).order_by(contact_messages.c.id).limit(limit)
+        if after_id is not None:
+            query = query.where(contact_messages.c.id > after_id)
+        return [_message(row) for row in self.connection.execute(query).mappings()]

@@ -1,0 +1,271 @@
+"""Newsletter issues: digest runs, scheduled runs, and reading recorded issues.
+
+A digest run records exactly one issue:
+
+1. content: given by the caller, else from the ``newsletter_issue_content`` hook (first
+   non-None answer), validated strictly (:func:`~newsletter_connector.model.issue.parse_content`);
+2. subject, cadence, date, site URL and postal address from the run and the settings;
+3. rendered by the renderer named in ``settings.issue_renderer``; the HTML (and the plain-text
+   alternative, when the renderer gives one) must carry the literal ``{{unsubscribe_url}}``;
+4. stored in one transaction, together with the ``newsletter.issue`` event when
+   ``settings.delivery_mode`` is ``connector``.
+
+Every check happens before anything is written, so a failed run leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import uuid
+from datetime import date as Date
+from datetime import datetime
+from typing import Any
+
+from ..errors import InvalidRequest, NewsletterError, NotFound
+from ..model.issue import IssueContent, issue_object, long_date, parse_content, parse_date
+from ..plugin_manager import issue_renderers, pick
+from ..storage import IssueRecord, NewIssue
+from ..timeutil import to_naive_utc
+from .context import ServiceContext
+from .digest_schedule import ALL_KINDS, due_kinds, period_key
+from .events import queue_event
+
+log = logging.getLogger(__name__)
+
+UNSUBSCRIBE_PLACEHOLDER = "{{unsubscribe_url}}"
+TEST_SUBJECT_PREFIX = "[TEST] "
+MAX_LIST_LIMIT = 500
+DEFAULT_LIST_LIMIT = 100
+
+
+class IssueAlreadyRecorded(InvalidRequest):
+    """A daily or weekly run for a period whose issue exists already; nothing was recorded.
+
+    ``existing`` is the issue recorded for that period.
+    """
+
+    def __init__(self, message: str, *, existing: IssueRecord | None) -> None:
+        super().__init__(message, field="date")
+        self.existing = existing
+
+
+def default_subject(site_name: str, kind: str, day: Date) -> str:
+    """The subject of an issue whose content gives none."""
+    if kind == "weekly":
+        return f"{site_name} weekly: the week of {long_date(day)}"
+    if kind == "manual":
+        return f"{site_name} special edition: {long_date(day)}"
+    return f"{site_name}: {long_date(day)}"
+
+
+class IssueService:
+    """Digest runs and recorded issues. Each operation is one transaction."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
+
+    # -- digest runs ---------------------------------------------------------------------------
+
+    def run_digest(
+        self,
+        kind: str,
+        date: str | Date | None = None,
+        content: Any = None,
+    ) -> IssueRecord:
+        """Record one issue of ``kind`` and return it as stored.
+
+        :param kind: ``daily``, ``weekly``, ``manual`` or ``test``.
+        :param date: the issue date (``YYYY-MM-DD`` or a ``date``); today (UTC) by default.
+        :param content: the sections (and optionally ``subject``), as the
+            ``newsletter_issue_content`` hook returns them; asked of that hook when ``None``.
+        :raises InvalidRequest: naming ``kind``, ``date``, ``content`` or the bad content field
+            (``sections.topics[0].url``, ...), or the renderer's output; nothing is recorded.
+        :raises IssueAlreadyRecorded: a daily or weekly run for a period that has its issue.
+        :raises PluginNotFound: ``settings.issue_renderer`` names no installed renderer.
+        """
+        if kind not in ALL_KINDS:
+            raise InvalidRequest(f"kind must be one of {', '.join(ALL_KINDS)}", field="kind")
+        issue_date = self._issue_date(date)
+        period = period_key(kind, issue_date)
+        if period is not None:
+            self._refuse_if_recorded(kind, issue_date, period)
+        parsed = parse_content(self._content(kind, issue_date, content))
+        new_issue = self._build(kind, issue_date, parsed, period)
+        with self.context.storage.transaction() as uow:
+            record = uow.issues.add(new_issue)
+            if record is None:
+                existing = uow.issues.find_by_period(period) if period else None
+                raise self._already(kind, issue_date, existing)
+            if self.context.settings.delivery_mode == "connector":
+                payload = issue_object(record, include_id=False, include_html=True)
+                queue_event(uow, self.context, "newsletter.issue", payload)
+        log.info("recorded %s issue %s for %s", record.kind, record.id, record.issue_date)
+        return record
+
+    def run_scheduled_digests(self, now: datetime | None = None) -> builtins.list[IssueRecord]:
+        """Record the daily and weekly issues due at ``now`` whose period has none yet.
+
+        Safe to call often and from several runners at once: each period's issue is recorded
+        once (the others see it exists, or lose the insert race and record nothing). A kind
+        whose run fails (bad content, missing renderer, database down) is logged and retried
+        on the next call; it does not stop the other kind.
+
+        :param now: the current time (UTC); the service clock by default.
+        :return: the issues recorded by this call, daily before weekly.
+        """
+        now = to_naive_utc(now) if now is not None else self.context.clock()
+        recorded: builtins.list[IssueRecord] = []
+        for kind in due_kinds(now):
+            try:
+                # run_digest checks the period before asking for content, so a loop that
+                # finds its issue recorded costs one indexed lookup.
+                recorded.append(self.run_digest(kind, now.date()))
+            except IssueAlreadyRecorded:
+                continue  # recorded earlier, or by another runner just now
+            except NewsletterError as exc:  # bad content, missing plugin, database down
+                log.error(
+                    "scheduled %s digest for %s failed: %s; will retry",
+                    kind,
+                    now.date(),
+                    exc.message,
+                )
+            except Exception:  # a plugin's bug must not stop the runner
+                log.exception("scheduled %s digest for %s failed; will retry", kind, now.date())
+        return recorded
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def latest(self) -> IssueRecord:
+        """The most recently recorded issue, with its bodies.
+
+        :raises NotFound: no issue has been recorded yet.
+        """
+        with self.context.storage.transaction(write=False) as uow:
+            record = uow.issues.latest()
+        if record is None:
+            raise NotFound("no issue has been built yet")
+        return record
+
+    def list(
+        self, limit: int = DEFAULT_LIST_LIMIT, include_html: bool = False
+    ) -> builtins.list[IssueRecord]:
+        """Up to ``limit`` (1-500) issues, most recently recorded first; ``html``/``text``
+        are loaded only with ``include_html``.
+
+        :raises InvalidRequest: naming ``limit`` when out of range.
+        """
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, int)
+            or not 1 <= limit <= MAX_LIST_LIMIT
+        ):
+            raise InvalidRequest(f"limit must be between 1 and {MAX_LIST_LIMIT}", field="limit")
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.issues.list_recent(limit, include_bodies=include_html)
+
+    # -- steps of a run --------------------------------------------------------------------------
+
+    def _issue_date(self, value: str | Date | None) -> Date:
+        if value is None:
+            return self.context.clock().date()
+        if isinstance(value, datetime):
+            return to_naive_utc(value).date()
+        if isinstance(value, Date):
+            return value
+        if not isinstance(value, str):
+            raise InvalidRequest("date must be a date in YYYY-MM-DD form", field="date")
+        try:
+            return parse_date(value.strip())
+        except ValueError as exc:
+            raise InvalidRequest(f"date {exc}", field="date") from None
+
+    def _refuse_if_recorded(self, kind: str, issue_date: Date, period: str) -> None:
+        with self.context.storage.transaction(write=False) as uow:
+            existing = uow.issues.find_by_period(period)
+        if existing is not None:
+            raise self._already(kind, issue_date, existing)
+
+    @staticmethod
+    def _already(kind: str, issue_date: Date, existing: IssueRecord | None) -> IssueAlreadyRecorded:
+        period = "week" if kind == "weekly" else "day"
+        which = f" (issue {existing.id})" if existing is not None else ""
+        return IssueAlreadyRecorded(
+            f"the {kind} issue for the {period} of {issue_date.isoformat()} is already "
+            f"recorded{which}; nothing was recorded (use kind manual for an extra edition)",
+            existing=existing,
+        )
+
+    def _content(self, kind: str, issue_date: Date, content: Any) -> Any:
+        if content is not None:
+            return content
+        supplied = self.context.plugins.hook.newsletter_issue_content(
+            kind=kind, date=issue_date.isoformat(), settings=self.context.settings
+        )
+        if supplied is None:
+            raise InvalidRequest(
+                "no issue content: no plugin answered newsletter_issue_content for "
+                f"kind {kind!r}; install a content plugin or pass the content explicitly "
+                "(newsletter-connector digest --content FILE.json)",
+                field="content",
+            )
+        return supplied
+
+    def _build(
+        self, kind: str, issue_date: Date, content: IssueContent, period: str | None
+    ) -> NewIssue:
+        settings = self.context.settings
+        subject = content.subject.strip() if content.subject else None
+        subject = subject or default_subject(settings.site_name, kind, issue_date)
+        if kind == "test" and not subject.startswith(TEST_SUBJECT_PREFIX):
+            subject = TEST_SUBJECT_PREFIX + subject
+        unrendered: dict[str, Any] = {
+            "kind": kind,
+            "cadence": kind,
+            "date": issue_date.isoformat(),
+            "subject": subject,
+            "site_url": settings.effective_site_url,
+            "postal_address": settings.postal_address,
+            "sections": content.sections(),
+        }
+        html, text = self._render(unrendered)
+        return NewIssue(
+            uuid=str(uuid.uuid4()),
+            kind=kind,
+            cadence=unrendered["cadence"],
+            issue_date=unrendered["date"],
+            subject=subject,
+            site_url=unrendered["site_url"],
+            postal_address=unrendered["postal_address"],
+            sections=unrendered["sections"],
+            html=html,
+            text=text,
+            period_key=period,
+            created_at=self.context.clock(),
+        )
+
+    def _render(self, issue: dict[str, Any]) -> tuple[str, str | None]:
+        settings = self.context.settings
+        renderer = pick(
+            "issue renderer", issue_renderers(self.context.plugins), settings.issue_renderer
+        )
+        html = renderer.render(dict(issue), settings)
+        _check_body(renderer.name, "HTML", html)
+        text = None
+        if renderer.render_text is not None:
+            text = renderer.render_text(dict(issue), settings)
+            _check_body(renderer.name, "plain text", text)
+        return html, text
+
+
+def _check_body(renderer: str, what: str, body: Any) -> None:
+    if not isinstance(body, str) or not body.strip():
+        raise InvalidRequest(
+            f"issue renderer {renderer!r} returned no {what}", field="issue_renderer"
+        )
+    if UNSUBSCRIBE_PLACEHOLDER not in body:
+        raise InvalidRequest(
+            f"issue renderer {renderer!r} returned {what} without the literal "
+            f"{UNSUBSCRIBE_PLACEHOLDER} placeholder, so no recipient could unsubscribe",
+            field="issue_renderer",
+        )

@@ -1,0 +1,201 @@
+"""The runner's HTTP client: who it trusts, and a total deadline per request.
+
+httpx timeouts apply per phase (connect, each read, each write), so a receiver that drips one
+byte at a time never trips them. Two layers make the deadline total:
+
+- every real request runs on its own connection pool whose network backend
+  (:class:`DeadlineBackend`) bounds each socket operation (connect, TLS, every read and write)
+  by the time left until the request's monotonic deadline, so the request ends by itself once
+  the deadline passes (one TLS handshake that is itself dripped is the only per-operation
+  exception; the caller is still released on time by the second layer);
+- :class:`DeadlineTransport` runs the request (headers and the whole body) on a worker thread
+  and releases the caller with :class:`httpx.TimeoutException` at the deadline whatever the
+  inner transport does. Nothing is ever closed from another thread (closing a socket under a
+  blocked reader can let its file descriptor be reused by an unrelated file).
+
+Connections are not reused between requests.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import httpcore
+import httpx
+
+from ..settings import Settings
+
+#: SPEC 8: the ingest request timeout, total, in seconds.
+REQUEST_DEADLINE_SECONDS = 15.0
+
+
+class DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every operation ends by the backend's deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream, backend: DeadlineBackend) -> None:
+        self.inner = inner
+        self.backend = backend
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.inner.read(max_bytes, self.backend.time_left(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.inner.write(buffer, self.backend.time_left(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        left = self.backend.time_left(timeout, httpcore.ConnectTimeout)
+        return DeadlineStream(
+            self.inner.start_tls(ssl_context, server_hostname, left), self.backend
+        )
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+
+class DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's sync backend with a monotonic deadline ``deadline`` seconds from now."""
+
+    def __init__(self, deadline: float) -> None:
+        self.inner = httpcore.SyncBackend()
+        self.deadline_at = time.monotonic() + deadline
+
+    def time_left(self, timeout: float | None, error: type[Exception]) -> float:
+        left = self.deadline_at - time.monotonic()
+        if left <= 0:
+            raise error("the request deadline has passed")
+        return left if timeout is None else min(timeout, left)
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        left = self.time_left(timeout, httpcore.ConnectTimeout)
+        stream = self.inner.connect_tcp(host, port, left, local_address, socket_options)
+        return DeadlineStream(stream, self)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        left = self.time_left(timeout, httpcore.ConnectTimeout)
+        return DeadlineStream(self.inner.connect_unix_socket(path, left, socket_options), self)
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
+
+
+def deadline_http_transport(context: ssl.SSLContext, deadline: float) -> httpx.HTTPTransport:
+    """A one-request HTTPS transport whose socket operations all end by ``deadline``."""
+    transport = httpx.HTTPTransport(verify=context, retries=0)
+    # httpx offers no public way to pass a network backend; its pool is a plain httpcore
+    # ConnectionPool, replaced here by one built with the public httpcore API.
+    transport._pool = httpcore.ConnectionPool(
+        ssl_context=context, network_backend=DeadlineBackend(deadline), retries=0
+    )
+    return transport
+
+
+def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
+    """Verify the platform against the system CA store, ``SSL_CERT_FILE`` (and
+    ``SSL_CERT_DIR``) when set, and ``settings.ca_bundle`` when set."""
+    context = ssl.create_default_context()  # system store; OpenSSL honours SSL_CERT_FILE/DIR
+    cert_file = os.environ.get("SSL_CERT_FILE")
+    if cert_file and os.path.isfile(cert_file):
+        context.load_verify_locations(cafile=cert_file)
+    if settings.ca_bundle:
+        context.load_verify_locations(cafile=settings.ca_bundle)
+    return context
+
+
+class DeadlineTransport(httpx.BaseTransport):
+    """Wraps a fresh inner transport per request and enforces a total deadline on it.
+
+    :param make_inner: builds the transport one request uses (closed afterwards).
+    :param deadline: seconds from the start of the request to the last byte of the body.
+    """
+
+    def __init__(self, make_inner: Callable[[], httpx.BaseTransport], deadline: float) -> None:
+        if deadline <= 0:
+            raise ValueError("deadline must be positive")
+        self.make_inner = make_inner
+        self.deadline = deadline
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        inner = self.make_inner()
+        result: list[httpx.Response] = []
+        errors: list[BaseException] = []
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                response = inner.handle_request(request)
+                try:
+                    body = b"".join(response.stream)  # type: ignore[arg-type]
+                finally:
+                    response.close()
+                result.append(
+                    httpx.Response(
+                        response.status_code,
+                        headers=response.headers,
+                        content=body,
+                        request=request,
+                    )
+                )
+            except BaseException as exc:  # handed to the caller below
+                errors.append(exc)
+            finally:
+                inner.close()  # on this thread only (see the module docstring)
+                done.set()
+
+        worker = threading.Thread(target=run, name="newsletter-sync-request", daemon=True)
+        worker.start()
+        if not done.wait(self.deadline):
+            raise httpx.TimeoutException(
+                f"no complete response within the {self.deadline:g}-second deadline",
+                request=request,
+            )
+        if errors:
+            raise errors[0]
+        return result[0]
+
+
+def build_http_client(
+    settings: Settings,
+    *,
+    deadline: float = REQUEST_DEADLINE_SECONDS,
+    inner: Callable[[], httpx.BaseTransport] | None = None,
+) -> httpx.Client:
+    """The client every transport sends through: no redirects, total ``deadline`` per
+    request, TLS verified against :func:`trusted_ssl_context`.
+
+    :param inner: build the per-request transport yourself (tests pass an
+        :class:`httpx.MockTransport`); the deadline still applies.
+    """
+    if inner is None:
+        context = trusted_ssl_context(settings)
+
+        def inner() -> httpx.BaseTransport:
+            return deadline_http_transport(context, deadline)
+
+    return httpx.Client(
+        transport=DeadlineTransport(inner, deadline),
+        follow_redirects=False,
+        timeout=httpx.Timeout(deadline),
+        trust_env=False,
+    )

@@ -1,0 +1,220 @@
+"""Conformance tests for the delivery half of the outbox (what the sync runner needs).
+
+Mix into a backend's tests beside :class:`~newsletter_connector.testing.StorageConformance`;
+uses only the ``storage`` fixture and the :class:`~newsletter_connector.storage.OutboxRepository`
+protocol.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+T0 = datetime(2026, 3, 4, 5, 6, 7)
+LEASE = timedelta(seconds=45)
+
+
+def _enqueue(storage: Any, count: int, *, key: str | None = None, start: int = 0) -> list[str]:
+    ids = []
+    with storage.transaction() as uow:
+        for n in range(start, start + count):
+            event_id = str(uuid.uuid4())
+            ids.append(event_id)
+            uow.outbox.enqueue(
+                event_id=event_id,
+                event_type="contact.message",
+                occurred_at=T0 + timedelta(seconds=n),
+                payload={"n": n},
+                subscriber_key=key,
+                created_at=T0 + timedelta(seconds=n),
+            )
+    return ids
+
+
+def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> Any:
+    with storage.transaction() as uow:
+        uow.outbox.freeze_batch(batch_id=str(uuid.uuid4()), max_events=size, at=now)
+        return uow.outbox.claim_due_batch(now=now, lease_until=now + LEASE)
+
+
+class OutboxConformance:
+    """The runner's outbox contract: frozen batches, leases, settling, operator figures."""
+
+    def test_freeze_takes_oldest_first_up_to_the_limit(self, storage: Any) -> None:
+        ids = _enqueue(storage, 5)
+        first = _freeze_and_claim(storage, size=3)
+        assert [e.event_id for e in first.events] == ids[:3]
+        assert [e.payload for e in first.events] == [{"n": 0}, {"n": 1}, {"n": 2}]
+        assert first.attempts == 1
+        assert first.lease_until == T0 + LEASE
+        second = _freeze_and_claim(storage, size=3)
+        assert [e.event_id for e in second.events] == ids[3:]
+
+    def test_freeze_with_nothing_queued_makes_no_batch(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            assert uow.outbox.freeze_batch(batch_id=str(uuid.uuid4()), max_events=10, at=T0) == 0
+            assert uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE) is None
+            assert uow.outbox.status().batches == {
+                "pending": 0,
+                "sending": 0,
+                "delivered": 0,
+                "failed": 0,
+            }
+
+    def test_a_sending_batch_is_not_claimed_again(self, storage: Any) -> None:
+        _enqueue(storage, 2)
+        assert _freeze_and_claim(storage) is not None
+        with storage.transaction() as uow:
+            assert uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE) is None
+
+    def test_retry_keeps_members_and_ids_and_waits_until_due(self, storage: Any) -> None:
+        ids = _enqueue(storage, 3)
+        batch = _freeze_and_claim(storage)
+        later = T0 + timedelta(minutes=1)
+        with storage.transaction() as uow:
+            assert uow.outbox.schedule_retry(batch.id, error="HTTP 500", next_attempt_at=later)
+            assert (
+                uow.outbox.claim_due_batch(
+                    now=later - timedelta(seconds=1), lease_until=later + LEASE
+                )
+                is None
+            )
+        _enqueue(storage, 2, start=10)  # newer events never join a frozen batch
+        with storage.transaction() as uow:
+            again = uow.outbox.claim_due_batch(now=later, lease_until=later + LEASE)
+        assert again.id == batch.id
+        assert again.attempts == 2
+        assert [e.event_id for e in again.events] == ids
+
+    def test_settle_delivered_and_failed(self, storage: Any) -> None:
+        _enqueue(storage, 2)
+        delivered = _freeze_and_claim(storage, size=1)
+        failing = _freeze_and_claim(storage, size=1)
+        with storage.transaction() as uow:
+            assert uow.outbox.settle_delivered(delivered.id, at=T0)
+            assert not uow.outbox.settle_delivered(delivered.id, at=T0)  # not sending any more
+            assert uow.outbox.mark_failed(failing.id, error="HTTP 400", at=T0)
+            status = uow.outbox.status()
+            record = uow.outbox.get_batch(failing.id)
+        assert status.batches["delivered"] == 1
+        assert status.batches["failed"] == 1
+        assert status.failed_events == 1
+        assert status.undelivered_events == 0
+        assert status.last_error == "HTTP 400"
+        assert record is not None
+        assert (record.state, record.event_count, record.settled_at) == ("failed", 1, T0)
+
+    def test_expired_leases_return_to_pending(self, storage: Any) -> None:
+        _enqueue(storage, 1)
+        batch = _freeze_and_claim(storage)
+        with storage.transaction() as uow:
+            assert uow.outbox.release_expired_leases(now=T0 + LEASE) == 0
+            assert uow.outbox.release_expired_leases(now=T0 + LEASE + timedelta(seconds=1)) == 1
+            again = uow.outbox.claim_due_batch(
+                now=T0 + LEASE + timedelta(seconds=1), lease_until=T0 + 2 * LEASE
+            )
+        assert again.id == batch.id
+        assert again.attempts == 2
+
+    def test_status_counts_unbatched_and_oldest_pending(self, storage: Any) -> None:
+        _enqueue(storage, 3)
+        with storage.transaction(write=False) as uow:
+            status = uow.outbox.status()
+        assert (status.unbatched, status.undelivered_events) == (3, 3)
+        assert status.oldest_pending_at == T0
+        assert status.last_error is None
+        batch = _freeze_and_claim(storage, size=1)
+        with storage.transaction() as uow:
+            uow.outbox.settle_delivered(batch.id, at=T0)
+            status = uow.outbox.status()
+        assert (status.unbatched, status.undelivered_events) == (2, 2)
+        assert status.oldest_pending_at == T0 + timedelta(seconds=1)
+
+    def test_failed_listing_pages_by_id_and_replay(self, storage: Any) -> None:
+        _enqueue(storage, 3)
+        ids = []
+        for _ in range(3):
+            batch = _freeze_and_claim(storage, size=1)
+            ids.append(batch.id)
+            with storage.transaction() as uow:
+                uow.outbox.mark_failed(batch.id, error="gave up", at=T0)
+        ids.sort()
+        with storage.transaction() as uow:
+            page = uow.outbox.failed_batches(limit=2)
+            rest = uow.outbox.failed_batches(after=page[-1].id, limit=2)
+            assert [r.id for r in page + rest] == ids
+            assert uow.outbox.replay_failed(ids[0], at=T0) == 1
+            assert uow.outbox.replay_failed(ids[0], at=T0) == 0  # no longer failed
+            again = uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE)
+            assert again.id == ids[0]
+            assert again.attempts == 1  # a fresh ladder
+            assert uow.outbox.replay_failed(None, at=T0) == 2
+
+    def test_erasure_empties_a_frozen_batch(self, storage: Any) -> None:
+        _enqueue(storage, 2, key="gone")
+        _enqueue(storage, 1, key="kept", start=5)
+        with storage.transaction() as uow:
+            uow.outbox.freeze_batch(batch_id=str(uuid.uuid4()), max_events=100, at=T0)
+            assert uow.outbox.discard_for_subscriber("gone") == 2
+            batch = uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE)
+        assert [e.payload for e in batch.events] == [{"n": 5}]
+
+    def test_concurrent_claims_never_share_a_batch(self, storage: Any) -> None:
+        _enqueue(storage, 40)
+        claimed: list[list[str]] = []
+        lock = threading.Lock()
+
+        def worker() -> None:
+            while True:
+                batch = _freeze_and_claim(storage, size=3)
+                if batch is None:
+                    return
+                with lock:
+                    claimed.append([batch.id] + [e.event_id for e in batch.events])
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        batch_ids = [c[0] for c in claimed]
+        event_ids = [e for c in claimed for e in c[1:]]
+        assert len(batch_ids) == len(set(batch_ids))
+        assert len(event_ids) == len(set(event_ids)) == 40
+
+    def test_prune_deletes_only_old_delivered_batches(self, storage: Any) -> None:
+        _enqueue(storage, 3)
+        old = _freeze_and_claim(storage, size=1)
+        recent = _freeze_and_claim(storage, size=1)
+        failed = _freeze_and_claim(storage, size=1)
+        with storage.transaction() as uow:
+            uow.outbox.settle_delivered(old.id, at=T0)
+            uow.outbox.settle_delivered(recent.id, at=T0 + timedelta(days=2))
+            uow.outbox.mark_failed(failed.id, error="x", at=T0)
+            assert uow.outbox.prune_delivered(settled_before=T0 + timedelta(days=1)) == 1
+            assert uow.outbox.get_batch(old.id) is None
+            assert uow.outbox.get_batch(recent.id) is not None
+            assert uow.outbox.get_batch(failed.id) is not None
+            status = uow.outbox.status()
+        assert status.batches["delivered"] == 1
+        assert status.failed_events == 1
+
+    def test_a_stale_claim_cannot_settle_a_newer_claim(self, storage: Any) -> None:
+        _enqueue(storage, 1)
+        stale = _freeze_and_claim(storage)
+        later = T0 + LEASE + timedelta(seconds=1)
+        with storage.transaction() as uow:
+            uow.outbox.release_expired_leases(now=later)
+            fresh = uow.outbox.claim_due_batch(now=later, lease_until=later + LEASE)
+        assert fresh.id == stale.id
+        with storage.transaction() as uow:
+            assert not uow.outbox.schedule_retry(
+                stale.id, error="late", next_attempt_at=later, lease_until=stale.lease_until
+            )
+            assert not uow.outbox.mark_failed(
+                stale.id, error="late", at=later, lease_until=stale.lease_until
+            )
+            assert uow.outbox.settle_delivered(fresh.id, at=later, lease_until=fresh.lease_until)
+            assert uow.outbox.get_batch(fresh.id).state == "delivered"

@@ -1,0 +1,219 @@
+"""Conformance of the subscriber, deletion and contact-message repositories.
+
+Mix :class:`SubscribersConformance` into a backend's test class (it needs only a ``storage``
+fixture yielding an empty, ready backend), like :class:`~.conformance.StorageConformance`. A
+host that supplies its own subscriber store runs it to prove the service can rely on it.
+Only the protocols of :mod:`newsletter_connector.storage` are used, never SQL.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from ..storage import EmailPrefs, SubscriberData
+
+T0 = datetime(2026, 1, 2, 3, 4, 5, 123456)
+
+
+def make_subscriber_data(email: str, **overrides: Any) -> SubscriberData:
+    """A complete, valid new subscriber for ``email`` (lowercase), with fresh link tokens."""
+    values: dict[str, Any] = {
+        "email": email,
+        "first_name": None,
+        "last_name": None,
+        "zip": None,
+        "phone": None,
+        "sms_enabled": False,
+        "prefs": EmailPrefs(briefings="daily", puzzles="off", on_this_day="weekly", local="off"),
+        "status": "pending",
+        "age_range": None,
+        "gender": None,
+        "gender_self": None,
+        "categories": (),
+        "consent_source": None,
+        "consent_collected_at": None,
+        "created_at": T0,
+        "updated_at": T0,
+        "confirmed_at": None,
+        "unsubscribed_at": None,
+        "bounced_at": None,
+        "profile_completed_at": None,
+        "confirm_token": secrets.token_urlsafe(24),
+        "unsubscribe_token": secrets.token_urlsafe(24),
+        "profile_token": secrets.token_urlsafe(24),
+    }
+    values.update(overrides)
+    return SubscriberData(**values)
+
+
+class SubscribersConformance:
+    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+
+    @pytest.fixture
+    def storage(self) -> Any:  # pragma: no cover - always overridden
+        raise NotImplementedError("provide a `storage` fixture returning your backend")
+
+    def _add(self, storage: Any, email: str, **overrides: Any) -> Any:
+        with storage.transaction() as uow:
+            record = uow.subscribers.add(make_subscriber_data(email, **overrides))
+        assert record is not None
+        return record
+
+    # -- subscribers ---------------------------------------------------------------------------
+
+    def test_subscribers_add_and_read_back_every_field(self, storage: Any) -> None:
+        data = make_subscriber_data(
+            "full@example.org",
+            first_name="Ada",
+            last_name="Byron",
+            zip="02134",
+            phone="+1 555 0100",
+            sms_enabled=True,
+            status="confirmed",
+            age_range="75_84",
+            gender="self_described",
+            gender_self="ünïcode",
+            categories=("health", "food"),
+            consent_source="paper",
+            consent_collected_at=T0 - timedelta(days=1),
+            confirmed_at=T0,
+            profile_completed_at=T0,
+        )
+        with storage.transaction() as uow:
+            added = uow.subscribers.add(data)
+        assert added is not None and added.id > 0
+        with storage.transaction(write=False) as uow:
+            by_email = uow.subscribers.get_by_email("full@example.org")
+            by_confirm = uow.subscribers.get_by_token("confirm", data.confirm_token)
+            by_unsub = uow.subscribers.get_by_token("unsubscribe", data.unsubscribe_token)
+            by_profile = uow.subscribers.get_by_token("profile", data.profile_token)
+            assert uow.subscribers.get_by_token("confirm", data.profile_token) is None
+            assert uow.subscribers.get_by_email("other@example.org") is None
+        assert by_email == added == by_confirm == by_unsub == by_profile
+        assert by_email is not None and by_email.categories == ("health", "food")
+        assert by_email.created_at == T0  # microseconds kept
+
+    def test_subscribers_add_refuses_a_taken_address(self, storage: Any) -> None:
+        self._add(storage, "taken@example.org")
+        with storage.transaction() as uow:
+            assert uow.subscribers.add(make_subscriber_data("taken@example.org")) is None
+            # The transaction is still usable after the refusal.
+            assert uow.subscribers.add(make_subscriber_data("free@example.org")) is not None
+        with storage.transaction(write=False) as uow:
+            page = uow.subscribers.list_page(status=None, after_id=None, limit=10)
+        assert [r.email for r in page] == ["taken@example.org", "free@example.org"]
+
+    def test_subscribers_save_and_delete(self, storage: Any) -> None:
+        record = self._add(storage, "s@example.org")
+        changed = replace(
+            record,
+            status="unsubscribed",
+            unsubscribed_at=T0,
+            first_name="Sam",
+            prefs=replace(record.prefs, local="weekly"),
+            categories=("money",),
+        )
+        with storage.transaction() as uow:
+            uow.subscribers.save(changed)
+        with storage.transaction() as uow:
+            assert uow.subscribers.get_by_email("s@example.org", lock=True) == changed
+            assert uow.subscribers.delete(record.id) is True
+            assert uow.subscribers.delete(record.id) is False
+        with storage.transaction(write=False) as uow:
+            assert uow.subscribers.get_by_email("s@example.org") is None
+            assert uow.subscribers.get_by_token("confirm", record.confirm_token) is None
+
+    def test_subscribers_list_page_is_keyset_by_id_with_status_filter(self, storage: Any) -> None:
+        statuses = ["pending", "confirmed", "pending", "bounced", "pending", "unsubscribed"]
+        ids = [self._add(storage, f"l{i}@example.org", status=s).id for i, s in enumerate(statuses)]
+        assert ids == sorted(ids)
+        with storage.transaction(write=False) as uow:
+            repo = uow.subscribers
+            first = repo.list_page(status=None, after_id=None, limit=4)
+            rest = repo.list_page(status=None, after_id=first[-1].id, limit=4)
+            pending = repo.list_page(status="pending", after_id=ids[0], limit=10)
+            none = repo.list_page(status="confirmed", after_id=ids[1], limit=10)
+        assert [r.id for r in first + rest] == ids
+        assert [r.email for r in pending] == ["l2@example.org", "l4@example.org"]
+        assert none == []
+
+    def test_subscribers_rollback_leaves_nothing(self, storage: Any) -> None:
+        with pytest.raises(RuntimeError), storage.transaction() as uow:
+            uow.subscribers.add(make_subscriber_data("gone@example.org"))
+            raise RuntimeError("abort")
+        with storage.transaction(write=False) as uow:
+            assert uow.subscribers.get_by_email("gone@example.org") is None
+
+    def test_subscribers_uncommitted_insert_cannot_be_overtaken(self, storage: Any) -> None:
+        """A later signup never becomes visible before an earlier, still open one, so a keyset
+        walk cannot pass an id that commits afterwards."""
+        opened = threading.Event()
+
+        def slow() -> None:
+            with storage.transaction() as uow:
+                uow.subscribers.add(make_subscriber_data("slow@example.org"))
+                opened.set()
+                time.sleep(0.4)
+
+        def fast() -> None:
+            with storage.transaction() as uow:
+                uow.subscribers.add(make_subscriber_data("fast@example.org"))
+
+        slow_thread = threading.Thread(target=slow)
+        slow_thread.start()
+        assert opened.wait(5)
+        fast_thread = threading.Thread(target=fast)
+        fast_thread.start()
+        time.sleep(0.2)
+        with storage.transaction(write=False) as uow:
+            visible = [
+                r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)
+            ]
+        slow_thread.join()
+        fast_thread.join()
+        assert visible in ([], ["slow@example.org"], ["slow@example.org", "fast@example.org"])
+        with storage.transaction(write=False) as uow:
+            final = [
+                r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)
+            ]
+        assert final == ["slow@example.org", "fast@example.org"]
+
+    # -- deletions -----------------------------------------------------------------------------
+
+    def test_deletions_add_and_find(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            first = uow.deletions.add(
+                email_hmac="h1", previous_status="confirmed", deleted_at=T0, discarded_events=2
+            )
+            uow.deletions.add(
+                email_hmac="h2", previous_status="pending", deleted_at=T0, discarded_events=0
+            )
+            second = uow.deletions.add(
+                email_hmac="h1", previous_status="pending", deleted_at=T0, discarded_events=0
+            )
+        with storage.transaction(write=False) as uow:
+            found = uow.deletions.find("h1")
+            assert uow.deletions.find("nope") == []
+        assert found == [first, second]
+        assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
+
+    # -- contact messages ----------------------------------------------------------------------
+
+    def test_messages_are_a_lossless_log_in_arrival_order(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            a = uow.messages.add(email="a@example.org", name=None, message="one", submitted_at=T0)
+            b = uow.messages.add(email="a@example.org", name="A", message="one", submitted_at=T0)
+            c = uow.messages.add(email="c@example.org", name="C", message="ü", submitted_at=T0)
+        assert a.id < b.id < c.id
+        with storage.transaction(write=False) as uow:
+            first = uow.messages.list_page(after_id=None, limit=2)
+            rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
+        assert first + rest == [a, b, c]
+        assert rest[0].message == "ü" and first[0].name is None

@@ -1,0 +1,83 @@
+"""Lenient query parsing for the list-source surface, as the listmonk dialect parses.
+
+listmonk never rejects a bad ``page``, ``per_page`` or ``order``: it falls back to a default.
+We do the same, within the spec's caps (``per_page`` 1-100, ``all`` = 100), so no query value
+can cause an error. The decisions are recorded in ``docs/decisions.md`` (List-source surface).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ..service.listsource import DEFAULT_PER_PAGE, MAX_PER_PAGE, CampaignQuery
+
+_ATOI = re.compile(r"[+-]?[0-9]+")
+_INT64_MAX = 2**63 - 1
+_INT64_MIN = -(2**63)
+
+QueryParams = Mapping[str, "str | list[str]"]
+
+
+def go_atoi(text: str) -> int | None:
+    """``strconv.Atoi`` on a 64-bit platform: optional sign, ASCII digits, no spaces, in range.
+
+    :return: the number, or ``None`` where Go would return an error.
+    """
+    if len(text) > 20 or not _ATOI.fullmatch(text):
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
+def all_values(params: QueryParams, name: str) -> list[str]:
+    """Every value given for ``name``, in order (empty when absent)."""
+    raw = params.get(name)
+    if raw is None:
+        return []
+    return [raw] if isinstance(raw, str) else list(raw)
+
+
+def first_value(params: QueryParams, name: str) -> str | None:
+    """The first value of ``name`` (echo's ``QueryParam``), or ``None`` when absent."""
+    values = all_values(params, name)
+    return values[0] if values else None
+
+
+def parse_page(params: QueryParams) -> int:
+    """``page``: an integer >= 1; anything else (absent, not an integer, < 1) is 1."""
+    value = go_atoi(first_value(params, "page") or "")
+    return value if value is not None and value >= 1 else 1
+
+
+def parse_per_page(params: QueryParams) -> int:
+    """``per_page``: 1-100. ``all`` and negatives (listmonk's "all") are 100, larger numbers
+    are capped at 100, and 0, blank or non-integers are the default 20."""
+    raw = first_value(params, "per_page")
+    if raw is None:
+        return DEFAULT_PER_PAGE
+    if raw == "all":
+        return MAX_PER_PAGE
+    value = go_atoi(raw)
+    if value is None or value == 0:
+        return DEFAULT_PER_PAGE
+    if value < 0:
+        return MAX_PER_PAGE
+    return min(value, MAX_PER_PAGE)
+
+
+def parse_campaign_query(params: QueryParams) -> CampaignQuery:
+    """A :class:`CampaignQuery` from raw query parameters; never raises.
+
+    - ``order``: ``asc`` or ``desc`` in any letter case; anything else is ``desc``.
+    - ``status``: repeatable; blank values are ignored; the rest filter exactly (OR-combined).
+    - Other listmonk parameters (``query``, ``order_by``, ``tag``, ``no_body``) are ignored.
+    """
+    ascending = (first_value(params, "order") or "").lower() == "asc"
+    statuses = tuple(value for value in all_values(params, "status") if value.strip())
+    return CampaignQuery(
+        page=parse_page(params),
+        per_page=parse_per_page(params),
+        order="asc" if ascending else "desc",
+        statuses=statuses,
+    )

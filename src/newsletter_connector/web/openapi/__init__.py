@@ -1,0 +1,54 @@
+"""The OpenAPI 3.1 document of the Newsletter API, built from one fragment per resource.
+
+Each fragment module (``status``, ``subscribers``, ``contact_messages``, ...) exposes
+``fragment() -> dict`` with ``paths`` and ``components``; :func:`build_document` merges them
+over the shared parts in :mod:`.common`. Adding a resource is one more module named in
+:data:`FRAGMENTS`. Served at ``GET /api/newsletter/v1/openapi.json`` (no key needed: it holds no
+data) and kept as ``docs/openapi.json``, which a test keeps equal to what is served.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import falcon
+
+from . import common
+
+#: Fragment modules, in the order their paths appear in the document.
+FRAGMENTS = ("status", "subscribers", "contact_messages")
+
+
+def _merge(target: dict[str, Any], source: dict[str, Any], where: str) -> None:
+    for key, value in source.items():
+        if key in target and isinstance(target[key], dict) and isinstance(value, dict):
+            _merge(target[key], value, f"{where}.{key}")
+        elif key in target:
+            raise ValueError(f"OpenAPI fragments both define {where}.{key}")
+        else:
+            target[key] = value
+
+
+def build_document() -> dict[str, Any]:
+    """The whole document (a fresh dict each call)."""
+    document = common.base_document()
+    for name in FRAGMENTS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        _merge(document, module.fragment(), "document")
+    return document
+
+
+class OpenApiResource:
+    """``GET /openapi.json``: the document, without authentication."""
+
+    def __init__(self) -> None:
+        self.document = build_document()
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self.document
+
+
+def add_routes(app: falcon.App[falcon.Request, falcon.Response], prefix: str) -> None:
+    """Serve the document at ``{prefix}/openapi.json``."""
+    app.add_route(f"{prefix}/openapi.json", OpenApiResource())

@@ -1,0 +1,245 @@
+"""``/subscribers`` and ``/subscribers/{email}``; the Contact schema (SPEC 2.1, 3, 4.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model.contact import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, STATUSES
+from .common import error_responses, json_content, ok, ref
+
+TIMESTAMP = {"type": "string", "format": "date-time"}
+NULLABLE_TIMESTAMP = {"type": ["string", "null"], "format": "date-time"}
+CADENCE = {"type": "string", "enum": list(CADENCES)}
+URL = {"type": "string", "format": "uri"}
+
+
+def _prefs(*, partial: bool) -> dict[str, Any]:
+    email_keys = ["briefings", "puzzles", "onThisDay", "local"]
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        **({} if partial else {"required": ["email", "sms"]}),
+        "properties": {
+            "email": {
+                "type": "object",
+                "additionalProperties": False,
+                **({} if partial else {"required": email_keys}),
+                "properties": {key: CADENCE for key in email_keys},
+            },
+            "sms": {
+                "type": "object",
+                "additionalProperties": False,
+                **({} if partial else {"required": ["enabled"]}),
+                "properties": {"enabled": {"type": "boolean"}},
+            },
+        },
+    }
+
+
+def _nullable_enum(values: tuple[str, ...]) -> dict[str, Any]:
+    return {"type": ["string", "null"], "enum": [*values, None]}
+
+
+CONTACT: dict[str, Any] = {
+    "type": "object",
+    "description": "A subscriber. Byte-identical to the payload of newsletter.* events.",
+    "additionalProperties": False,
+    "required": [
+        "email",
+        "first_name",
+        "last_name",
+        "zip",
+        "prefs",
+        "status",
+        "age_range",
+        "gender",
+        "gender_self",
+        "categories",
+        "profile_completed_at",
+        "created_at",
+        "confirmed_at",
+        "unsubscribed_at",
+        "unsubscribe_url",
+        "profile_url",
+    ],
+    "properties": {
+        "email": {"type": "string", "description": "lowercase"},
+        "first_name": {"type": ["string", "null"]},
+        "last_name": {"type": ["string", "null"]},
+        "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
+        "prefs": _prefs(partial=False),
+        "status": {"type": "string", "enum": list(STATUSES)},
+        "age_range": _nullable_enum(AGE_RANGES),
+        "gender": _nullable_enum(GENDERS),
+        "gender_self": {"type": ["string", "null"]},
+        "categories": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(CATEGORIES)},
+            "description": "empty means all topics",
+        },
+        "profile_completed_at": NULLABLE_TIMESTAMP,
+        "created_at": TIMESTAMP,
+        "confirmed_at": NULLABLE_TIMESTAMP,
+        "unsubscribed_at": NULLABLE_TIMESTAMP,
+        "unsubscribe_url": URL,
+        "profile_url": URL,
+        "confirm_url": {**URL, "description": "present only while status is pending"},
+        "phone": {"type": "string", "description": "present only with SMS consent"},
+    },
+}
+
+SIGNUP: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["email"],
+    "properties": {
+        "email": {"type": "string", "format": "email", "examples": ["reader@example.org"]},
+        "first_name": {"type": ["string", "null"]},
+        "last_name": {"type": ["string", "null"]},
+        "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
+        "phone": {"type": ["string", "null"], "description": "storing does not enable SMS"},
+        "prefs": {**_prefs(partial=True), "description": "partial; omitted entries keep defaults"},
+        "categories": {
+            "type": ["array", "null"],
+            "items": {"type": "string"},
+            "description": "unrecognised slugs are ignored",
+        },
+        "consent": {
+            "type": ["object", "null"],
+            "description": "both fields together; creates an already confirmed subscriber",
+            "additionalProperties": False,
+            "required": ["source", "collected_at"],
+            "properties": {"source": {"type": "string"}, "collected_at": TIMESTAMP},
+        },
+    },
+}
+
+PATCH: dict[str, Any] = {
+    "type": "object",
+    "description": "Any subset: omitted fields are unchanged, null clears, prefs is merged.",
+    "additionalProperties": False,
+    "properties": {
+        "first_name": {"type": ["string", "null"]},
+        "last_name": {"type": ["string", "null"]},
+        "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
+        "phone": {"type": ["string", "null"]},
+        "prefs": _prefs(partial=True),
+        "status": {"type": "string", "enum": ["unsubscribed"]},
+        "age_range": _nullable_enum(AGE_RANGES),
+        "gender": _nullable_enum(GENDERS),
+        "gender_self": {"type": ["string", "null"]},
+        "categories": {"type": ["array", "null"], "items": {"type": "string"}},
+    },
+}
+
+EMAIL_PARAMETER = {
+    "name": "email",
+    "in": "path",
+    "required": True,
+    "description": "The address, percent-encoded; case does not matter.",
+    "schema": {"type": "string", "format": "email"},
+    "example": "reader@example.org",
+}
+
+
+def fragment() -> dict[str, Any]:
+    contact = ok("The subscriber", ref("schemas", "Contact"))
+    return {
+        "paths": {
+            "/subscribers": {
+                "get": {
+                    "operationId": "listSubscribers",
+                    "summary": "Walk the list in creation order by cursor",
+                    "parameters": [
+                        {
+                            "name": "status",
+                            "in": "query",
+                            "required": False,
+                            "schema": {"type": "string", "enum": list(STATUSES)},
+                        },
+                        ref("parameters", "Cursor"),
+                        ref("parameters", "Limit"),
+                    ],
+                    "responses": {
+                        "200": ok(
+                            "One page; `next_cursor` is null at the end",
+                            {
+                                "type": "object",
+                                "required": ["data", "next_cursor"],
+                                "additionalProperties": False,
+                                "properties": {
+                                    "data": {"type": "array", "items": ref("schemas", "Contact")},
+                                    "next_cursor": {"type": ["string", "null"]},
+                                },
+                            },
+                        ),
+                        **error_responses("400"),
+                    },
+                },
+                "post": {
+                    "operationId": "createSubscriber",
+                    "summary": "Sign an address up (pending, or confirmed with consent)",
+                    "requestBody": {
+                        "required": True,
+                        "content": json_content(ref("schemas", "SignupRequest")),
+                    },
+                    "responses": {
+                        "201": ok("A new subscriber", ref("schemas", "Contact")),
+                        "200": ok(
+                            "The address already existed; returned unchanged",
+                            ref("schemas", "Contact"),
+                        ),
+                        **error_responses("400"),
+                    },
+                },
+            },
+            "/subscribers/{email}": {
+                "parameters": [EMAIL_PARAMETER],
+                "get": {
+                    "operationId": "getSubscriber",
+                    "summary": "One subscriber",
+                    "responses": {"200": contact, **error_responses("400", "404")},
+                },
+                "patch": {
+                    "operationId": "updateSubscriber",
+                    "summary": "Change fields; status may only become unsubscribed",
+                    "requestBody": {
+                        "required": True,
+                        "content": json_content(ref("schemas", "PatchRequest")),
+                    },
+                    "responses": {
+                        "200": ok("The updated subscriber", ref("schemas", "Contact")),
+                        **error_responses("400", "404"),
+                    },
+                },
+                "delete": {
+                    "operationId": "eraseSubscriber",
+                    "summary": "Erase the subscriber (not suppression: use PATCH for that)",
+                    "responses": {
+                        "200": ok(
+                            "Erased; queued events for the address were discarded",
+                            ref("schemas", "Deleted"),
+                        ),
+                        **error_responses("400", "404"),
+                    },
+                },
+            },
+        },
+        "components": {
+            "schemas": {
+                "Contact": CONTACT,
+                "SignupRequest": SIGNUP,
+                "PatchRequest": PATCH,
+                "Deleted": {
+                    "type": "object",
+                    "required": ["deleted", "email", "previous_status"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "deleted": {"const": True},
+                        "email": {"type": "string"},
+                        "previous_status": {"type": "string", "enum": list(STATUSES)},
+                    },
+                },
+            }
+        },
+    }

@@ -1,0 +1,70 @@
+"""Helpers shared by the subscriber and contact-message tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from sqlalchemy import select
+
+from newsletter_connector.plugins.sql_store.tables import outbox_events
+
+API = "/api/newsletter/v1"
+SUBSCRIBERS = f"{API}/subscribers"
+MESSAGES = f"{API}/contact-messages"
+
+#: SPEC 2.1 field order.
+CONTACT_FIELDS = [
+    "email",
+    "first_name",
+    "last_name",
+    "zip",
+    "prefs",
+    "status",
+    "age_range",
+    "gender",
+    "gender_self",
+    "categories",
+    "profile_completed_at",
+    "created_at",
+    "confirmed_at",
+    "unsubscribed_at",
+    "unsubscribe_url",
+    "profile_url",
+]
+
+
+def one(email: str) -> str:
+    return f"{SUBSCRIBERS}/{quote(email, safe='')}"
+
+
+def post(client: Any, auth: dict[str, str], body: Any) -> Any:
+    return client.simulate_post(SUBSCRIBERS, headers=auth, body=json.dumps(body))
+
+
+def patch(client: Any, auth: dict[str, str], email: str, body: Any) -> Any:
+    return client.simulate_patch(one(email), headers=auth, body=json.dumps(body))
+
+
+def wire(value: Any) -> bytes:
+    """How the app serialises JSON (compact, UTF-8)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def outbox(service: Any) -> list[dict[str, Any]]:
+    """Every queued event, oldest first: ``{type, payload, subscriber_key}``."""
+    with service.storage.engine.connect() as connection:
+        rows = connection.execute(select(outbox_events).order_by(outbox_events.c.seq)).mappings()
+        return [
+            {
+                "type": row["event_type"],
+                "payload": row["payload"],
+                "subscriber_key": row["subscriber_key"],
+            }
+            for row in rows
+        ]
+
+
+def events_of(service: Any, event_type: str) -> list[dict[str, Any]]:
+    return [event for event in outbox(service) if event["type"] == event_type]

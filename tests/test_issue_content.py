@@ -1,0 +1,234 @@
+"""Bad content from a plugin or the caller fails the run, naming the field; nothing is stored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from newsletter_connector.errors import InvalidRequest
+from newsletter_connector.hookspecs import hookimpl
+from newsletter_connector.model.issue import parse_content
+from newsletter_connector.service import NewsletterService
+from newsletter_connector.testing.issue_samples import sample_issue_content
+
+
+def _without(path: str) -> dict[str, Any]:
+    content = sample_issue_content()
+    node: Any = content
+    parts = path.split(".")
+    for part in parts[:-1]:
+        node = node[int(part)] if part.isdigit() else node[part]
+    del node[parts[-1]]
+    return content
+
+
+def _with(path: str, value: Any) -> dict[str, Any]:
+    content = sample_issue_content()
+    node: Any = content
+    parts = path.split(".")
+    for part in parts[:-1]:
+        node = node[int(part)] if part.isdigit() else node[part]
+    last = parts[-1]
+    node[int(last) if last.isdigit() else last] = value
+    return content
+
+
+MISSING = [
+    ("briefing", "sections.briefing"),
+    ("on_this_day", "sections.on_this_day"),
+    ("puzzle_hint", "sections.puzzle_hint"),
+    ("topics", "sections.topics"),
+    ("briefing.date", "sections.briefing.date"),
+    ("briefing.title", "sections.briefing.title"),
+    ("briefing.url", "sections.briefing.url"),
+    ("on_this_day.0.year", "sections.on_this_day[0].year"),
+    ("on_this_day.1.text", "sections.on_this_day[1].text"),
+    ("on_this_day.0.url", "sections.on_this_day[0].url"),
+    ("topics.0.slug", "sections.topics[0].slug"),
+    ("topics.1.label", "sections.topics[1].label"),
+    ("topics.0.summary", "sections.topics[0].summary"),
+    ("topics.0.items", "sections.topics[0].items"),
+    ("topics.0.items.1.title", "sections.topics[0].items[1].title"),
+    ("topics.1.items.0.url", "sections.topics[1].items[0].url"),
+    ("topics.0.items.0.source", "sections.topics[0].items[0].source"),
+]
+
+
+@pytest.mark.parametrize(("path", "field"), MISSING)
+def test_missing_field_is_named(path: str, field: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(_without(path))
+    assert caught.value.field == field
+    assert caught.value.message == f"issue content: {field} is required"
+
+
+WRONG_TYPE = [
+    ("briefing", "today", "sections.briefing", "must be an object"),
+    ("briefing", ["x"], "sections.briefing", "must be an object"),
+    ("on_this_day", {"year": 1}, "sections.on_this_day", "must be an array"),
+    ("topics", "health", "sections.topics", "must be an array"),
+    ("puzzle_hint", 7, "sections.puzzle_hint", "must be a string"),
+    ("puzzle_hint", None, "sections.puzzle_hint", "must be a string"),
+    ("on_this_day.0.year", "1969", "sections.on_this_day[0].year", "must be an integer"),
+    ("on_this_day.0.year", True, "sections.on_this_day[0].year", "must be an integer"),
+    ("on_this_day.0.year", 1969.5, "sections.on_this_day[0].year", "must be an integer"),
+    ("on_this_day.0", "1969: Apollo", "sections.on_this_day[0]", "must be an object"),
+    ("topics.0.items.0.title", 5, "sections.topics[0].items[0].title", "must be a string"),
+    ("topics.0.items", {}, "sections.topics[0].items", "must be an array"),
+    ("topics.1.summary", None, "sections.topics[1].summary", "must be a string"),
+    ("briefing.url", None, "sections.briefing.url", "must be a string"),
+    ("subject", 42, "subject", "must be a string"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field", "problem"), WRONG_TYPE)
+def test_wrong_type_is_named(path: str, value: Any, field: str, problem: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(_with(path, value))
+    assert caught.value.field == field
+    assert caught.value.message == f"issue content: {field} {problem}"
+
+
+BAD_VALUES = [
+    ("briefing.url", "javascript:alert(1)", "sections.briefing.url"),
+    ("briefing.url", "/relative/path", "sections.briefing.url"),
+    ("topics.0.items.0.url", "mailto:desk@example.org", "sections.topics[0].items[0].url"),
+    ("topics.0.items.0.url", "https://", "sections.topics[0].items[0].url"),
+    ("topics.0.items.0.url", "https://e.example/a b", "sections.topics[0].items[0].url"),
+    ("on_this_day.1.url", "data:text/html,<b>x</b>", "sections.on_this_day[1].url"),
+    ("on_this_day.1.url", "ftp://e.example/x", "sections.on_this_day[1].url"),
+    ("briefing.date", "21/11/2026", "sections.briefing.date"),
+    ("briefing.date", "2026-02-30", "sections.briefing.date"),
+    ("briefing.title", "   ", "sections.briefing.title"),
+    ("topics.0.slug", "Health Care", "sections.topics[0].slug"),
+    ("topics.0.label", "", "sections.topics[0].label"),
+    ("on_this_day.0.year", 123456, "sections.on_this_day[0].year"),
+    ("subject", "", "subject"),
+    ("subject", "x" * 501, "subject"),
+]
+
+
+MESSAGES = [
+    (
+        "on_this_day.0.year",
+        123456,
+        "sections.on_this_day[0].year must be less than or equal to 9999",
+    ),
+    ("subject", "x" * 501, "subject must have at most 500 characters"),
+    ("subject", "Hi\r\nBcc: x@example.org", "subject must be one line without control characters"),
+    (
+        "briefing.url",
+        "mailto:a@b.c",
+        "sections.briefing.url must be an absolute http(s) URL of at most 2048 characters",
+    ),
+    ("topics.0.label", " ", "sections.topics[0].label must not be blank"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "message"), MESSAGES)
+def test_messages_read_well(path: str, value: Any, message: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(_with(path, value))
+    assert caught.value.message == f"issue content: {message}"
+
+
+@pytest.mark.parametrize(("path", "value", "field"), BAD_VALUES)
+def test_bad_value_is_named(path: str, value: Any, field: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(_with(path, value))
+    assert caught.value.field == field
+    assert caught.value.message.startswith(f"issue content: {field} ")
+
+
+def test_unknown_field_is_named() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(_with("on_thisday", []))
+    assert caught.value.field == "on_thisday"
+    assert caught.value.message == (
+        "issue content: on_thisday is not a known field "
+        "(expected briefing, on_this_day, puzzle_hint, topics, subject)"
+    )
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(_with("topics.0.items.0.image", "https://e.example/i.png"))
+    assert caught.value.field == "sections.topics[0].items[0].image"
+
+
+def test_repeated_topic_slug_is_named() -> None:
+    content = sample_issue_content()
+    content["topics"][1]["slug"] = "health"
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(content)
+    assert caught.value.field == "sections.topics[1].slug"
+    assert "sections.topics[0].slug" in caught.value.message
+
+
+@pytest.mark.parametrize("content", [[], "text", 3])
+def test_content_must_be_an_object(content: Any) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(content)
+    assert caught.value.field == "content"
+
+
+def test_empty_lists_and_strings_are_allowed_where_documented() -> None:
+    content = sample_issue_content(on_this_day=[], topics=[], puzzle_hint="")
+    assert parse_content(content).sections()["topics"] == []
+    content = sample_issue_content()
+    content["topics"][0]["items"] = []
+    content["topics"][0]["summary"] = ""
+    content["topics"][0]["items"] = [{"title": "T", "url": "http://e.example/", "source": ""}]
+    parsed = parse_content(content)
+    assert parsed.sections()["topics"][0]["items"][0]["source"] == ""
+
+
+def test_sections_keep_the_wire_shape() -> None:
+    content = sample_issue_content(subject="Hello")
+    sections = parse_content(content).sections()
+    assert list(sections) == ["briefing", "on_this_day", "puzzle_hint", "topics"]
+    del content["subject"]
+    assert sections == content
+
+
+# -- through the service: nothing half-built is stored ------------------------------------------
+
+
+class BadContentPlugin:
+    """A content plugin whose topic item lacks its url."""
+
+    @hookimpl
+    def newsletter_issue_content(self, kind: str, date: str, settings: Any) -> dict[str, Any]:
+        return _without("topics.0.items.0.url")
+
+
+def _stored_counts(service: NewsletterService) -> tuple[int, int]:
+    from sqlalchemy import func, select
+
+    from newsletter_connector.plugins.sql_store.tables import issues, outbox_events
+
+    with service.storage.transaction(write=False) as uow:
+        connection = uow.connection  # type: ignore[attr-defined]
+        return (
+            connection.scalar(select(func.count()).select_from(issues)),
+            connection.scalar(select(func.count()).select_from(outbox_events)),
+        )
+
+
+def test_bad_plugin_content_fails_the_run_and_stores_nothing(
+    newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    service = NewsletterService.build(
+        newsletter_settings, storage=newsletter_storage, plugins=[BadContentPlugin()]
+    )
+    with pytest.raises(InvalidRequest) as caught:
+        service.issues.run_digest("daily")
+    assert caught.value.field == "sections.topics[0].items[0].url"
+    assert _stored_counts(service) == (0, 0)
+
+
+@pytest.mark.parametrize("kind", ["daily", "weekly", "manual", "test"])
+def test_bad_explicit_content_stores_nothing(newsletter_service: Any, kind: str) -> None:
+    with pytest.raises(InvalidRequest, match=r"sections\.briefing\.url"):
+        newsletter_service.issues.run_digest(
+            kind, "2026-11-21", _with("briefing.url", "javascript:x")
+        )
+    assert _stored_counts(newsletter_service) == (0, 0)

@@ -1,0 +1,71 @@
+"""The OpenAPI document: served, kept in docs/, and true to the implementation (schemathesis)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from newsletter_connector.web.openapi import FRAGMENTS, build_document
+
+DOCS_COPY = Path(__file__).resolve().parents[1] / "docs" / "openapi.json"
+OPENAPI = "/api/newsletter/v1/openapi.json"
+
+schema = schemathesis.openapi.from_dict(build_document())
+
+
+def test_document_is_served_without_a_key(newsletter_client: Any) -> None:
+    result = newsletter_client.simulate_get(OPENAPI)
+    assert result.status_code == 200
+    assert result.json == build_document()
+    assert result.json["openapi"].startswith("3.1")
+
+
+def test_docs_copy_equals_the_served_document(newsletter_client: Any) -> None:
+    served = newsletter_client.simulate_get(OPENAPI).json
+    assert DOCS_COPY.exists(), "write it with: python -m newsletter_connector.web.openapi"
+    assert json.loads(DOCS_COPY.read_text()) == served, (
+        "docs/openapi.json is stale; regenerate it with: "
+        ".venv/bin/python -m newsletter_connector.web.openapi > docs/openapi.json"
+    )
+
+
+def test_every_route_of_the_api_is_documented(newsletter_app: Any) -> None:
+    document = build_document()
+    assert set(document["paths"]) >= {
+        "/status",
+        "/subscribers",
+        "/subscribers/{email}",
+        "/contact-messages",
+    }
+    assert FRAGMENTS[:3] == ("status", "subscribers", "contact_messages")
+
+
+@schema.parametrize()
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_api_conforms_to_its_document(case: Any, newsletter_app: Any, auth: dict[str, str]) -> None:
+    case.call_and_validate(
+        app=newsletter_app,
+        headers=auth,
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_headers_conformance,
+            response_schema_conformance,
+        ],
+    )

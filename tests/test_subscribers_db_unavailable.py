@@ -1,0 +1,66 @@
+"""SPEC 7 db_unavailable: a database that does not answer is a 503, never a 500 or a traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon.testing
+import pytest
+
+from newsletter_connector import NewsletterService, create_app
+from newsletter_connector.errors import DbUnavailable
+from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store.engine import make_engine
+from tests.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
+
+
+@pytest.fixture
+def down_service(newsletter_settings: Any) -> Any:
+    settings = newsletter_settings.model_copy(
+        update={"database_url": "postgresql://nobody@127.0.0.1:9/none"}
+    )
+    storage = SqlStorage(make_engine(settings.database_url, connect_args={"connect_timeout": 2}))
+    service = NewsletterService.build(settings, storage=storage)
+    yield service
+    service.close()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", SUBSCRIBERS, None),
+        ("GET", f"{SUBSCRIBERS}?status=pending&limit=5", None),
+        ("POST", SUBSCRIBERS, '{"email": "a@example.org"}'),
+        ("GET", one("a@example.org"), None),
+        ("PATCH", one("a@example.org"), '{"zip": "12345"}'),
+        ("DELETE", one("a@example.org"), None),
+        ("GET", MESSAGES, None),
+    ],
+)
+def test_every_endpoint_answers_503_db_unavailable(
+    down_service: Any, method: str, path: str, body: str | None
+) -> None:
+    client = falcon.testing.TestClient(create_app(service=down_service))
+    result = client.simulate_request(
+        method, path, headers={"Authorization": "Bearer nlk_some-key-value"}, body=body
+    )
+    assert result.status_code == 503
+    assert result.json == {"error": "db_unavailable", "message": result.json["message"]}
+    assert result.headers["retry-after"]
+    assert "Traceback" not in result.text and "nobody" not in result.text
+
+
+def test_service_operations_raise_db_unavailable(down_service: Any) -> None:
+    subscribers = down_service.subscribers
+    for call in (
+        lambda: subscribers.subscribe({"email": "a@example.org"}),
+        lambda: subscribers.get("a@example.org"),
+        lambda: subscribers.list_page(),
+        lambda: subscribers.unsubscribe("a@example.org"),
+        lambda: subscribers.confirm_by_token("A" * 32),
+        lambda: subscribers.erase("a@example.org"),
+        lambda: down_service.messages.record("a@example.org", None, "hi"),
+        lambda: down_service.messages.list_page(),
+    ):
+        with pytest.raises(DbUnavailable):
+            call()

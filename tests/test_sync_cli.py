@@ -1,0 +1,243 @@
+"""``newsletter-connector sync`` and ``outbox ...`` as real subprocesses, including a SIGKILL
+crash in mid-batch and a SIGTERM that finishes the batch in flight."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from newsletter_connector.service.events import queue_event
+
+from . import sync_payloads as p
+from .tls_receiver import TlsReceiver
+
+TOKEN = "platform-token-0123456789"
+CLI = [sys.executable, "-m", "newsletter_connector"]
+
+
+@pytest.fixture
+def receiver(tmp_path: Path) -> Iterator[TlsReceiver]:
+    server = TlsReceiver(tmp_path)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def env(newsletter_settings: Any, receiver: TlsReceiver) -> dict[str, str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("NEWSLETTER_")}
+    environ.update(
+        NEWSLETTER_DATABASE_URL=newsletter_settings.database_url,
+        NEWSLETTER_BASE_URL=newsletter_settings.base_url,
+        NEWSLETTER_SITE_SECRET=newsletter_settings.site_secret.get_secret_value(),
+        SSL_CERT_FILE=str(receiver.ca_file),  # the runner trusts the standard variable
+    )
+    return environ
+
+
+def run(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def queue(service: Any, count: int) -> list[str]:
+    with service.storage.transaction() as uow:
+        return [
+            queue_event(uow, service.context, "contact.message", {**p.message(), "id": str(n)})
+            for n in range(count)
+        ]
+
+
+def status(service: Any) -> Any:
+    with service.storage.transaction(write=False) as uow:
+        return uow.outbox.status()
+
+
+def connect(service: Any, receiver: TlsReceiver) -> None:
+    service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
+
+
+def wait_until(condition: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())
+
+
+def test_sync_once_without_a_connection_pushes_nothing(newsletter_service: Any, env: Any) -> None:
+    queue(newsletter_service, 2)
+    result = run(env, "sync", "--once")
+    assert result.returncode == 0, result.stderr
+    assert "no connection configured" in result.stdout
+    assert status(newsletter_service).unbatched == 2
+
+
+def test_sync_once_delivers_the_backlog_over_tls(
+    newsletter_service: Any, env: Any, receiver: TlsReceiver
+) -> None:
+    ids = queue(newsletter_service, 120)
+    connect(newsletter_service, receiver)
+    result = run(env, "sync", "--once")
+    assert result.returncode == 0, result.stderr
+    assert "delivered 120 event(s) in 2 batch(es)" in result.stdout
+    assert receiver.event_ids() == ids
+    assert TOKEN not in result.stdout + result.stderr
+
+
+def test_outbox_status_failed_replay_and_metrics(newsletter_service: Any, env: Any) -> None:
+    queue(newsletter_service, 3)
+    now = datetime.now() - timedelta(hours=1)
+    with newsletter_service.storage.transaction() as uow:
+        batch_id = str(uuid.uuid4())
+        uow.outbox.freeze_batch(batch_id=batch_id, max_events=2, at=now)
+        uow.outbox.claim_due_batch(now=now, lease_until=now + timedelta(minutes=1))
+        uow.outbox.mark_failed(batch_id, error="HTTP 503 from POST /v1/events", at=now)
+
+    shown = run(env, "outbox", "status")
+    assert shown.returncode == 0, shown.stderr
+    assert "queued (not yet batched): 1 event(s)" in shown.stdout
+    assert "failed: 1 batch(es)" in shown.stdout
+    assert "last error: HTTP 503 from POST /v1/events" in shown.stdout
+    assert "oldest pending event: " in shown.stdout
+
+    failed = run(env, "outbox", "failed")
+    assert batch_id in failed.stdout
+    assert "2 event(s)" in failed.stdout
+
+    metrics = run(env, "outbox", "metrics")
+    assert 'newsletter_outbox_batches{state="failed"} 1' in metrics.stdout
+    assert "newsletter_outbox_failed_events 2" in metrics.stdout
+    assert "# TYPE newsletter_outbox_unbatched_events gauge" in metrics.stdout
+
+    both = run(env, "outbox", "replay")
+    assert both.returncode == 1
+    assert "exactly one of BATCH_ID or --all" in both.stderr
+    unknown = run(env, "outbox", "replay", "no-such-batch")
+    assert unknown.returncode == 1
+    assert "no batch with id" in unknown.stderr
+
+    replayed = run(env, "outbox", "replay", batch_id)
+    assert replayed.returncode == 0, replayed.stderr
+    assert "replayed 1 batch(es)" in replayed.stdout
+    again = run(env, "outbox", "replay", batch_id)
+    assert again.returncode == 1
+    assert "is pending, not failed" in again.stderr
+    assert "replayed 0 batch(es)" in run(env, "outbox", "replay", "--all").stdout
+    assert "no failed batches" in run(env, "outbox", "failed").stdout
+
+
+def test_sigterm_finishes_the_batch_in_flight_and_exits(
+    newsletter_service: Any, env: Any, receiver: TlsReceiver
+) -> None:
+    ids = queue(newsletter_service, 5)
+    connect(newsletter_service, receiver)
+    receiver.script = ["slow"]
+    receiver.slow_seconds = 1.5
+    process = subprocess.Popen(
+        [*CLI, "sync", "--poll-interval", "0.1"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        receiver.wait_for(1)
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert "sync runner stopped" in err
+    assert receiver.event_ids() == ids
+    figures = status(newsletter_service)
+    assert figures.batches["delivered"] == 1
+    assert figures.batches["sending"] == 0
+
+
+def test_sigkill_mid_batch_then_restart_delivers_everything(
+    newsletter_service: Any, env: Any, receiver: TlsReceiver
+) -> None:
+    ids = queue(newsletter_service, 250)
+    connect(newsletter_service, receiver)
+    receiver.script = ["ok", "hang"]  # the second batch is in flight when the runner dies
+    command = [
+        *CLI,
+        "sync",
+        "--poll-interval",
+        "0.1",
+        "--request-deadline",
+        "2",
+        "--lease-margin",
+        "0.5",
+    ]
+    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        receiver.wait_for(2)
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == -signal.SIGKILL
+    assert status(newsletter_service).batches["sending"] == 1  # the lease is still held
+
+    second = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert wait_until(lambda: set(receiver.event_ids()) >= set(ids), timeout=30)
+        assert wait_until(lambda: status(newsletter_service).undelivered_events == 0, timeout=10)
+        second.send_signal(signal.SIGTERM)
+        second.wait(20)
+    finally:
+        if second.poll() is None:
+            second.kill()
+    assert second.returncode == 0
+    received = receiver.event_ids()
+    assert set(received) == set(ids)  # none lost
+    in_flight = {e["id"] for e in receiver.received[1].body}
+    duplicates = {i for i in received if received.count(i) > 1}
+    assert duplicates <= in_flight  # redelivered only what was in flight, with the same ids
+    assert status(newsletter_service).batches["delivered"] == 3
+
+
+def test_two_runner_processes_never_send_the_same_batch_at_once(
+    newsletter_service: Any, env: Any, receiver: TlsReceiver
+) -> None:
+    with newsletter_service.storage.transaction() as uow:
+        ids = [
+            queue_event(
+                uow, newsletter_service.context, "contact.message", {**p.message(), "id": str(n)}
+            )
+            for n in range(600)
+        ]
+    connect(newsletter_service, receiver)
+    receiver.default = "slow"
+    receiver.slow_seconds = 0.3
+    command = [*CLI, "sync", "--poll-interval", "0.1"]
+    runners = [
+        subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(2)
+    ]
+    try:
+        assert wait_until(lambda: len(receiver.event_ids()) >= len(ids), timeout=60)
+        assert wait_until(lambda: status(newsletter_service).undelivered_events == 0, timeout=10)
+    finally:
+        for runner in runners:
+            runner.send_signal(signal.SIGTERM)
+        for runner in runners:
+            runner.wait(20)
+    assert receiver.overlaps == []
+    assert sorted(receiver.event_ids()) == sorted(ids)  # each exactly once
+    assert status(newsletter_service).batches["delivered"] == 6

@@ -1,0 +1,157 @@
+"""Delivery to a real local TLS receiver: trust, deadlines against a dripping server, resets."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from newsletter_connector.service import NewsletterService
+from newsletter_connector.service.events import queue_event
+from newsletter_connector.sync.runner import SyncRunner
+
+from . import sync_payloads as p
+from .tls_receiver import TlsReceiver
+
+TOKEN = "platform-token-0123456789"
+
+
+@pytest.fixture
+def receiver(tmp_path: Any) -> Iterator[TlsReceiver]:
+    server = TlsReceiver(tmp_path)
+    yield server
+    server.close()
+
+
+def make_service(newsletter_settings: Any, newsletter_storage: Any, **settings: Any) -> Any:
+    configured = newsletter_settings.model_copy(update=settings)
+    return NewsletterService.build(configured, storage=newsletter_storage)
+
+
+@pytest.fixture
+def service(newsletter_settings: Any, newsletter_storage: Any, receiver: TlsReceiver) -> Any:
+    service = make_service(newsletter_settings, newsletter_storage, ca_bundle=str(receiver.ca_file))
+    service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
+    return service
+
+
+def request_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "newsletter-sync-request"]
+
+
+def wait_until(condition: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return bool(condition())
+
+
+def queue(service: Any, count: int) -> list[str]:
+    with service.storage.transaction() as uow:
+        return [
+            queue_event(uow, service.context, "contact.message", {**p.message(), "id": str(n)})
+            for n in range(count)
+        ]
+
+
+def test_delivers_over_tls_trusting_the_configured_ca_bundle(
+    service: Any, receiver: TlsReceiver
+) -> None:
+    ids = queue(service, 3)
+    report = SyncRunner(service, periodic_tasks=[]).run_once()
+    assert report.delivered_events == 3
+    assert receiver.event_ids() == ids
+    request = receiver.received[0]
+    assert request.path == "/v1/events"
+    assert request.headers["Authorization"] == f"Bearer {TOKEN}"
+
+
+def test_an_untrusted_certificate_is_a_failed_attempt(
+    newsletter_settings: Any, newsletter_storage: Any, receiver: TlsReceiver, monkeypatch: Any
+) -> None:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    service = make_service(newsletter_settings, newsletter_storage)
+    service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
+    queue(service, 1)
+    outcome = SyncRunner(service, periodic_tasks=[]).run_once().outcomes[0]
+    assert outcome.result == "retry"
+    assert "CERTIFICATE_VERIFY_FAILED" in (outcome.error or "")
+    assert receiver.received == []  # nothing reached an unverified peer
+
+
+def test_ssl_cert_file_is_trusted(
+    newsletter_settings: Any, newsletter_storage: Any, receiver: TlsReceiver, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("SSL_CERT_FILE", str(receiver.ca_file))
+    service = make_service(newsletter_settings, newsletter_storage)
+    service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
+    queue(service, 1)
+    assert SyncRunner(service, periodic_tasks=[]).run_once().delivered_events == 1
+
+
+def test_500s_then_200_over_tls_with_the_same_ids(service: Any, receiver: TlsReceiver) -> None:
+    ids = queue(service, 2)
+    receiver.script = ["500", "500"]
+    now = [service.context.clock()]
+    runner = SyncRunner(service, periodic_tasks=[], clock=lambda: now[0])
+    results = []
+    for _ in range(3):
+        results.append(runner.run_once().outcomes[0].result)
+        now[0] += timedelta(days=1)
+    assert results == ["retry", "retry", "delivered"]
+    assert [[e["id"] for e in r.body] for r in receiver.received] == [ids, ids, ids]
+
+
+def test_a_receiver_dripping_bytes_fails_at_the_total_deadline(
+    service: Any, receiver: TlsReceiver
+) -> None:
+    queue(service, 1)
+    receiver.script = ["drip"]
+    receiver.drip_interval = 0.05  # a byte every 50 ms: no per-phase timeout would ever fire
+    started = time.monotonic()
+    outcome = SyncRunner(service, periodic_tasks=[], deadline=1.0).run_once().outcomes[0]
+    elapsed = time.monotonic() - started
+    assert outcome.result == "retry"
+    assert (outcome.error or "").startswith("timeout")
+    assert 1.0 <= elapsed < 3.0
+    # the request's own thread ends by itself too (its socket operations share the deadline)
+    assert wait_until(lambda: not request_threads(), timeout=2.0)
+
+
+def test_a_receiver_that_never_answers_fails_at_the_deadline(
+    service: Any, receiver: TlsReceiver
+) -> None:
+    queue(service, 1)
+    receiver.script = ["hang"]
+    started = time.monotonic()
+    outcome = SyncRunner(service, periodic_tasks=[], deadline=0.5).run_once().outcomes[0]
+    assert outcome.result == "retry"
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_connection_reset_is_a_failed_attempt(service: Any, receiver: TlsReceiver) -> None:
+    queue(service, 1)
+    receiver.script = ["reset"]
+    outcome = SyncRunner(service, periodic_tasks=[]).run_once().outcomes[0]
+    assert outcome.result == "retry"
+    assert len(receiver.received) == 1
+
+
+def test_platform_transport_over_tls(service: Any, receiver: TlsReceiver) -> None:
+    service.admin.set_connection(platform_base=receiver.base, transport="platform", token=TOKEN)
+    with service.storage.transaction() as uow:
+        queue_event(uow, service.context, "newsletter.signup", p.contact(status="pending"))
+        queue_event(
+            uow, service.context, "newsletter.unsubscribed", p.contact(status="unsubscribed")
+        )
+    assert SyncRunner(service, periodic_tasks=[]).run_once().delivered_events == 2
+    assert [r.path for r in receiver.received] == [
+        "/api/v1/sites/ingest/newsletter",
+        "/api/v1/sites/ingest/unsubscribe",
+    ]
