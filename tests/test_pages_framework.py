@@ -16,6 +16,7 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import SettingsError
 from newsletter_connector.web.pages import choices
 from newsletter_connector.web.pages.rendering import SECURITY_HEADERS
+from tests.docblocks import docblock
 from tests.pages_helpers import LabelAudit, path_of, text_of
 
 
@@ -141,3 +142,34 @@ def test_the_not_found_page_helps_the_reader_on(newsletter_client: Any) -> None:
     assert page.status_code == 404
     text = text_of(page.text)
     assert "sign up for the newsletter" in text and "contact us" in text
+
+
+def test_documented_base_html_works_for_every_page(
+    newsletter_settings: Any, newsletter_storage: Any, newsletter_service: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "base.html").write_text(docblock("reader-pages-base-html"))
+    client = _client(newsletter_settings, newsletter_storage, template_dir=str(tmp_path))
+    record = newsletter_service.subscribers.subscribe({"email": "doc@example.org"}).record
+    for path in _every_page(dict(newsletter_service.subscribers.contact(record))):
+        page = client.simulate_get(path)
+        assert page.status_code in (200, 404), path
+        assert '<main id="main">' in page.text and "Test News" in page.text
+
+
+def test_documented_one_click_headers_are_what_the_page_accepts(
+    newsletter_client: Any, newsletter_service: Any
+) -> None:
+    record = newsletter_service.subscribers.subscribe({"email": "hdr@example.org"}).record
+    token = record.unsubscribe_token
+    headers = dict(
+        line.split(": ", 1) for line in docblock("reader-pages-one-click-headers").splitlines()
+    )
+    url = headers["List-Unsubscribe"].strip("<>").replace("TOKEN", token)
+    url = url.replace("https://example.org/newsletter", "https://news.example.test/newsletter")
+    result = newsletter_client.simulate_post(
+        path_of(url),
+        body=headers["List-Unsubscribe-Post"],
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert result.status_code == 200
+    assert newsletter_service.subscribers.get("hdr@example.org").status == "unsubscribed"
