@@ -20,6 +20,7 @@ from ..settings import Settings
 from ..storage import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
+from .analytics import AnalyticsService
 from .context import ServiceContext
 
 __all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
@@ -33,6 +34,7 @@ class NewsletterService:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self.admin = AdminService(context)
+        self.analytics = AnalyticsService(context)
 
     @classmethod
     def build(

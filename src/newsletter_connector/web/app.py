@@ -12,8 +12,8 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, newsletter_api
-from .paths import NEWSLETTER_API
+from . import analytics_capture, errors, export, newsletter_api
+from .paths import EXPORT, NEWSLETTER_API
 
 
 class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
@@ -57,4 +57,6 @@ def create_app(
     app.req_options.strip_url_path_trailing_slash = False
     errors.install(app)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
+    export.add_routes(app, service, EXPORT)
+    analytics_capture.add_routes(app, service)
     return app
