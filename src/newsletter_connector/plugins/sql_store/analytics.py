@@ -246,10 +246,14 @@ class SqlJobRuns:
         self.connection = connection
 
     def claim(self, job_key: str, *, at: datetime) -> bool:
-        result = self.connection.execute(
-            insert_ignoring_duplicates(self.connection, job_runs).values(job_key=job_key, ran_at=at)
-        )
-        return result.rowcount == 1
+        # RETURNING yields a row only when this statement inserted it (rowcount is not
+        # reliable for ON CONFLICT DO NOTHING across drivers).
+        inserted = self.connection.execute(
+            insert_ignoring_duplicates(self.connection, job_runs)
+            .values(job_key=job_key, ran_at=at)
+            .returning(job_runs.c.job_key)
+        ).first()
+        return inserted is not None
 
     def latest(self, prefix: str) -> str | None:
         key = job_runs.c.job_key
