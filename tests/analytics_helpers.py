@@ -9,7 +9,7 @@ import falcon.testing
 
 from newsletter_connector import NewsletterService, create_app
 
-TOKEN = "export-token-0123456789abcdef"  # noqa: S105 - a test token
+TOKEN = "export-token-0123456789abcdef"
 
 
 class Clock:
@@ -44,7 +44,9 @@ def connect(service: NewsletterService, token: str = TOKEN) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def pageview(service: NewsletterService, path: str = "/", visitor: str = "visitor-1", **kw: Any) -> int:
+def pageview(
+    service: NewsletterService, path: str = "/", visitor: str = "visitor-1", **kw: Any
+) -> int:
     return service.analytics.record_event(
         "pageview",
         visitor_id=visitor,

@@ -35,13 +35,22 @@ def post(client: Any, body: Any, content_type: str = "application/json") -> Any:
 
 
 def test_pageview_is_recorded(client: Any, service: Any) -> None:
-    result = post(client, {"type": "pageview", "path": "/news/today", **IDS,
-                           "referrer": "https://www.search.example/results"})
+    result = post(
+        client,
+        {
+            "type": "pageview",
+            "path": "/news/today",
+            **IDS,
+            "referrer": "https://www.search.example/results",
+        },
+    )
     assert result.status_code == 204
     assert result.content == b""
     (event,) = stored(service)
     assert (event.event_type, event.path, event.referrer) == (
-        "pageview", "/news/today", "https://www.search.example/results"
+        "pageview",
+        "/news/today",
+        "https://www.search.example/results",
     )
     assert (event.visitor_id, event.session_id) == (IDS["visitor_id"], IDS["session_id"])
     assert event.occurred_at == T0  # server time, never the client's
@@ -55,12 +64,16 @@ def test_send_beacon_text_plain_is_accepted(client: Any, service: Any) -> None:
 
 
 def test_query_strings_and_fragments_are_stripped(client: Any, service: Any) -> None:
-    post(client, {
-        "type": "link click", **IDS,
-        "path": "/story?utm_source=x&email=a@b.example#top",
-        "referrer": "https://user:pw@Search.Example:8443/q?q=john+smith#frag",
-        "href": "https://other.example/page?token=secret#x",
-    })
+    post(
+        client,
+        {
+            "type": "link click",
+            **IDS,
+            "path": "/story?utm_source=x&email=a@b.example#top",
+            "referrer": "https://user:pw@Search.Example:8443/q?q=john+smith#frag",
+            "href": "https://other.example/page?token=secret#x",
+        },
+    )
     (event,) = stored(service)
     assert event.path == "/story"
     assert event.referrer == "https://search.example:8443/q"
@@ -93,8 +106,15 @@ def test_path_segments_that_look_personal_are_redacted(
 
 
 def test_referrer_with_an_address_is_redacted(client: Any, service: Any) -> None:
-    post(client, {"type": "pageview", **IDS, "path": "/",
-                  "referrer": "https://mail.example/u/jane@example.com/inbox"})
+    post(
+        client,
+        {
+            "type": "pageview",
+            **IDS,
+            "path": "/",
+            "referrer": "https://mail.example/u/jane@example.com/inbox",
+        },
+    )
     assert stored(service)[0].referrer == "https://mail.example/u/redacted/inbox"
 
 
@@ -105,18 +125,30 @@ def test_mailto_and_tel_links_keep_only_the_scheme(client: Any, service: Any) ->
 
 
 def test_props_that_look_personal_are_dropped(client: Any, service: Any) -> None:
-    post(client, {"type": "pageview", **IDS, "path": "/", "props": {
+    post(
+        client,
+        {
+            "type": "pageview",
+            **IDS,
+            "path": "/",
+            "props": {
+                "section": "local",
+                "contact": "jane@example.com",
+                "phone": "+44 20 7946 0958",
+                "mobile": "555-123-4567",
+                "score": 3,
+                "ratio": 0.5,
+                "flag": True,
+                "nothing": None,
+            },
+        },
+    )
+    assert stored(service)[0].props == {
         "section": "local",
-        "contact": "jane@example.com",
-        "phone": "+44 20 7946 0958",
-        "mobile": "555-123-4567",
         "score": 3,
         "ratio": 0.5,
         "flag": True,
         "nothing": None,
-    }})
-    assert stored(service)[0].props == {
-        "section": "local", "score": 3, "ratio": 0.5, "flag": True, "nothing": None
     }
 
 
@@ -139,17 +171,30 @@ def test_engagement_ping_records_seconds(client: Any, service: Any) -> None:
         ({"type": "pageview", "path": 5, **IDS}, "path"),
         ({"type": "pageview", "path": "/a\x00b", **IDS}, "path"),
         ({"type": "pageview", "path": "/" + "a" * 1024, **IDS}, "path"),
-        ({"type": "pageview", "path": "/", "visitor_id": "jane@example.com",
-          "session_id": IDS["session_id"]}, "visitor_id"),
-        ({"type": "pageview", "path": "/", "visitor_id": "short", "session_id": "s" * 10},
-         "visitor_id"),
+        (
+            {
+                "type": "pageview",
+                "path": "/",
+                "visitor_id": "jane@example.com",
+                "session_id": IDS["session_id"],
+            },
+            "visitor_id",
+        ),
+        (
+            {"type": "pageview", "path": "/", "visitor_id": "short", "session_id": "s" * 10},
+            "visitor_id",
+        ),
         ({"type": "pageview", "path": "/", "visitor_id": "v" * 10}, "session_id"),
-        ({"type": "pageview", "path": "/", "visitor_id": "v" * 10, "session_id": "s" * 65},
-         "session_id"),
+        (
+            {"type": "pageview", "path": "/", "visitor_id": "v" * 10, "session_id": "s" * 65},
+            "session_id",
+        ),
         ({"type": "pageview", "path": "/", **IDS, "referrer": "not a url"}, "referrer"),
         ({"type": "pageview", "path": "/", **IDS, "referrer": "https://"}, "referrer"),
-        ({"type": "pageview", "path": "/", **IDS, "referrer": "https://x.example:99999/"},
-         "referrer"),
+        (
+            {"type": "pageview", "path": "/", **IDS, "referrer": "https://x.example:99999/"},
+            "referrer",
+        ),
         ({"type": "pageview", "path": "/", **IDS, "referrer": ["x"]}, "referrer"),
         ({"type": "link click", "path": "/", **IDS}, "href"),
         ({"type": "link click", "path": "/", **IDS, "href": "/relative"}, "href"),
@@ -162,8 +207,10 @@ def test_engagement_ping_records_seconds(client: Any, service: Any) -> None:
         ({"type": "pageview", "path": "/", **IDS, "seconds": 3}, "seconds"),
         ({"type": "pageview", "path": "/", **IDS, "props": []}, "props"),
         ({"type": "pageview", "path": "/", **IDS, "props": {"Bad Key": 1}}, "props"),
-        ({"type": "pageview", "path": "/", **IDS, "props": {f"k{n}": n for n in range(11)}},
-         "props"),
+        (
+            {"type": "pageview", "path": "/", **IDS, "props": {f"k{n}": n for n in range(11)}},
+            "props",
+        ),
         ({"type": "pageview", "path": "/", **IDS, "props": {"a": "x" * 201}}, "props.a"),
         ({"type": "pageview", "path": "/", **IDS, "props": {"a": {"nested": 1}}}, "props.a"),
         ({"type": "pageview", "path": "/", **IDS, "props": {"href": "x"}}, "props.href"),
@@ -185,8 +232,10 @@ def test_bad_events_are_refused_with_400_naming_the_field(
 
 
 def test_non_finite_json_numbers_are_refused(client: Any, service: Any) -> None:
-    raw = '{"type":"engagement ping","path":"/","visitor_id":"v_0123456789abcdef",' \
-          '"session_id":"s-0123456789","seconds":NaN}'
+    raw = (
+        '{"type":"engagement ping","path":"/","visitor_id":"v_0123456789abcdef",'
+        '"session_id":"s-0123456789","seconds":NaN}'
+    )
     assert post(client, raw).status_code == 400
     assert stored(service) == []
 
@@ -219,16 +268,27 @@ def test_script_is_served(client: Any) -> None:
     assert result.headers["content-type"].startswith("text/javascript")
     assert "max-age=3600" in result.headers["cache-control"]
     script = result.text
-    for needle in ('"pageview"', '"link click"', '"engagement ping"', "analytics/collect",
-                   "sendBeacon", "localStorage", "sessionStorage", "doNotTrack"):
+    for needle in (
+        '"pageview"',
+        '"link click"',
+        '"engagement ping"',
+        "analytics/collect",
+        "sendBeacon",
+        "localStorage",
+        "sessionStorage",
+        "doNotTrack",
+    ):
         assert needle in script
     assert "cookie" not in script.lower().replace("no cookies", "")
 
 
 def test_events_the_script_sends_are_accepted(client: Any, service: Any) -> None:
     # The exact bodies analytics.js builds (see its send()): text/plain JSON.
-    base = {"visitor_id": "0123456789abcdef0123456789abcdef",
-            "session_id": "fedcba9876543210fedcba9876543210", "path": "/news"}
+    base = {
+        "visitor_id": "0123456789abcdef0123456789abcdef",
+        "session_id": "fedcba9876543210fedcba9876543210",
+        "path": "/news",
+    }
     for body in (
         {"type": "pageview", "referrer": "", **base},
         {"type": "link click", "href": "https://elsewhere.example/a", **base},

@@ -43,11 +43,20 @@ def test_status_is_ok_with_the_connection_token(client: Any, auth: dict[str, str
     assert result.json == {"ok": True}
 
 
-@pytest.mark.parametrize("path", ["/api/export/status", "/api/export/events", "/api/export/rollups"])
+@pytest.mark.parametrize(
+    "path", ["/api/export/status", "/api/export/events", "/api/export/rollups"]
+)
 @pytest.mark.parametrize(
     "header",
-    [None, "", "Bearer", "Bearer wrong-token-0123456789", f"Basic {TOKEN}", f"Bearer {TOKEN}x",
-     f"Bearer {TOKEN} extra"],
+    [
+        None,
+        "",
+        "Bearer",
+        "Bearer wrong-token-0123456789",
+        f"Basic {TOKEN}",
+        f"Bearer {TOKEN}x",
+        f"Bearer {TOKEN} extra",
+    ],
 )
 def test_missing_or_wrong_token_is_the_unknown_path_404(
     client: Any, auth: dict[str, str], path: str, header: str | None
@@ -160,8 +169,13 @@ def test_events_default_limit_is_500_and_max_1000(
     with service.storage.transaction() as uow:
         for n in range(1001):
             uow.analytics.add_event(
-                occurred_at=T0, event_type="pageview", visitor_id="visitor-1",
-                session_id="session-1", path=f"/{n}", referrer="", props=None,
+                occurred_at=T0,
+                event_type="pageview",
+                visitor_id="visitor-1",
+                session_id="session-1",
+                path=f"/{n}",
+                referrer="",
+                props=None,
                 engaged_seconds=None,
             )
     assert len(client.simulate_get("/api/export/events", headers=auth).json["events"]) == 500
@@ -254,7 +268,10 @@ def test_single_day_and_leap_day(client: Any, auth: dict[str, str]) -> None:
 def test_rollups_cross_the_year_end(client: Any, auth: dict[str, str]) -> None:
     result = _rollups(client, auth, "from=2025-12-30&to=2026-01-02")
     assert [r["date"] for r in result.json["rollups"]] == [
-        "2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02"
+        "2025-12-30",
+        "2025-12-31",
+        "2026-01-01",
+        "2026-01-02",
     ]
 
 

@@ -28,17 +28,27 @@ def add_issue(storage: Any, created_at: datetime, kind: str = "daily") -> None:
     with storage.engine.begin() as connection:
         connection.execute(
             insert(issues).values(
-                uuid=str(uuid.uuid4()), kind=kind, cadence="daily",
-                issue_date=created_at.date().isoformat(), subject="s",
-                site_url="https://news.example.test", sections=[], html="<p>x</p>",
-                created_at=created_at, updated_at=created_at,
+                uuid=str(uuid.uuid4()),
+                kind=kind,
+                cadence="daily",
+                issue_date=created_at.date().isoformat(),
+                subject="s",
+                site_url="https://news.example.test",
+                sections=[],
+                html="<p>x</p>",
+                created_at=created_at,
+                updated_at=created_at,
             )
         )
 
 
 def expected_rollups(
-    events: list[dict[str, Any]], calls: list[dict[str, Any]], issue_times: list[datetime],
-    first: date, last: date, source: str,
+    events: list[dict[str, Any]],
+    calls: list[dict[str, Any]],
+    issue_times: list[datetime],
+    first: date,
+    last: date,
+    source: str,
 ) -> list[dict[str, Any]]:
     """The same rollups computed naively in Python from the raw rows."""
     first_seen: dict[str, datetime] = {}
@@ -59,27 +69,29 @@ def expected_rollups(
             entry["failures"] += 0 if call["ok"] else 1
             entry["prompt_tokens"] += call["prompt_tokens"]
             entry["completion_tokens"] += call["completion_tokens"]
-        result.append({
-            "date": day.isoformat(),
-            "source": source,
-            "pageviews": sum(views.values()),
-            "unique_visitors": len({e["visitor_id"] for e in todays}),
-            "new_visitors": sum(1 for t in first_seen.values() if t.date() == day),
-            "sessions": len({e["session_id"] for e in todays}),
-            "issue_number": sum(1 for t in issue_times if t.date() == day),
-            "top_pages": [
-                {"path": p, "views": v}
-                for p, v in sorted(views.items(), key=lambda pv: (-pv[1], pv[0]))[:10]
-            ],
-            "link_clicks": sum(1 for e in todays if e["event_type"] == "link click"),
-            "avg_engagement_seconds": round(sum(pings) / len(pings), 2) if pings else None,
-            "llm_usage": {
-                "calls": sum(m["calls"] for m in by_model.values()),
-                "failures": sum(m["failures"] for m in by_model.values()),
-                "by_model": [{"model": name, **by_model[name]} for name in sorted(by_model)],
-            },
-            "ga4": None,
-        })
+        result.append(
+            {
+                "date": day.isoformat(),
+                "source": source,
+                "pageviews": sum(views.values()),
+                "unique_visitors": len({e["visitor_id"] for e in todays}),
+                "new_visitors": sum(1 for t in first_seen.values() if t.date() == day),
+                "sessions": len({e["session_id"] for e in todays}),
+                "issue_number": sum(1 for t in issue_times if t.date() == day),
+                "top_pages": [
+                    {"path": p, "views": v}
+                    for p, v in sorted(views.items(), key=lambda pv: (-pv[1], pv[0]))[:10]
+                ],
+                "link_clicks": sum(1 for e in todays if e["event_type"] == "link click"),
+                "avg_engagement_seconds": round(sum(pings) / len(pings), 2) if pings else None,
+                "llm_usage": {
+                    "calls": sum(m["calls"] for m in by_model.values()),
+                    "failures": sum(m["failures"] for m in by_model.values()),
+                    "by_model": [{"model": name, **by_model[name]} for name in sorted(by_model)],
+                },
+                "ga4": None,
+            }
+        )
         day += timedelta(days=1)
     return result
 
@@ -92,22 +104,29 @@ def test_rollups_match_a_plain_python_computation(clocked: Any, seed: int) -> No
     events = []
     for _ in range(1500):
         kind = rng.choice(TYPES)
-        events.append({
-            "occurred_at": DAY0 + timedelta(seconds=rng.randrange(0, 8 * 86400)),
-            "event_type": kind,
-            "visitor_id": f"visitor-{rng.randrange(60)}",
-            "session_id": f"session-{rng.randrange(150)}",
-            "path": rng.choice(paths[: rng.choice((3, 30))]),
-            "referrer": "",
-            "props": None,
-            "engaged_seconds": round(rng.uniform(0, 300), 3) if kind == "engagement ping" else None,
-        })
+        events.append(
+            {
+                "occurred_at": DAY0 + timedelta(seconds=rng.randrange(0, 8 * 86400)),
+                "event_type": kind,
+                "visitor_id": f"visitor-{rng.randrange(60)}",
+                "session_id": f"session-{rng.randrange(150)}",
+                "path": rng.choice(paths[: rng.choice((3, 30))]),
+                "referrer": "",
+                "props": None,
+                "engaged_seconds": round(rng.uniform(0, 300), 3)
+                if kind == "engagement ping"
+                else None,
+            }
+        )
     # Midnight edges belong to the day that starts there.
     events.append({**events[0], "occurred_at": DAY0 + timedelta(days=2), "event_type": "pageview"})
-    events.append({
-        **events[0], "occurred_at": DAY0 + timedelta(days=2, microseconds=-1),
-        "event_type": "pageview",
-    })
+    events.append(
+        {
+            **events[0],
+            "occurred_at": DAY0 + timedelta(days=2, microseconds=-1),
+            "event_type": "pageview",
+        }
+    )
     events.sort(key=lambda e: e["occurred_at"])
     calls = [
         {
@@ -212,10 +231,20 @@ def test_llm_usage_by_model(clocked: Any) -> None:
         "calls": 3,
         "failures": 2,
         "by_model": [
-            {"model": "model-a", "calls": 1, "failures": 1, "prompt_tokens": 50,
-             "completion_tokens": 0},
-            {"model": "model-b", "calls": 2, "failures": 1, "prompt_tokens": 107,
-             "completion_tokens": 21},
+            {
+                "model": "model-a",
+                "calls": 1,
+                "failures": 1,
+                "prompt_tokens": 50,
+                "completion_tokens": 0,
+            },
+            {
+                "model": "model-b",
+                "calls": 2,
+                "failures": 1,
+                "prompt_tokens": 107,
+                "completion_tokens": 21,
+            },
         ],
     }
 
@@ -253,5 +282,7 @@ def test_rollups_endpoint_serves_the_service_result(clocked: Any) -> None:
         "/api/export/rollups", headers=auth, query_string="from=2028-02-25&to=2028-02-27"
     )
     assert result.status_code == 200
-    assert result.json == {"rollups": service.analytics.rollups(date(2028, 2, 25), date(2028, 2, 27))}
+    assert result.json == {
+        "rollups": service.analytics.rollups(date(2028, 2, 25), date(2028, 2, 27))
+    }
     assert [r["pageviews"] for r in result.json["rollups"]] == [0, 1, 0]
