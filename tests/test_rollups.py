@@ -151,7 +151,7 @@ def test_rollups_match_a_plain_python_computation(clocked: Any, seed: int) -> No
     first, last = date(2028, 2, 25), date(2028, 3, 5)  # one quiet day at each end
     got = service.analytics.rollups(first, last)
     want = expected_rollups(events, calls, issue_times, first, last, "news.example.test")
-    for got_day, want_day in zip(got, want):
+    for got_day, want_day in zip(got, want, strict=True):
         assert got_day == want_day, got_day["date"]
     assert len(got) == len(want) == 10
     # A sub-range gives the same days (nothing depends on the requested span).
