@@ -34,7 +34,9 @@ def bench_database() -> Iterator[str]:
         yield url
 
 
-def synthetic_events(size: int, start: datetime, days: int, seed: int = 7) -> Iterator[tuple[Any, ...]]:
+def synthetic_events(
+    size: int, start: datetime, days: int, seed: int = 7
+) -> Iterator[tuple[Any, ...]]:
     """``size`` events spread evenly over ``days`` days from ``start``, in time order."""
     rng = random.Random(seed)
     step = days * 86_400 / max(size, 1)

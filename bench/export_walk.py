@@ -20,7 +20,7 @@ from newsletter_connector import NewsletterService, Settings, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 
-TOKEN = "bench-export-token-0123456789"  # noqa: S105
+TOKEN = "bench-export-token-0123456789"
 
 
 def main() -> None:

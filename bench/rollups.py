@@ -53,7 +53,9 @@ def main() -> None:
         elapsed = time.perf_counter() - began
         total = sum(r["pageviews"] + r["link_clicks"] for r in rollups)
         print(f"rollups: {len(rollups)} days in {elapsed:.3f} s ({total} pageviews + clicks)")
-        print(f"baseline COUNT(*) scan: {baseline:.3f} s; ratio {elapsed / max(baseline, 1e-9):.1f}x")
+        print(
+            f"baseline COUNT(*) scan: {baseline:.3f} s; ratio {elapsed / max(baseline, 1e-9):.1f}x"
+        )
         storage.close()
 
 

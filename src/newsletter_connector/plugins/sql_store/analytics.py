@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, case, distinct, func, insert, select
+from sqlalchemy import ColumnElement, Date, case, cast, distinct, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, RowMapping
 
@@ -21,11 +21,18 @@ LINK_CLICK = "link click"
 ENGAGEMENT_PING = "engagement ping"
 
 
-def utc_day(connection: Connection, column: Any) -> ColumnElement[str]:
-    """``YYYY-MM-DD`` of a naive-UTC timestamp column, in the connection's dialect."""
+def utc_day(connection: Connection, column: Any) -> ColumnElement[Any]:
+    """The UTC day of a naive-UTC timestamp column: a ``date`` on PostgreSQL, the text
+    ``YYYY-MM-DD`` on SQLite (the first ten characters of SQLAlchemy's stored form, much cheaper
+    than ``strftime``). Pass results through :func:`day_key`."""
     if connection.dialect.name == "postgresql":
-        return func.to_char(column, "YYYY-MM-DD")
-    return func.strftime("%Y-%m-%d", column)
+        return cast(column, Date)
+    return func.substr(column, 1, 10)
+
+
+def day_key(value: Any) -> str:
+    """``YYYY-MM-DD`` of a :func:`utc_day` result (``str`` of a ``date`` is its ISO form)."""
+    return str(value)
 
 
 def binary_order(connection: Connection, column: Any) -> Any:
@@ -128,7 +135,7 @@ class SqlAnalytics:
             func.avg(case((e.event_type == ENGAGEMENT_PING, e.engaged_seconds))).label("avg"),
         ).where(*in_range)
         for row in self.connection.execute(totals.group_by(day)).mappings():
-            entry = day_entry(row["day"])
+            entry = day_entry(day_key(row["day"]))
             entry.update(
                 pageviews=int(row["pageviews"] or 0),
                 unique_visitors=int(row["unique_visitors"]),
@@ -160,7 +167,7 @@ class SqlAnalytics:
             .order_by(ranked.c.day, ranked.c.rank)
         )
         for row in self.connection.execute(top).mappings():
-            day_entry(row["day"])["top_pages"].append((row["path"], int(row["views"])))
+            day_entry(day_key(row["day"]))["top_pages"].append((row["path"], int(row["views"])))
 
         v = analytics_visitors.c
         first_day = utc_day(self.connection, v.first_seen_at).label("day")
@@ -170,7 +177,7 @@ class SqlAnalytics:
             .group_by(first_day)
         )
         for row in self.connection.execute(new).mappings():
-            day_entry(row["day"])["new_visitors"] = int(row["n"])
+            day_entry(day_key(row["day"]))["new_visitors"] = int(row["n"])
 
         i = issues.c
         issue_day = utc_day(self.connection, i.created_at).label("day")
@@ -180,7 +187,7 @@ class SqlAnalytics:
             .group_by(issue_day)
         )
         for row in self.connection.execute(recorded).mappings():
-            day_entry(row["day"])["issues"] = int(row["n"])
+            day_entry(day_key(row["day"]))["issues"] = int(row["n"])
 
         return {
             name: DayTraffic(**{**values, "top_pages": tuple(values["top_pages"])})
@@ -229,7 +236,7 @@ class SqlLlmUsage:
         )
         result: dict[str, list[ModelUsage]] = {}
         for row in self.connection.execute(query).mappings():
-            result.setdefault(row["day"], []).append(
+            result.setdefault(day_key(row["day"]), []).append(
                 ModelUsage(
                     model=row["model"],
                     calls=int(row["calls"]),
