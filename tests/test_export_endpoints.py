@@ -315,3 +315,24 @@ def test_2000_is_a_leap_year(client: Any, auth: dict[str, str]) -> None:
 def test_extreme_dates_do_not_fail(client: Any, auth: dict[str, str]) -> None:
     assert _rollups(client, auth, "from=9999-12-31&to=9999-12-31").status_code == 200
     assert _rollups(client, auth, "from=0001-01-01&to=0001-01-02").status_code == 200
+
+
+def test_unreachable_database_answers_503(newsletter_settings: Any) -> None:
+    import falcon.testing
+
+    from newsletter_connector import NewsletterService, create_app
+    from newsletter_connector.plugins.sql_store import SqlStorage
+    from newsletter_connector.plugins.sql_store.engine import make_engine
+
+    settings = newsletter_settings.model_copy(
+        update={"database_url": "postgresql://nobody@127.0.0.1:9/none"}
+    )
+    storage = SqlStorage(make_engine(settings.database_url, connect_args={"connect_timeout": 2}))
+    client = falcon.testing.TestClient(
+        create_app(service=NewsletterService.build(settings, storage=storage))
+    )
+    result = client.simulate_get("/api/export/events", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert result.status_code == 503
+    assert result.json["error"] == "db_unavailable"
+    assert result.headers["retry-after"] == "5"
+    assert TOKEN not in result.text
