@@ -17,8 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidRequest
+from ..model.analytics import AnalyticsEvent, DailyRollup
 from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage, UnitOfWork
-from ..timeutil import isoformat_z, to_naive_utc
+from ..timeutil import to_naive_utc
 from . import analytics_sanitize as clean
 from .context import ServiceContext
 from .events import queue_event
@@ -43,50 +44,14 @@ class EventsPage:
 
 def event_to_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
     """An analytics event in the SPEC 2.5 export shape."""
-    return {
-        "id": event.id,
-        "occurred_at": isoformat_z(event.occurred_at),
-        "event_type": event.event_type,
-        "visitor_id": event.visitor_id,
-        "session_id": event.session_id,
-        "path": event.path,
-        "referrer": event.referrer,
-        "props": event.props or None,
-    }
+    return AnalyticsEvent.from_record(event).to_wire()
 
 
 def rollup_entry(
     day: date, source: str, traffic: DayTraffic, usage: list[ModelUsage]
 ) -> dict[str, Any]:
     """One daily rollup in the SPEC 2.6 shape (a quiet day gives zeros)."""
-    avg = traffic.avg_engagement_seconds
-    return {
-        "date": day.isoformat(),
-        "source": source,
-        "pageviews": traffic.pageviews,
-        "unique_visitors": traffic.unique_visitors,
-        "new_visitors": traffic.new_visitors,
-        "sessions": traffic.sessions,
-        "issue_number": traffic.issues,
-        "top_pages": [{"path": path, "views": views} for path, views in traffic.top_pages],
-        "link_clicks": traffic.link_clicks,
-        "avg_engagement_seconds": None if avg is None else round(avg, 2),
-        "llm_usage": {
-            "calls": sum(m.calls for m in usage),
-            "failures": sum(m.failures for m in usage),
-            "by_model": [
-                {
-                    "model": m.model,
-                    "calls": m.calls,
-                    "failures": m.failures,
-                    "prompt_tokens": m.prompt_tokens,
-                    "completion_tokens": m.completion_tokens,
-                }
-                for m in usage
-            ],
-        },
-        "ga4": None,
-    }
+    return DailyRollup.build(day, source, traffic, usage).to_wire()
 
 
 def _day_start(day: date) -> datetime:
