@@ -41,6 +41,7 @@ def test_status_is_ok_with_the_connection_token(client: Any, auth: dict[str, str
     result = client.simulate_get("/api/export/status", headers=auth)
     assert result.status_code == 200
     assert result.json == {"ok": True}
+    assert result.headers["cache-control"] == "no-store"
 
 
 @pytest.mark.parametrize(
