@@ -286,3 +286,28 @@ def test_rollups_endpoint_serves_the_service_result(clocked: Any) -> None:
         "rollups": service.analytics.rollups(date(2028, 2, 25), date(2028, 2, 27))
     }
     assert [r["pageviews"] for r in result.json["rollups"]] == [0, 1, 0]
+
+
+def test_llm_calls_recorded_in_bulk_all_or_nothing(clocked: Any) -> None:
+    from newsletter_connector.errors import InvalidRequest
+
+    service, _ = clocked
+    good = {"model": "m", "ok": True, "prompt_tokens": 3}
+    for bad, field in (
+        ({"model": "m"}, "llm_calls[1].ok"),
+        ({"model": " ", "ok": True}, "llm_calls[1].model"),
+        ({"model": "m", "ok": True, "cost": 1}, "llm_calls[1].cost"),
+        ({"model": "m", "ok": False, "completion_tokens": -2}, "llm_calls[1].completion_tokens"),
+        ("not a mapping", "llm_calls[1]"),
+    ):
+        with pytest.raises(InvalidRequest) as info:
+            service.analytics.record_llm_calls([good, bad])
+        assert info.value.field == field
+    (rollup,) = service.analytics.rollups(DAY0.date(), DAY0.date())
+    assert rollup["llm_usage"]["calls"] == 0
+    assert service.analytics.record_llm_calls([]) == 0
+    assert service.analytics.record_llm_calls([good, {"model": "m", "ok": False}]) == 2
+    (rollup,) = service.analytics.rollups(DAY0.date(), DAY0.date())
+    assert rollup["llm_usage"]["by_model"] == [
+        {"model": "m", "calls": 2, "failures": 1, "prompt_tokens": 3, "completion_tokens": 0}
+    ]

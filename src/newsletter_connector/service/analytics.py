@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -52,6 +53,38 @@ def rollup_entry(
 ) -> dict[str, Any]:
     """One daily rollup in the SPEC 2.6 shape (a quiet day gives zeros)."""
     return DailyRollup.build(day, source, traffic, usage).to_wire()
+
+
+def _llm_call(call: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """One validated LLM call; field names in errors carry ``prefix``."""
+    if not isinstance(call, Mapping):
+        raise InvalidRequest(
+            f"{prefix or 'call '}must be an object", field=prefix.rstrip(".") or None
+        )
+    model = call.get("model")
+    if not isinstance(model, str) or not model.strip() or len(model) > MAX_MODEL_LENGTH:
+        raise InvalidRequest(
+            f"{prefix}model must be 1-{MAX_MODEL_LENGTH} characters", field=f"{prefix}model"
+        )
+    ok = call.get("ok")
+    if not isinstance(ok, bool):
+        raise InvalidRequest(f"{prefix}ok must be true or false", field=f"{prefix}ok")
+    tokens = {}
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = call.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+            raise InvalidRequest(
+                f"{prefix}{name} must be an integer from 0 to {MAX_TOKENS}", field=f"{prefix}{name}"
+            )
+        tokens[name] = value
+    unknown = sorted(
+        str(k) for k in set(call) - {"model", "ok", "prompt_tokens", "completion_tokens"}
+    )
+    if unknown:
+        raise InvalidRequest(
+            f"{prefix}{unknown[0]} is not a known field", field=f"{prefix}{unknown[0]}"
+        )
+    return {"model": model.strip(), "ok": ok, **tokens}
 
 
 def _day_start(day: date) -> datetime:
@@ -133,28 +166,39 @@ class AnalyticsService:
         :param ok: false when the call failed (counted in ``llm_usage.failures``).
         :raises InvalidRequest: blank or over-long model, negative or non-integer tokens.
         """
-        if not isinstance(model, str) or not model.strip() or len(model) > MAX_MODEL_LENGTH:
-            raise InvalidRequest(f"model must be 1-{MAX_MODEL_LENGTH} characters", field="model")
-        if not isinstance(ok, bool):
-            raise InvalidRequest("ok must be true or false", field="ok")
-        for name, value in (
-            ("prompt_tokens", prompt_tokens),
-            ("completion_tokens", completion_tokens),
-        ):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int)
-                or not 0 <= value <= MAX_TOKENS
-            ):
-                raise InvalidRequest(f"{name} must be an integer >= 0", field=name)
-        with self.context.storage.transaction() as uow:
-            uow.llm_usage.add(
-                occurred_at=self.context.clock(),
-                model=model.strip(),
-                ok=ok,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-            )
+        self.record_llm_calls(
+            [
+                {
+                    "model": model,
+                    "ok": ok,
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                }
+            ],
+            field_prefix="",
+        )
+
+    def record_llm_calls(
+        self, calls: Iterable[Mapping[str, Any]], *, field_prefix: str = "llm_calls"
+    ) -> int:
+        """Record several LLM calls at once, all or none (hook-friendly: a content hook can
+        return ``[{model, ok, prompt_tokens, completion_tokens}, ...]`` and the digest run
+        passes the list here). Token counts default to 0.
+
+        :return: how many calls were recorded.
+        :raises InvalidRequest: naming the bad entry, e.g. ``llm_calls[2].model``; nothing is
+            recorded then.
+        """
+        rows = [
+            _llm_call(call, f"{field_prefix}[{n}]." if field_prefix else "")
+            for n, call in enumerate(calls)
+        ]
+        if rows:
+            now = self.context.clock()
+            with self.context.storage.transaction() as uow:
+                for row in rows:
+                    uow.llm_usage.add(occurred_at=now, **row)
+        return len(rows)
 
     # -- export reads ----------------------------------------------------------------------------
 
