@@ -198,9 +198,6 @@ class AnalyticsRepository(Protocol):
         ordered by views descending then path ascending. ``issues`` counts issues recorded
         that day (kind ``test`` excluded)."""
 
-    def first_event_at(self) -> datetime | None:
-        """When the oldest stored event occurred, or ``None``."""
-
 
 class LlmUsageRepository(Protocol):
     """One row per LLM call of a digest run."""

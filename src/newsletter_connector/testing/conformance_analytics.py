@@ -59,7 +59,6 @@ class AnalyticsConformance:
             assert [e.id for e in uow.analytics.events_after(first, 10)] == [second]
             assert uow.analytics.events_after(second, 10) == []
             assert [e.id for e in uow.analytics.events_after(0, 1)] == [first]
-            assert uow.analytics.first_event_at() == T0
 
     def test_analytics_daily_traffic_buckets_by_utc_day(self, storage: Any) -> None:
         midnight = datetime(2028, 2, 29)

@@ -109,12 +109,6 @@ class SqlAnalytics:
         ).mappings()
         return [_event_record(row) for row in rows]
 
-    def first_event_at(self) -> datetime | None:
-        value: datetime | None = self.connection.scalar(
-            select(func.min(analytics_events.c.occurred_at))
-        )
-        return value
-
     def daily_traffic(
         self, start: datetime, end: datetime, *, top_pages: int
     ) -> dict[str, DayTraffic]:
