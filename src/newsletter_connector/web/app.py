@@ -12,8 +12,17 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, issues_api, listsource, newsletter_api, openapi, subscribers_api
-from .paths import LISTSOURCE, NEWSLETTER_API
+from . import (
+    analytics_capture,
+    errors,
+    export,
+    issues_api,
+    listsource,
+    newsletter_api,
+    openapi,
+    subscribers_api,
+)
+from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
 
 
 class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
@@ -61,4 +70,6 @@ def create_app(
     issues_api.add_routes(app, service, NEWSLETTER_API)
     subscribers_api.add_routes(app, service, NEWSLETTER_API)
     openapi.add_routes(app, NEWSLETTER_API)
+    export.add_routes(app, service, EXPORT)
+    analytics_capture.add_routes(app, service)
     return app
