@@ -4,9 +4,9 @@ Keyset pagination costs the same per page wherever the walk is; OFFSET would gro
 Setup bulk-inserts the rows straight into the table (not through the API), then the walk goes
 through the real WSGI app (``create_app`` + falcon's TestClient) with an API key.
 
-    python bench/subscriber_walk.py                      # 100,000 on a temporary SQLite file
-    python bench/subscriber_walk.py --count 2000 --limit 50
-    python bench/subscriber_walk.py --postgres postgresql://postgres@127.0.0.1:5432/postgres
+    python -m bench.subscriber_walk                      # 100,000 on a temporary SQLite file
+    python -m bench.subscriber_walk --count 2000 --limit 50
+    python -m bench.subscriber_walk --postgres postgresql://postgres@127.0.0.1:5432/postgres
 
 Prints the median time per page over the first and the last ``--sample`` pages of the walk, then
 re-times those same pages alternately (start, end, start, ...) so that load from other processes

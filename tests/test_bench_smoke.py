@@ -46,3 +46,15 @@ def test_subscriber_walk_bench_runs() -> None:
     )
     assert "subscribers: 1234  page size: 50  pages: 25" in output
     assert re.search(r"ratio last/first: \d+\.\d\d", output)
+
+
+def test_rollups_bench_runs() -> None:
+    output = run_bench("bench.rollups", "--size", "3000")
+    for needle in ("rollups: 92 days in", "baseline COUNT(*) scan", "ratio"):
+        assert needle in output
+
+
+def test_export_walk_bench_runs() -> None:
+    output = run_bench("bench.export_walk", "--size", "3000")
+    for needle in ("walked 3000 events", "events/s", "ratio"):
+        assert needle in output

@@ -116,4 +116,8 @@ def test_unmigrated_database_refuses_to_serve(tmp_path: Any, newsletter_settings
 def test_surfaces_not_built_yet_answer_404(newsletter_client: Any) -> None:
     # The list-source surface is built but off until its credentials are set (its own tests).
     assert newsletter_client.simulate_get("/api/listsource/api/health").status_code == 404
-    assert newsletter_client.simulate_get("/api/export/status").status_code == 404
+    # Export is built: without a configured connection it answers the unknown-path 404.
+    status = newsletter_client.simulate_get("/api/export/status")
+    unknown = newsletter_client.simulate_get("/api/export/no-such-endpoint")
+    assert status.status_code == unknown.status_code == 404
+    assert status.content == unknown.content

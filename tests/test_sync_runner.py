@@ -352,16 +352,13 @@ def test_periodic_tasks_run_every_loop_and_a_failing_one_does_not_stop_delivery(
     assert recorder.bodies()[0][0]["payload"] == p.rollup()
 
 
-def test_default_periodic_tasks_is_the_extension_point(service: Any) -> None:
+def test_default_periodic_tasks_queue_rollups_and_run_digests(service: Any) -> None:
     from newsletter_connector.sync.periodic import default_periodic_tasks
 
-    class Analytics:
-        def queue_completed_day_rollups(self, now: datetime) -> None:
-            pass
-
-    service.analytics = Analytics()
     tasks = default_periodic_tasks(service)
-    assert [t.__name__ for t in tasks] == ["queue_completed_day_rollups"]
+    assert [t.__name__ for t in tasks] == ["queue_completed_day_rollups", "run_scheduled_digests"]
+    assert tasks[0].__self__ is service.analytics  # type: ignore[attr-defined]
+    assert tasks[1].__self__ is service.issues  # type: ignore[attr-defined]
 
 
 def test_two_runners_never_send_the_same_batch_at_once(service: Any, recorder: Recorder) -> None:

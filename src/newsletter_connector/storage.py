@@ -501,6 +501,106 @@ class ContactMessageRepository(Protocol):
         """Up to ``limit`` messages with id greater than ``after_id``, in id order."""
 
 
+@dataclass(frozen=True)
+class AnalyticsEventRecord:
+    """One stored analytics event (SPEC 2.5), already sanitised at capture."""
+
+    id: int
+    occurred_at: datetime
+    event_type: str
+    visitor_id: str
+    session_id: str
+    path: str
+    referrer: str
+    props: dict[str, Any] | None
+    engaged_seconds: float | None
+
+
+@dataclass(frozen=True)
+class DayTraffic:
+    """Aggregates of one UTC day's analytics events (computed by the backend, set-based)."""
+
+    pageviews: int = 0
+    unique_visitors: int = 0
+    sessions: int = 0
+    link_clicks: int = 0
+    new_visitors: int = 0
+    avg_engagement_seconds: float | None = None
+    issues: int = 0
+    top_pages: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelUsage:
+    """One UTC day's LLM calls of one model."""
+
+    model: str
+    calls: int
+    failures: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class AnalyticsRepository(Protocol):
+    """Analytics events and first sightings of visitors; aggregates computed by the backend."""
+
+    def add_event(
+        self,
+        *,
+        occurred_at: datetime,
+        event_type: str,
+        visitor_id: str,
+        session_id: str,
+        path: str,
+        referrer: str,
+        props: dict[str, Any] | None,
+        engaged_seconds: float | None,
+    ) -> int:
+        """Store one event and return its id (ids grow with insertion order). Records the
+        visitor's first sighting at ``occurred_at`` unless the visitor was already seen."""
+
+    def events_after(self, after_id: int, limit: int) -> list[AnalyticsEventRecord]:
+        """At most ``limit`` events with id strictly greater than ``after_id``, by id."""
+
+    def daily_traffic(
+        self, start: datetime, end: datetime, *, top_pages: int
+    ) -> dict[str, DayTraffic]:
+        """Per UTC day (``YYYY-MM-DD``) in ``[start, end)``, the day's aggregates; days without
+        any event, visitor or issue may be absent. ``top_pages`` bounds each day's top list,
+        ordered by views descending then path ascending. ``issues`` counts issues recorded
+        that day (kind ``test`` excluded)."""
+
+
+class LlmUsageRepository(Protocol):
+    """One row per LLM call of a digest run."""
+
+    def add(
+        self,
+        *,
+        occurred_at: datetime,
+        model: str,
+        ok: bool,
+        prompt_tokens: int,
+        completion_tokens: int,
+    ) -> None:
+        """Record one call."""
+
+    def daily_usage(self, start: datetime, end: datetime) -> dict[str, list[ModelUsage]]:
+        """Per UTC day in ``[start, end)``, usage by model ordered by model name."""
+
+
+class JobRunsRepository(Protocol):
+    """Once-only jobs, claimed by key across every runner."""
+
+    def claim(self, job_key: str, *, at: datetime) -> bool:
+        """Record ``job_key`` as run; true if this call claimed it, false if it already was.
+
+        Safe under concurrency: of several transactions racing, exactly one gets true."""
+
+    def latest(self, prefix: str) -> str | None:
+        """The greatest claimed key starting with ``prefix`` (string order), or ``None``."""
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -530,6 +630,15 @@ class UnitOfWork(Protocol):
 
     @property
     def messages(self) -> ContactMessageRepository: ...
+
+    @property
+    def analytics(self) -> AnalyticsRepository: ...
+
+    @property
+    def llm_usage(self) -> LlmUsageRepository: ...
+
+    @property
+    def jobs(self) -> JobRunsRepository: ...
 
 
 class Storage(Protocol):

@@ -20,6 +20,7 @@ from ..settings import Settings
 from ..storage import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
+from .analytics import AnalyticsService
 from .context import ServiceContext
 from .issues import IssueService
 from .listsource import ListSourceService
@@ -41,6 +42,7 @@ class NewsletterService:
         self.issues = IssueService(context)
         self.subscribers = SubscriberService(context)
         self.messages = ContactMessageService(context)
+        self.analytics = AnalyticsService(context)
 
     @classmethod
     def build(

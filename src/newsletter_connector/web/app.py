@@ -12,9 +12,18 @@ import falcon.media
 
 from ..service import NewsletterService
 from ..settings import Settings
-from . import errors, issues_api, listsource, newsletter_api, openapi, subscribers_api
+from . import (
+    analytics_capture,
+    errors,
+    export,
+    issues_api,
+    listsource,
+    newsletter_api,
+    openapi,
+    subscribers_api,
+)
 from .pages import add_routes as add_reader_pages
-from .paths import LISTSOURCE, NEWSLETTER_API
+from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
 
 
 class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
@@ -63,4 +72,6 @@ def create_app(
     issues_api.add_routes(app, service, NEWSLETTER_API)
     subscribers_api.add_routes(app, service, NEWSLETTER_API)
     openapi.add_routes(app, NEWSLETTER_API)
+    export.add_routes(app, service, EXPORT)
+    analytics_capture.add_routes(app, service)
     return app

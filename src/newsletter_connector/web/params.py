@@ -6,9 +6,14 @@ message that says what was wrong. (The list-source surface is lenient instead, a
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 import falcon
 
 from ..errors import InvalidRequest
+
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def single_param(req: falcon.Request, name: str) -> str | None:
@@ -56,3 +61,29 @@ def enum_param(req: falcon.Request, name: str, allowed: tuple[str, ...]) -> str 
             f"query parameter {name} must be one of {', '.join(allowed)}", field=name
         )
     return raw
+
+
+def date_param(req: falcon.Request, name: str) -> date:
+    """A required ``YYYY-MM-DD`` query parameter naming a real calendar date.
+
+    :raises InvalidRequest: absent, repeated, not in that form, or not a real date (2026-02-30).
+    """
+    raw = single_param(req, name)
+    if raw is None:
+        raise InvalidRequest(f"query parameter {name} is required (YYYY-MM-DD)", field=name)
+    if not _ISO_DATE.fullmatch(raw):
+        raise InvalidRequest(f"query parameter {name} must be a date as YYYY-MM-DD", field=name)
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise InvalidRequest(
+            f"query parameter {name} is not a real calendar date", field=name
+        ) from None
+
+
+def reject_unknown_params(req: falcon.Request, allowed: tuple[str, ...]) -> None:
+    """:raises InvalidRequest: a query parameter outside ``allowed`` (caught typos)."""
+    for name in sorted(req.params):
+        if name not in allowed:
+            shown = name if len(name) <= 40 and name.isprintable() else name[:40] + "..."
+            raise InvalidRequest(f"unknown query parameter {shown!r}", field=shown)

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection, Engine
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from . import migrate
+from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .campaigns import SqlCampaigns
 from .engine import BEGIN_OPTION, make_engine
 from .issues import SqlIssues
@@ -63,6 +64,18 @@ class SqlUnitOfWork:
     @cached_property
     def messages(self) -> SqlContactMessages:
         return SqlContactMessages(self.connection)
+
+    @cached_property
+    def analytics(self) -> SqlAnalytics:
+        return SqlAnalytics(self.connection)
+
+    @cached_property
+    def llm_usage(self) -> SqlLlmUsage:
+        return SqlLlmUsage(self.connection)
+
+    @cached_property
+    def jobs(self) -> SqlJobRuns:
+        return SqlJobRuns(self.connection)
 
 
 class SqlStorage:

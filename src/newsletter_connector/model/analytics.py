@@ -1,0 +1,117 @@
+"""Wire models of the export surface: the analytics event (SPEC 2.5) and daily rollup (2.6).
+
+These are the single serializers of those shapes: ``/api/export/events``, ``/api/export/rollups``
+and the ``analytics.daily_rollup`` event payload all go through them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage
+from ..timeutil import isoformat_z
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready dict sent on the wire."""
+        return self.model_dump(mode="json")
+
+
+class AnalyticsEvent(_Wire):
+    """One captured event; ``props`` is ``None`` or a small flat object (no personal data)."""
+
+    id: int
+    occurred_at: str
+    event_type: str
+    visitor_id: str
+    session_id: str
+    path: str
+    referrer: str
+    props: dict[str, Any] | None
+
+    @classmethod
+    def from_record(cls, event: AnalyticsEventRecord) -> AnalyticsEvent:
+        return cls(
+            id=event.id,
+            occurred_at=isoformat_z(event.occurred_at) or "",
+            event_type=event.event_type,
+            visitor_id=event.visitor_id,
+            session_id=event.session_id,
+            path=event.path,
+            referrer=event.referrer,
+            props=event.props or None,
+        )
+
+
+class TopPage(_Wire):
+    path: str
+    views: int
+
+
+class ModelUsageEntry(_Wire):
+    model: str
+    calls: int
+    failures: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class LlmUsage(_Wire):
+    calls: int
+    failures: int
+    by_model: list[ModelUsageEntry]
+
+
+class DailyRollup(_Wire):
+    """One UTC day's figures; a quiet day has zeros, empty lists and a ``null`` average."""
+
+    date: str
+    source: str
+    pageviews: int
+    unique_visitors: int
+    new_visitors: int
+    sessions: int
+    issue_number: int
+    top_pages: list[TopPage]
+    link_clicks: int
+    avg_engagement_seconds: float | None
+    llm_usage: LlmUsage
+    ga4: None = None
+
+    @classmethod
+    def build(
+        cls, day: dt.date, source: str, traffic: DayTraffic, usage: list[ModelUsage]
+    ) -> DailyRollup:
+        avg = traffic.avg_engagement_seconds
+        return cls(
+            date=day.isoformat(),
+            source=source,
+            pageviews=traffic.pageviews,
+            unique_visitors=traffic.unique_visitors,
+            new_visitors=traffic.new_visitors,
+            sessions=traffic.sessions,
+            issue_number=traffic.issues,
+            top_pages=[TopPage(path=path, views=views) for path, views in traffic.top_pages],
+            link_clicks=traffic.link_clicks,
+            avg_engagement_seconds=None if avg is None else round(avg, 2),
+            llm_usage=LlmUsage(
+                calls=sum(m.calls for m in usage),
+                failures=sum(m.failures for m in usage),
+                by_model=[
+                    ModelUsageEntry(
+                        model=m.model,
+                        calls=m.calls,
+                        failures=m.failures,
+                        prompt_tokens=m.prompt_tokens,
+                        completion_tokens=m.completion_tokens,
+                    )
+                    for m in usage
+                ],
+            ),
+        )

@@ -1,0 +1,264 @@
+"""Repositories of the SQL store for analytics events, LLM usage and once-only job claims.
+
+Every aggregate is one set-based query grouped by UTC day over an indexed time column
+(``occurred_at``, ``first_seen_at``, ``created_at``); no raw event is loaded into Python.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Date, case, cast, distinct, func, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, RowMapping
+
+from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
+from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
+
+PAGEVIEW = "pageview"
+LINK_CLICK = "link click"
+ENGAGEMENT_PING = "engagement ping"
+
+
+def utc_day(connection: Connection, column: Any) -> ColumnElement[Any]:
+    """The UTC day of a naive-UTC timestamp column: a ``date`` on PostgreSQL, the text
+    ``YYYY-MM-DD`` on SQLite (the first ten characters of SQLAlchemy's stored form, much cheaper
+    than ``strftime``). Pass results through :func:`day_key`."""
+    if connection.dialect.name == "postgresql":
+        return cast(column, Date)
+    return func.substr(column, 1, 10)
+
+
+def day_key(value: Any) -> str:
+    """``YYYY-MM-DD`` of a :func:`utc_day` result (``str`` of a ``date`` is its ISO form)."""
+    return str(value)
+
+
+def binary_order(connection: Connection, column: Any) -> Any:
+    """``column`` compared by code point on every dialect (PostgreSQL's default collation is
+    locale-aware), so orderings match a plain Python sort."""
+    return column.collate("C") if connection.dialect.name == "postgresql" else column
+
+
+def insert_ignoring_duplicates(connection: Connection, table: Any) -> Any:
+    """An ``INSERT ... ON CONFLICT DO NOTHING`` for the connection's dialect."""
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing()
+    return sqlite.insert(table).on_conflict_do_nothing()
+
+
+def _event_record(row: RowMapping) -> AnalyticsEventRecord:
+    return AnalyticsEventRecord(
+        id=row["id"],
+        occurred_at=row["occurred_at"],
+        event_type=row["event_type"],
+        visitor_id=row["visitor_id"],
+        session_id=row["session_id"],
+        path=row["path"],
+        referrer=row["referrer"],
+        props=row["props"],
+        engaged_seconds=row["engaged_seconds"],
+    )
+
+
+class SqlAnalytics:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add_event(
+        self,
+        *,
+        occurred_at: datetime,
+        event_type: str,
+        visitor_id: str,
+        session_id: str,
+        path: str,
+        referrer: str,
+        props: dict[str, Any] | None,
+        engaged_seconds: float | None,
+    ) -> int:
+        self.connection.execute(
+            insert_ignoring_duplicates(self.connection, analytics_visitors).values(
+                visitor_id=visitor_id, first_seen_at=occurred_at
+            )
+        )
+        return int(
+            self.connection.execute(
+                insert(analytics_events)
+                .values(
+                    occurred_at=occurred_at,
+                    event_type=event_type,
+                    visitor_id=visitor_id,
+                    session_id=session_id,
+                    path=path,
+                    referrer=referrer,
+                    props=props,
+                    engaged_seconds=engaged_seconds,
+                )
+                .returning(analytics_events.c.id)
+            ).scalar_one()
+        )
+
+    def events_after(self, after_id: int, limit: int) -> list[AnalyticsEventRecord]:
+        rows = self.connection.execute(
+            select(analytics_events)
+            .where(analytics_events.c.id > after_id)
+            .order_by(analytics_events.c.id)
+            .limit(limit)
+        ).mappings()
+        return [_event_record(row) for row in rows]
+
+    def daily_traffic(
+        self, start: datetime, end: datetime, *, top_pages: int
+    ) -> dict[str, DayTraffic]:
+        days: dict[str, dict[str, Any]] = {}
+
+        def day_entry(day: str) -> dict[str, Any]:
+            return days.setdefault(day, {"top_pages": []})
+
+        e = analytics_events.c
+        in_range = (e.occurred_at >= start, e.occurred_at < end)
+        day = utc_day(self.connection, e.occurred_at).label("day")
+        totals = select(
+            day,
+            func.sum(case((e.event_type == PAGEVIEW, 1), else_=0)).label("pageviews"),
+            func.count(distinct(e.visitor_id)).label("unique_visitors"),
+            func.count(distinct(e.session_id)).label("sessions"),
+            func.sum(case((e.event_type == LINK_CLICK, 1), else_=0)).label("link_clicks"),
+            func.avg(case((e.event_type == ENGAGEMENT_PING, e.engaged_seconds))).label("avg"),
+        ).where(*in_range)
+        for row in self.connection.execute(totals.group_by(day)).mappings():
+            entry = day_entry(day_key(row["day"]))
+            entry.update(
+                pageviews=int(row["pageviews"] or 0),
+                unique_visitors=int(row["unique_visitors"]),
+                sessions=int(row["sessions"]),
+                link_clicks=int(row["link_clicks"] or 0),
+                avg_engagement_seconds=None if row["avg"] is None else float(row["avg"]),
+            )
+
+        per_page = (
+            select(day, e.path.label("path"), func.count().label("views"))
+            .where(*in_range, e.event_type == PAGEVIEW)
+            .group_by(day, e.path)
+            .subquery()
+        )
+        ranked = select(
+            per_page.c.day,
+            per_page.c.path,
+            per_page.c.views,
+            func.row_number()
+            .over(
+                partition_by=per_page.c.day,
+                order_by=(per_page.c.views.desc(), binary_order(self.connection, per_page.c.path)),
+            )
+            .label("rank"),
+        ).subquery()
+        top = (
+            select(ranked.c.day, ranked.c.path, ranked.c.views)
+            .where(ranked.c.rank <= top_pages)
+            .order_by(ranked.c.day, ranked.c.rank)
+        )
+        for row in self.connection.execute(top).mappings():
+            day_entry(day_key(row["day"]))["top_pages"].append((row["path"], int(row["views"])))
+
+        v = analytics_visitors.c
+        first_day = utc_day(self.connection, v.first_seen_at).label("day")
+        new = (
+            select(first_day, func.count().label("n"))
+            .where(v.first_seen_at >= start, v.first_seen_at < end)
+            .group_by(first_day)
+        )
+        for row in self.connection.execute(new).mappings():
+            day_entry(day_key(row["day"]))["new_visitors"] = int(row["n"])
+
+        i = issues.c
+        issue_day = utc_day(self.connection, i.created_at).label("day")
+        recorded = (
+            select(issue_day, func.count().label("n"))
+            .where(i.created_at >= start, i.created_at < end, i.kind != "test")
+            .group_by(issue_day)
+        )
+        for row in self.connection.execute(recorded).mappings():
+            day_entry(day_key(row["day"]))["issues"] = int(row["n"])
+
+        return {
+            name: DayTraffic(**{**values, "top_pages": tuple(values["top_pages"])})
+            for name, values in days.items()
+        }
+
+
+class SqlLlmUsage:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(
+        self,
+        *,
+        occurred_at: datetime,
+        model: str,
+        ok: bool,
+        prompt_tokens: int,
+        completion_tokens: int,
+    ) -> None:
+        self.connection.execute(
+            insert(llm_usage).values(
+                occurred_at=occurred_at,
+                model=model,
+                ok=ok,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+            )
+        )
+
+    def daily_usage(self, start: datetime, end: datetime) -> dict[str, list[ModelUsage]]:
+        u = llm_usage.c
+        day = utc_day(self.connection, u.occurred_at).label("day")
+        query = (
+            select(
+                day,
+                u.model,
+                func.count().label("calls"),
+                func.sum(case((u.ok.is_(False), 1), else_=0)).label("failures"),
+                func.sum(u.prompt_tokens).label("prompt_tokens"),
+                func.sum(u.completion_tokens).label("completion_tokens"),
+            )
+            .where(u.occurred_at >= start, u.occurred_at < end)
+            .group_by(day, u.model)
+            .order_by(day, binary_order(self.connection, u.model))
+        )
+        result: dict[str, list[ModelUsage]] = {}
+        for row in self.connection.execute(query).mappings():
+            result.setdefault(day_key(row["day"]), []).append(
+                ModelUsage(
+                    model=row["model"],
+                    calls=int(row["calls"]),
+                    failures=int(row["failures"] or 0),
+                    prompt_tokens=int(row["prompt_tokens"] or 0),
+                    completion_tokens=int(row["completion_tokens"] or 0),
+                )
+            )
+        return result
+
+
+class SqlJobRuns:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def claim(self, job_key: str, *, at: datetime) -> bool:
+        # RETURNING yields a row only when this statement inserted it (rowcount is not
+        # reliable for ON CONFLICT DO NOTHING across drivers).
+        inserted = self.connection.execute(
+            insert_ignoring_duplicates(self.connection, job_runs)
+            .values(job_key=job_key, ran_at=at)
+            .returning(job_runs.c.job_key)
+        ).first()
+        return inserted is not None
+
+    def latest(self, prefix: str) -> str | None:
+        key = job_runs.c.job_key
+        value: str | None = self.connection.scalar(
+            select(func.max(key)).where(key.startswith(prefix, autoescape=True))
+        )
+        return value

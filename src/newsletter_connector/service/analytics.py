@@ -1,0 +1,276 @@
+"""Analytics: capture of site events, LLM usage records, the export reads and daily rollups.
+
+- :meth:`AnalyticsService.record_event` sanitises at capture (see ``analytics_sanitize``).
+- :meth:`AnalyticsService.record_llm_usage` is the host's call for each LLM call of a digest run.
+- :meth:`AnalyticsService.events_page` and :meth:`AnalyticsService.rollups` back
+  ``/api/export/events`` and ``/api/export/rollups``; rollups are computed on demand by
+  set-based queries in the database (SPEC 2.6, 4.3).
+- :meth:`AnalyticsService.queue_completed_day_rollups` queues one ``analytics.daily_rollup``
+  event per completed UTC day, exactly once across any number of runners (SPEC 6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import InvalidRequest
+from ..model.analytics import AnalyticsEvent, DailyRollup
+from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage, UnitOfWork
+from ..timeutil import to_naive_utc
+from . import analytics_sanitize as clean
+from .context import ServiceContext
+from .events import queue_event
+
+MAX_ROLLUP_DAYS = 92
+MAX_EVENTS_LIMIT = 1000
+TOP_PAGES = 10
+ROLLUP_JOB_PREFIX = "rollup:"
+#: nc_settings entry holding the first UTC day the rollup job covers (the day of its first run).
+ROLLUP_START_SETTING = "analytics_rollups_start"
+MAX_TOKENS = 2**31 - 1
+MAX_MODEL_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class EventsPage:
+    """One page of the export event walk; ``next_after_id`` is the cursor to send next."""
+
+    events: list[AnalyticsEventRecord]
+    next_after_id: int
+
+
+def event_to_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
+    """An analytics event in the SPEC 2.5 export shape."""
+    return AnalyticsEvent.from_record(event).to_wire()
+
+
+def rollup_entry(
+    day: date, source: str, traffic: DayTraffic, usage: list[ModelUsage]
+) -> dict[str, Any]:
+    """One daily rollup in the SPEC 2.6 shape (a quiet day gives zeros)."""
+    return DailyRollup.build(day, source, traffic, usage).to_wire()
+
+
+def _llm_call(call: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """One validated LLM call; field names in errors carry ``prefix``."""
+    if not isinstance(call, Mapping):
+        raise InvalidRequest(
+            f"{prefix or 'call '}must be an object", field=prefix.rstrip(".") or None
+        )
+    model = call.get("model")
+    if not isinstance(model, str) or not model.strip() or len(model) > MAX_MODEL_LENGTH:
+        raise InvalidRequest(
+            f"{prefix}model must be 1-{MAX_MODEL_LENGTH} characters", field=f"{prefix}model"
+        )
+    ok = call.get("ok")
+    if not isinstance(ok, bool):
+        raise InvalidRequest(f"{prefix}ok must be true or false", field=f"{prefix}ok")
+    tokens = {}
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = call.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+            raise InvalidRequest(
+                f"{prefix}{name} must be an integer from 0 to {MAX_TOKENS}", field=f"{prefix}{name}"
+            )
+        tokens[name] = value
+    unknown = sorted(
+        str(k) for k in set(call) - {"model", "ok", "prompt_tokens", "completion_tokens"}
+    )
+    if unknown:
+        raise InvalidRequest(
+            f"{prefix}{unknown[0]} is not a known field", field=f"{prefix}{unknown[0]}"
+        )
+    return {"model": model.strip(), "ok": ok, **tokens}
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time())
+
+
+def _day_end(day: date) -> datetime:
+    """The exclusive upper bound of ``day`` (safe for the last representable date)."""
+    return datetime.max if day == date.max else _day_start(day + timedelta(days=1))
+
+
+class AnalyticsService:
+    """Analytics capture and reads; each call runs in its own transaction."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self.context = context
+
+    @property
+    def source(self) -> str:
+        """The site identifier in every rollup: the host (and port) of the site's URL."""
+        parts = urlsplit(self.context.settings.effective_site_url)
+        host = (parts.hostname or "").lower()
+        return host if parts.port is None else f"{host}:{parts.port}"
+
+    # -- capture ---------------------------------------------------------------------------------
+
+    def record_event(
+        self,
+        event_type: str,
+        *,
+        visitor_id: str,
+        session_id: str,
+        path: str,
+        referrer: str | None = "",
+        href: str | None = None,
+        seconds: float | None = None,
+        props: dict[str, Any] | None = None,
+    ) -> int:
+        """Sanitise and store one event at the current time; return its id.
+
+        ``href`` (required for ``link click``) is the link's target; ``seconds`` (required for
+        ``engagement ping``) the visible seconds since the page's previous ping. Both travel in
+        the exported ``props`` as ``href`` and ``engaged_seconds``.
+
+        :raises InvalidRequest: naming the field (unknown type, bad id, path, URL, props, size).
+        """
+        event_type = clean.clean_event_type(event_type)
+        cleaned_props = clean.clean_props(props)
+        engaged: float | None = None
+        if event_type == "link click":
+            cleaned_props["href"] = clean.clean_url(href, "href", allow_empty=False)
+        elif href is not None:
+            raise InvalidRequest("href is only for link click events", field="href")
+        if event_type == "engagement ping":
+            if seconds is None:
+                raise InvalidRequest("seconds is required for engagement ping", field="seconds")
+            engaged = clean.clean_seconds(seconds)
+            cleaned_props["engaged_seconds"] = engaged
+        elif seconds is not None:
+            raise InvalidRequest("seconds is only for engagement ping events", field="seconds")
+        values: dict[str, Any] = {
+            "event_type": event_type,
+            "visitor_id": clean.clean_id(visitor_id, "visitor_id"),
+            "session_id": clean.clean_id(session_id, "session_id"),
+            "path": clean.clean_path(path),
+            "referrer": clean.clean_url(referrer, "referrer", allow_empty=True),
+            "props": cleaned_props or None,
+            "engaged_seconds": engaged,
+        }
+        with self.context.storage.transaction() as uow:
+            return uow.analytics.add_event(occurred_at=self.context.clock(), **values)
+
+    def record_llm_usage(
+        self, model: str, ok: bool, prompt_tokens: int = 0, completion_tokens: int = 0
+    ) -> None:
+        """Record one LLM call of a digest run (the host calls this once per call).
+
+        :param model: the model's name, e.g. ``"gpt-4o-mini"``.
+        :param ok: false when the call failed (counted in ``llm_usage.failures``).
+        :raises InvalidRequest: blank or over-long model, negative or non-integer tokens.
+        """
+        self.record_llm_calls(
+            [
+                {
+                    "model": model,
+                    "ok": ok,
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                }
+            ],
+            field_prefix="",
+        )
+
+    def record_llm_calls(
+        self, calls: Iterable[Mapping[str, Any]], *, field_prefix: str = "llm_calls"
+    ) -> int:
+        """Record several LLM calls at once, all or none (hook-friendly: a content hook can
+        return ``[{model, ok, prompt_tokens, completion_tokens}, ...]`` and the digest run
+        passes the list here). Token counts default to 0.
+
+        :return: how many calls were recorded.
+        :raises InvalidRequest: naming the bad entry, e.g. ``llm_calls[2].model``; nothing is
+            recorded then.
+        """
+        rows = [
+            _llm_call(call, f"{field_prefix}[{n}]." if field_prefix else "")
+            for n, call in enumerate(calls)
+        ]
+        if rows:
+            now = self.context.clock()
+            with self.context.storage.transaction() as uow:
+                for row in rows:
+                    uow.llm_usage.add(occurred_at=now, **row)
+        return len(rows)
+
+    # -- export reads ----------------------------------------------------------------------------
+
+    def events_page(self, after_id: int = 0, limit: int = 500) -> EventsPage:
+        """Events with id strictly greater than ``after_id``, oldest first, at most ``limit``.
+
+        ``next_after_id`` is the last id returned, or ``after_id`` itself when caught up.
+        """
+        if after_id < 0:
+            raise InvalidRequest("after_id must be >= 0", field="after_id")
+        if not 1 <= limit <= MAX_EVENTS_LIMIT:
+            raise InvalidRequest(f"limit must be between 1 and {MAX_EVENTS_LIMIT}", field="limit")
+        with self.context.storage.transaction(write=False) as uow:
+            events = uow.analytics.events_after(after_id, limit)
+        return EventsPage(events, events[-1].id if events else after_id)
+
+    def rollups(self, from_date: date, to_date: date) -> list[dict[str, Any]]:
+        """One rollup per UTC day from ``from_date`` to ``to_date`` inclusive (at most 92).
+
+        :raises InvalidRequest: naming ``to`` when it is before ``from`` or the span is too long.
+        """
+        if to_date < from_date:
+            raise InvalidRequest("to must be on or after from", field="to")
+        if (to_date - from_date).days + 1 > MAX_ROLLUP_DAYS:
+            raise InvalidRequest(f"from..to may span at most {MAX_ROLLUP_DAYS} days", field="to")
+        with self.context.storage.transaction(write=False) as uow:
+            return self._rollups(uow, from_date, to_date)
+
+    def _rollups(self, uow: UnitOfWork, from_date: date, to_date: date) -> list[dict[str, Any]]:
+        start, end = _day_start(from_date), _day_end(to_date)
+        traffic = uow.analytics.daily_traffic(start, end, top_pages=TOP_PAGES)
+        usage = uow.llm_usage.daily_usage(start, end)
+        source = self.source
+        days = (to_date - from_date).days + 1
+        result = []
+        for offset in range(days):
+            day = from_date + timedelta(days=offset)
+            key = day.isoformat()
+            result.append(
+                rollup_entry(day, source, traffic.get(key, DayTraffic()), usage.get(key, []))
+            )
+        return result
+
+    # -- the daily rollup event ------------------------------------------------------------------
+
+    def queue_completed_day_rollups(self, now: datetime | None = None) -> int:
+        """Queue one ``analytics.daily_rollup`` event per completed UTC day not yet queued.
+
+        Days are covered from the day of the first call (stored, so every runner agrees; days
+        before it are served by ``/api/export/rollups`` only), at most 92 per call. Each day's
+        claim (an ``nc_job_runs`` row ``rollup:YYYY-MM-DD``) and its event commit in one
+        transaction, so any number of runners calling at once queue each day exactly once.
+
+        :return: how many events this call queued.
+        """
+        now = to_naive_utc(now) if now is not None else self.context.clock()
+        today = now.date()
+        with self.context.storage.transaction() as uow:
+            start = date.fromisoformat(
+                str(uow.settings.put_if_absent(ROLLUP_START_SETTING, today.isoformat(), at=now))
+            )
+            latest = uow.jobs.latest(ROLLUP_JOB_PREFIX)
+        first = start
+        if latest is not None:
+            first = max(first, date.fromisoformat(latest[len(ROLLUP_JOB_PREFIX) :]) + timedelta(1))
+        queued = 0
+        day = first
+        while day < today and queued < MAX_ROLLUP_DAYS:
+            with self.context.storage.transaction() as uow:
+                if uow.jobs.claim(ROLLUP_JOB_PREFIX + day.isoformat(), at=now):
+                    (entry,) = self._rollups(uow, day, day)
+                    queue_event(uow, self.context, "analytics.daily_rollup", entry)
+                    queued += 1
+            day += timedelta(days=1)
+        return queued

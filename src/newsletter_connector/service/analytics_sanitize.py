@@ -1,0 +1,188 @@
+"""Capture-time sanitising of analytics events: no personal data is ever stored.
+
+Rules (SPEC 2.5 "enforced at capture time"):
+
+- ``event_type`` is exactly one of :data:`EVENT_TYPES`; anything else is refused.
+- Visitor and session ids are opaque random strings, ``[A-Za-z0-9_-]{8,64}``.
+- Paths and URLs lose their query string and fragment (and URLs their user info); a path
+  segment that looks like an e-mail address or a phone number is replaced by ``redacted``.
+- ``props`` values that look like an e-mail address or a phone number are dropped.
+- Every size is bounded; over a bound the request is refused, naming the field.
+
+Each helper raises :class:`InvalidRequest` naming the field; nothing here touches storage.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from ..errors import InvalidRequest
+
+EVENT_TYPES = ("pageview", "link click", "engagement ping")
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
+PROP_KEY_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,39}")
+MAX_PATH_LENGTH = 1024
+MAX_URL_LENGTH = 1024
+MAX_PROPS = 10
+MAX_PROP_STRING = 200
+MAX_ENGAGED_SECONDS = 86_400.0
+REDACTED = "redacted"
+#: Props set by the service itself; a client cannot supply them.
+RESERVED_PROPS = ("href", "engaged_seconds")
+
+_EMAIL = re.compile(r"[^\s@/]+@[^\s@/]+\.[^\s@/]+")
+# A run of digits with the usual phone separators; counted and judged in _looks_like_phone.
+_PHONE_CANDIDATE = re.compile(r"\+?\(?\d[\d\s().\-]*\d")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _looks_like_phone(text: str) -> bool:
+    for match in _PHONE_CANDIDATE.finditer(text):
+        candidate = match.group(0)
+        digits = sum(c.isdigit() for c in candidate)
+        if _ISO_DATE.fullmatch(candidate.strip()):
+            continue
+        formatted = candidate.startswith("+") or not candidate.isdigit()
+        # Bare digit runs are ids or years more often than phones: only 10+ digits count.
+        if (formatted and 7 <= digits <= 15) or (not formatted and 10 <= digits <= 15):
+            return True
+    return False
+
+
+def looks_personal(text: str) -> bool:
+    """Whether ``text`` (percent-decoded) contains something like an e-mail or phone number."""
+    decoded = unquote(text)
+    return bool(_EMAIL.search(decoded)) or _looks_like_phone(decoded)
+
+
+def _redact_path(path: str) -> str:
+    return "/".join(REDACTED if looks_personal(seg) else seg for seg in path.split("/"))
+
+
+def _strip_query(value: str) -> str:
+    return value.split("#", 1)[0].split("?", 1)[0]
+
+
+def _printable(value: str, field: str) -> str:
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise InvalidRequest(f"{field} must not contain control characters", field=field)
+    return value
+
+
+def clean_path(value: Any, field: str = "path") -> str:
+    """A site path: ``/...`` (an absolute URL gives its path), no query or fragment."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidRequest(f"{field} is required and must be a string", field=field)
+    text = _printable(value.strip(), field)
+    if "://" in text.split("?", 1)[0]:
+        text = urlsplit(_strip_query(text)).path or "/"
+    text = _strip_query(text)
+    if not text.startswith("/"):
+        raise InvalidRequest(f"{field} must start with '/'", field=field)
+    text = quote(text, safe="/%:@!$&'()*+,;=-._~")
+    if len(text) > MAX_PATH_LENGTH:
+        raise InvalidRequest(f"{field} must be at most {MAX_PATH_LENGTH} characters", field=field)
+    return _redact_path(text)
+
+
+def clean_url(value: Any, field: str, *, allow_empty: bool) -> str:
+    """An absolute http(s) URL reduced to scheme, host and (redacted) path.
+
+    Another scheme (``mailto:``, ``tel:``, ...) keeps only the scheme, e.g. ``mailto:``.
+    """
+    if value is None or value == "":
+        if allow_empty:
+            return ""
+        raise InvalidRequest(f"{field} is required", field=field)
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{field} must be a string", field=field)
+    text = _printable(value.strip(), field)
+    if len(text) > 4 * MAX_URL_LENGTH:
+        raise InvalidRequest(f"{field} must be at most {MAX_URL_LENGTH} characters", field=field)
+    try:
+        parts = urlsplit(_strip_query(text))
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        raise InvalidRequest(f"{field} must be an absolute URL", field=field) from None
+    scheme = parts.scheme.lower()
+    if scheme and scheme not in ("http", "https") and re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
+        return f"{scheme}:"
+    if scheme not in ("http", "https") or not host:
+        raise InvalidRequest(f"{field} must be an absolute http(s) URL", field=field)
+    netloc = host if port is None else f"{host}:{port}"
+    path = quote(parts.path, safe="/%:@!$&'()*+,;=-._~") or "/"
+    url = f"{scheme}://{netloc}{_redact_path(path)}"
+    if len(url) > MAX_URL_LENGTH:
+        raise InvalidRequest(f"{field} must be at most {MAX_URL_LENGTH} characters", field=field)
+    return url
+
+
+def clean_id(value: Any, field: str) -> str:
+    """A visitor or session id: an opaque random string, never anything personal."""
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
+        raise InvalidRequest(f"{field} must match [A-Za-z0-9_-]{{8,64}}", field=field)
+    return value
+
+
+def clean_event_type(value: Any) -> str:
+    if value not in EVENT_TYPES:
+        raise InvalidRequest("type must be one of: " + ", ".join(EVENT_TYPES), field="type")
+    return str(value)
+
+
+def clean_seconds(value: Any) -> float:
+    """Engaged seconds of an engagement ping: a finite number in ``[0, 86400]``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= MAX_ENGAGED_SECONDS
+    ):
+        raise InvalidRequest(
+            f"seconds must be a number from 0 to {MAX_ENGAGED_SECONDS:g}", field="seconds"
+        )
+    return round(float(value), 3)
+
+
+def clean_props(value: Any) -> dict[str, Any]:
+    """Free-form props: up to ten scalar values under short snake_case keys.
+
+    Values that look personal are dropped silently (the event is still recorded).
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidRequest("props must be an object", field="props")
+    if len(value) > MAX_PROPS:
+        raise InvalidRequest(f"props may have at most {MAX_PROPS} keys", field="props")
+    cleaned: dict[str, Any] = {}
+    for key, item in value.items():
+        field = f"props.{key}"[:60]
+        if not isinstance(key, str) or not PROP_KEY_PATTERN.fullmatch(key):
+            raise InvalidRequest("props keys must match [a-z][a-z0-9_]{0,39}", field="props")
+        if key in RESERVED_PROPS:
+            raise InvalidRequest(f"props.{key} is set by the service", field=field)
+        if item is None or isinstance(item, bool):
+            cleaned[key] = item
+        elif isinstance(item, int):
+            if abs(item) > 2**53:
+                raise InvalidRequest(f"{field} is out of range", field=field)
+            cleaned[key] = item
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise InvalidRequest(f"{field} must be finite", field=field)
+            cleaned[key] = item
+        elif isinstance(item, str):
+            if len(item) > MAX_PROP_STRING:
+                raise InvalidRequest(
+                    f"{field} must be at most {MAX_PROP_STRING} characters", field=field
+                )
+            if not looks_personal(item):
+                cleaned[key] = item
+        else:
+            raise InvalidRequest(f"{field} must be a string, number, boolean or null", field=field)
+    return cleaned

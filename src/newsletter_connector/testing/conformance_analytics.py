@@ -1,0 +1,144 @@
+"""Conformance tests for the analytics, LLM usage and job-claim repositories.
+
+A mixin for :class:`~newsletter_connector.testing.StorageConformance`: it uses only the
+``storage`` fixture and the protocol in :mod:`newsletter_connector.storage`, never SQL.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+T0 = datetime(2028, 2, 28, 23, 0, 0)
+
+
+def _event(uow: Any, at: datetime, **overrides: Any) -> int:
+    values: dict[str, Any] = {
+        "occurred_at": at,
+        "event_type": "pageview",
+        "visitor_id": "visitor-1",
+        "session_id": "session-1",
+        "path": "/",
+        "referrer": "",
+        "props": None,
+        "engaged_seconds": None,
+    }
+    values.update(overrides)
+    return int(uow.analytics.add_event(**values))
+
+
+class AnalyticsConformance:
+    """Subclass together with a ``storage`` fixture yielding an empty, ready backend."""
+
+    @pytest.fixture
+    def storage(self) -> Any:  # pragma: no cover - always overridden
+        raise NotImplementedError("provide a `storage` fixture returning your backend")
+
+    def test_analytics_events_round_trip_in_id_order(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            first = _event(uow, T0, props={"a": 1, "s": "x"})
+            second = _event(
+                uow,
+                T0,
+                event_type="engagement ping",
+                engaged_seconds=2.5,
+                path="/b",
+                referrer="https://r.example/",
+                props={"engaged_seconds": 2.5},
+            )
+        assert second > first
+        with storage.transaction(write=False) as uow:
+            events = uow.analytics.events_after(0, 10)
+            assert [e.id for e in events] == [first, second]
+            assert events[0].props == {"a": 1, "s": "x"}
+            assert events[0].occurred_at == T0
+            assert (events[1].engaged_seconds, events[1].referrer) == (2.5, "https://r.example/")
+            assert [e.id for e in uow.analytics.events_after(first, 10)] == [second]
+            assert uow.analytics.events_after(second, 10) == []
+            assert [e.id for e in uow.analytics.events_after(0, 1)] == [first]
+
+    def test_analytics_daily_traffic_buckets_by_utc_day(self, storage: Any) -> None:
+        midnight = datetime(2028, 2, 29)
+        with storage.transaction() as uow:
+            _event(uow, midnight - timedelta(microseconds=1), visitor_id="visitor-a", path="/x")
+            _event(uow, midnight, visitor_id="visitor-a", path="/x")
+            _event(uow, midnight, visitor_id="visitor-b", session_id="session-2", path="/y")
+            _event(uow, midnight, event_type="link click", props={"href": "https://e.example/"})
+            _event(uow, midnight, event_type="engagement ping", engaged_seconds=4.0)
+            _event(uow, midnight, event_type="engagement ping", engaged_seconds=8.0)
+        with storage.transaction(write=False) as uow:
+            days = uow.analytics.daily_traffic(
+                T0 - timedelta(days=1), midnight + timedelta(days=1), top_pages=1
+            )
+        assert set(days) == {"2028-02-28", "2028-02-29"}
+        before, leap = days["2028-02-28"], days["2028-02-29"]
+        assert (before.pageviews, before.unique_visitors, before.new_visitors) == (1, 1, 1)
+        assert before.avg_engagement_seconds is None
+        assert (leap.pageviews, leap.unique_visitors, leap.sessions) == (2, 3, 2)
+        assert (leap.new_visitors, leap.link_clicks) == (2, 1)
+        assert leap.avg_engagement_seconds == pytest.approx(6.0)
+        assert leap.top_pages == (("/x", 1),)  # tie broken by path, bounded to top_pages
+
+    def test_analytics_daily_traffic_range_is_half_open(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            _event(uow, datetime(2028, 3, 1))
+        with storage.transaction(write=False) as uow:
+            assert uow.analytics.daily_traffic(T0, datetime(2028, 3, 1), top_pages=10) == {}
+
+    def test_llm_usage_daily_by_model(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            uow.llm_usage.add(
+                occurred_at=T0, model="b", ok=True, prompt_tokens=5, completion_tokens=1
+            )
+            uow.llm_usage.add(
+                occurred_at=T0, model="a", ok=False, prompt_tokens=2, completion_tokens=0
+            )
+            uow.llm_usage.add(
+                occurred_at=T0, model="b", ok=False, prompt_tokens=1, completion_tokens=1
+            )
+        with storage.transaction(write=False) as uow:
+            usage = uow.llm_usage.daily_usage(T0, T0 + timedelta(hours=1))
+        assert list(usage) == ["2028-02-28"]
+        assert [
+            (m.model, m.calls, m.failures, m.prompt_tokens, m.completion_tokens)
+            for m in usage["2028-02-28"]
+        ] == [("a", 1, 1, 2, 0), ("b", 2, 1, 6, 2)]
+
+    def test_jobs_claim_once_and_latest(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            assert uow.jobs.latest("rollup:") is None
+            assert uow.jobs.claim("rollup:2028-02-28", at=T0) is True
+            assert uow.jobs.claim("rollup:2028-02-28", at=T0) is False
+            assert uow.jobs.claim("rollup:2028-02-29", at=T0) is True
+            assert uow.jobs.claim("other%:2099-01-01", at=T0) is True
+        with storage.transaction(write=False) as uow:
+            assert uow.jobs.latest("rollup:") == "rollup:2028-02-29"
+            assert uow.jobs.latest("other%:") == "other%:2099-01-01"
+            assert uow.jobs.latest("other") == "other%:2099-01-01"
+            assert uow.jobs.latest("nothing") is None
+
+    def test_jobs_claim_rolls_back_with_its_transaction(self, storage: Any) -> None:
+        with pytest.raises(RuntimeError), storage.transaction() as uow:
+            assert uow.jobs.claim("rollup:x", at=T0)
+            raise RuntimeError("abort")
+        with storage.transaction() as uow:
+            assert uow.jobs.claim("rollup:x", at=T0) is True
+
+    def test_jobs_concurrent_claims_have_one_winner(self, storage: Any) -> None:
+        barrier = threading.Barrier(5)
+        results: list[bool] = []
+
+        def claim() -> None:
+            barrier.wait()
+            with storage.transaction() as uow:
+                results.append(uow.jobs.claim("race", at=T0))
+
+        threads = [threading.Thread(target=claim) for _ in range(5)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert sorted(results) == [False, False, False, False, True]

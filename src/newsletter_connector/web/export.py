@@ -1,0 +1,81 @@
+"""Connector export endpoints (``/api/export``, SPEC 4.3), pulled by the platform.
+
+One falcon sink serves the whole prefix so that authentication comes before everything else:
+without the bearer token of the active connection (or with no connection configured) every
+request, whatever its path, method or query, gets the very same 404 as a path that does not
+exist. Only an authenticated caller learns about methods (405) or malformed queries (400 with
+``{"error": "invalid_request", "message": <text naming the parameter>}``; docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import falcon
+
+from ..service import NewsletterService
+from ..service.analytics import MAX_EVENTS_LIMIT, event_to_wire
+from .auth import bearer_token
+from .params import date_param, int_param, reject_unknown_params
+
+MAX_AFTER_ID = 2**63 - 1
+DEFAULT_EVENTS_LIMIT = 500
+
+
+class ExportSink:
+    """Dispatches ``{prefix}/status|events|rollups`` after checking the connection token."""
+
+    def __init__(self, service: NewsletterService, prefix: str) -> None:
+        self.service = service
+        self.prefix = prefix
+        self.pattern = re.compile(re.escape(prefix) + r"(?=/|$)")
+        self.endpoints: dict[str, Callable[[falcon.Request], Any]] = {
+            "/status": self.status,
+            "/events": self.events,
+            "/rollups": self.rollups,
+        }
+
+    def __call__(self, req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
+        token = bearer_token(req)
+        if token is None or not self.service.admin.verify_connection_token(token):
+            raise falcon.HTTPNotFound()
+        endpoint = self.endpoints.get(req.path[len(self.prefix) :])
+        if endpoint is None:
+            raise falcon.HTTPNotFound()
+        if req.method != "GET":
+            raise falcon.HTTPMethodNotAllowed(["GET"])
+        resp.media = endpoint(req)
+        resp.cache_control = ["no-store"]
+
+    def status(self, req: falcon.Request) -> dict[str, Any]:
+        """``{ok: true}``: the token matches the active connection. No side effects."""
+        reject_unknown_params(req, ())
+        return {"ok": True}
+
+    def events(self, req: falcon.Request) -> dict[str, Any]:
+        reject_unknown_params(req, ("after_id", "limit"))
+        after_id = int_param(req, "after_id", default=0, minimum=0, maximum=MAX_AFTER_ID)
+        limit = int_param(
+            req, "limit", default=DEFAULT_EVENTS_LIMIT, minimum=1, maximum=MAX_EVENTS_LIMIT
+        )
+        page = self.service.analytics.events_page(after_id, limit)
+        return {
+            "events": [event_to_wire(event) for event in page.events],
+            "next_after_id": page.next_after_id,
+        }
+
+    def rollups(self, req: falcon.Request) -> dict[str, Any]:
+        reject_unknown_params(req, ("from", "to"))
+        from_date = date_param(req, "from")
+        to_date = date_param(req, "to")
+        return {"rollups": self.service.analytics.rollups(from_date, to_date)}
+
+
+def add_routes(
+    app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService, prefix: str
+) -> None:
+    """Serve the export endpoints under ``prefix`` (everything under it goes to the sink)."""
+    sink = ExportSink(service, prefix)
+    app.add_sink(sink, sink.pattern)

@@ -1,0 +1,41 @@
+"""The runnable examples of docs/analytics.md work as written."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .analytics_helpers import client_for, clocked_service
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def doc_block(page: str, name: str) -> str:
+    """The fenced code block preceded by ``<!-- block: name -->`` in ``docs/page``."""
+    text = (DOCS / page).read_text()
+    match = re.search(rf"<!-- block: {re.escape(name)} -->\n```\w*\n(.*?)\n```", text, re.S)
+    assert match, f"no block {name} in {page}"
+    return match.group(1)
+
+
+def test_collect_body_example_is_accepted(
+    newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    service, _ = clocked_service(newsletter_settings, newsletter_storage, datetime(2026, 11, 21))
+    body = doc_block("analytics.md", "analytics-collect-body")
+    result = client_for(service).simulate_post(
+        "/analytics/collect", body=body, headers={"Content-Type": "application/json"}
+    )
+    assert result.status_code == 204
+    (event,) = service.analytics.events_page(0, 10).events
+    assert event.props == {"section": "local", "href": json.loads(body)["href"]}
+
+
+def test_llm_usage_example_runs(newsletter_settings: Any, newsletter_storage: Any) -> None:
+    now = datetime(2026, 11, 21, 8)
+    service, _ = clocked_service(newsletter_settings, newsletter_storage, now)
+    code = doc_block("analytics.md", "analytics-llm-usage")
+    exec(compile(code, "docs/analytics.md", "exec"), {"service": service, "today": now.date()})

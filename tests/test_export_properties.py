@@ -1,0 +1,121 @@
+"""Property tests: no query string on the export endpoints and no capture body gives a 500."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from newsletter_connector.service.analytics_sanitize import looks_personal
+
+from .analytics_helpers import client_for, clocked_service, connect
+
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@pytest.fixture
+def env(newsletter_settings: Any, newsletter_storage: Any) -> Any:
+    service, _ = clocked_service(newsletter_settings, newsletter_storage, datetime(2026, 1, 1))
+    auth = connect(service)
+    service.analytics.record_event(
+        "pageview", visitor_id="visitor-1", session_id="session-1", path="/"
+    )
+    return service, client_for(service), auth
+
+
+names = st.sampled_from(["after_id", "limit", "from", "to", "x", ""]) | st.text(max_size=8)
+values = (
+    st.integers(-(2**70), 2**70).map(str)
+    | st.dates().map(date.isoformat)
+    | st.text(max_size=20)
+    | st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", fullmatch=True)
+)
+queries = st.lists(st.tuples(names, values), max_size=4).map(
+    lambda pairs: "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in pairs)
+)
+raw_queries = st.text(max_size=60).map(lambda s: quote(s, safe="=&%+"))
+
+
+@SETTINGS
+@given(path=st.sampled_from(["status", "events", "rollups"]), query=queries | raw_queries)
+def test_export_queries_never_fail_with_500(env: Any, path: str, query: str) -> None:
+    _, client, auth = env
+    result = client.simulate_get(f"/api/export/{path}", headers=auth, query_string=query)
+    assert result.status_code in (200, 400), (query, result.text)
+    body = result.json
+    if result.status_code == 400:
+        assert set(body) == {"error", "message"} and body["error"] == "invalid_request"
+    without_token = client.simulate_get(f"/api/export/{path}", query_string=query)
+    assert without_token.status_code == 404
+
+
+@SETTINGS
+@given(first=st.dates(), second=st.dates())
+def test_any_pair_of_real_dates_is_200_or_a_clear_400(env: Any, first: date, second: date) -> None:
+    _, client, auth = env
+    result = client.simulate_get(
+        "/api/export/rollups",
+        headers=auth,
+        params={"from": first.isoformat(), "to": second.isoformat()},
+    )
+    span = (second - first).days + 1
+    if 1 <= span <= 92:
+        assert result.status_code == 200
+        assert len(result.json["rollups"]) == span
+    else:
+        assert result.status_code == 400
+        assert "to" in result.json["message"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(["pageview", "link click", "engagement ping"]) | json_values,
+        "visitor_id": st.just("visitor-0001") | json_values,
+        "session_id": st.just("session-0001") | json_values,
+        "path": st.text(max_size=40).map(lambda s: "/" + s) | json_values,
+        "referrer": st.just("https://r.example/a?b") | json_values,
+        "href": st.just("https://l.example/") | json_values,
+        "seconds": st.floats() | json_values,
+        "props": st.dictionaries(st.text(max_size=10), json_values, max_size=4) | json_values,
+    },
+)
+
+
+@SETTINGS
+@given(body=bodies)
+def test_capture_bodies_never_fail_with_500(env: Any, body: dict[str, Any]) -> None:
+    service, client, _ = env
+    result = client.simulate_post(
+        "/analytics/collect", body=json.dumps(body), headers={"Content-Type": "text/plain"}
+    )
+    assert result.status_code in (204, 400, 413), result.text
+    if result.status_code == 204:
+        last = service.analytics.events_page(0, 1000).events[-1]
+        assert "?" not in last.path and "#" not in last.path
+        for segment in (last.path + "/" + last.referrer).split("/"):
+            assert not looks_personal(segment)
+
+
+@SETTINGS
+@given(raw=st.binary(max_size=200))
+def test_capture_raw_bytes_never_fail_with_500(env: Any, raw: bytes) -> None:
+    _, client, _ = env
+    result = client.simulate_post(
+        "/analytics/collect", body=raw, headers={"Content-Type": "application/json"}
+    )
+    assert result.status_code in (204, 400)
