@@ -9,7 +9,11 @@ import jsonschema_rs
 import pytest
 
 from newsletter_connector.testing.issue_samples import sample_issue_content
-from newsletter_connector.web.openapi_issues import FRAGMENT
+from newsletter_connector.web.openapi import build_document
+from newsletter_connector.web.openapi.issues import fragment
+
+FRAGMENT = fragment()
+DOCUMENT = build_document()
 
 LATEST = "/api/newsletter/v1/issues/latest"
 ISSUES = "/api/newsletter/v1/issues"
@@ -26,7 +30,7 @@ BODY_KEYS = {
 
 
 def validator(name: str) -> Any:
-    schema = {"$ref": f"#/components/schemas/{name}", "components": FRAGMENT["components"]}
+    schema = {"$ref": f"#/components/schemas/{name}", "components": DOCUMENT["components"]}
     return jsonschema_rs.Draft202012Validator(schema)
 
 
@@ -188,7 +192,7 @@ def test_fragment_refs_resolve_and_paths_are_documented() -> None:
     import json
 
     text = json.dumps(FRAGMENT)
-    schemas = FRAGMENT["components"]["schemas"]
+    schemas = DOCUMENT["components"]["schemas"]
     for name in {part.split('"')[0] for part in text.split("#/components/schemas/")[1:]}:
         assert name in schemas, name
     assert set(FRAGMENT["paths"]) == {"/issues/latest", "/issues"}

@@ -405,13 +405,6 @@ class CampaignRepository(Protocol):
     def get(self, campaign_id: int) -> CampaignRecord | None:
         """The issue with this id, or ``None``."""
 
-    def confirmed_subscriber_count(self) -> int:
-        """How many subscribers are confirmed (the list's ``subscriber_count``).
-
-        Lives here until the subscriber repository exists; a host that supplies its own
-        subscriber store must answer it from that store.
-        """
-
 
 class IssueRepository(Protocol):
     """Recorded newsletter issues, in recording order (ids increase)."""
@@ -475,6 +468,10 @@ class SubscriberRepository(Protocol):
     ) -> list[SubscriberRecord]:
         """Up to ``limit`` subscribers with id greater than ``after_id`` (all when ``None``),
         in id order, only those with ``status`` when given. Keyset, never OFFSET."""
+
+    def count(self, *, status: str | None = None) -> int:
+        """How many subscribers there are, only those with ``status`` when given (the
+        list-source list's ``subscriber_count`` is the confirmed count)."""
 
 
 class DeletionRepository(Protocol):

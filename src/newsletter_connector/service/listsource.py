@@ -112,7 +112,7 @@ class ListSourceService:
         When a host supplies its own subscriber store, this count must come from it.
         """
         with self.context.storage.transaction(write=False) as uow:
-            return uow.campaigns.confirmed_subscriber_count()
+            return uow.subscribers.count(status="confirmed")
 
     def the_list(self) -> ListInfo:
         """The single list every campaign belongs to."""

@@ -12,7 +12,8 @@ Use it from a backend's own tests::
             yield backend
             backend.close()
 
-Only the :class:`~newsletter_connector.storage.Storage` protocol is used, never SQL.
+Only the :class:`~newsletter_connector.storage.Storage` protocol is used, never SQL. The suite
+is assembled from one mixin per concern (``conformance_*.py``); a backend runs them all.
 """
 
 from __future__ import annotations
@@ -23,12 +24,24 @@ from typing import Any
 import pytest
 
 from ..errors import InvalidRequest
+from .conformance_analytics import AnalyticsConformance
+from .conformance_campaigns import CampaignConformance
+from .conformance_issues import IssuesConformance
+from .conformance_outbox import OutboxConformance
+from .conformance_subscribers import SubscribersConformance
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 
 
-class StorageConformance:
-    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+class StorageConformance(
+    SubscribersConformance,
+    IssuesConformance,
+    CampaignConformance,
+    OutboxConformance,
+    AnalyticsConformance,
+):
+    """Every repository's conformance tests. Subclass and provide a ``storage`` fixture
+    yielding an empty, ready backend."""
 
     @pytest.fixture
     def storage(self) -> Any:  # pragma: no cover - always overridden

@@ -217,3 +217,17 @@ class SubscribersConformance:
             rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
         assert first + rest == [a, b, c]
         assert rest[0].message == "ü" and first[0].name is None
+
+    def test_count_by_status(self, storage: Any) -> None:
+        statuses = ("confirmed", "confirmed", "pending", "unsubscribed", "bounced")
+        with storage.transaction() as uow:
+            assert uow.subscribers.count() == 0
+            assert uow.subscribers.count(status="confirmed") == 0
+            for n, status in enumerate(statuses):
+                added = uow.subscribers.add(make_subscriber_data(f"count{n}@example.org"))
+                assert added is not None
+                uow.subscribers.save(replace(added, status=status))
+        with storage.transaction(write=False) as uow:
+            assert uow.subscribers.count() == 5
+            assert uow.subscribers.count(status="confirmed") == 2
+            assert uow.subscribers.count(status="bounced") == 1

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, RowMapping
 
 from ...storage import CampaignRecord
-from .tables import issues, subscribers
+from .tables import issues
 
 _COLUMNS = (
     issues.c.id,
@@ -67,8 +67,3 @@ class SqlCampaigns:
             .first()
         )
         return _record(row) if row else None
-
-    def confirmed_subscriber_count(self) -> int:
-        # Served by the (status, id) index.
-        query = select(func.count()).select_from(subscribers)
-        return int(self.connection.scalar(query.where(subscribers.c.status == "confirmed")) or 0)

@@ -6,7 +6,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
@@ -142,6 +142,12 @@ class SqlSubscribers:
         if after_id is not None:
             query = query.where(subscribers.c.id > after_id)
         return [_subscriber(row) for row in self.connection.execute(query).mappings()]
+
+    def count(self, *, status: str | None = None) -> int:
+        query = select(func.count()).select_from(subscribers)
+        if status is not None:
+            query = query.where(subscribers.c.status == status)  # the (status, id) index
+        return int(self.connection.scalar(query) or 0)
 
 
 def _fields(data: SubscriberData) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import falcon
 from . import common
 
 #: Fragment modules, in the order their paths appear in the document.
-FRAGMENTS = ("status", "subscribers", "contact_messages")
+FRAGMENTS = ("status", "subscribers", "contact_messages", "issues")
 
 
 def _merge(target: dict[str, Any], source: dict[str, Any], where: str) -> None:

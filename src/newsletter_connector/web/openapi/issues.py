@@ -1,17 +1,17 @@
 """OpenAPI 3.1 fragment of the Newsletter API's issue endpoints (SPEC 2.2, 4.1, 7, 8).
 
-``FRAGMENT`` holds ``paths`` (relative to the Newsletter API base ``{base_url}/api/newsletter/v1``)
-and ``components.schemas``; the document assembler merges it with the other fragments. The
-``Error`` schema is the Newsletter API error body shared by every endpoint. Security is left to
-the assembled document's top-level ``security`` (the API-key bearer scheme of every path).
+``fragment()`` returns ``paths`` (relative to the Newsletter API base
+``{base_url}/api/newsletter/v1``) and ``components.schemas``; :func:`..build_document` merges it
+with the other fragments. The ``Error`` schema it refers to is the shared one of :mod:`.common`;
+security is the document's top-level API-key scheme.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..service.digest_schedule import ALL_KINDS
-from ..service.issues import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, UNSUBSCRIBE_PLACEHOLDER
+from ...service.digest_schedule import ALL_KINDS
+from ...service.issues import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, UNSUBSCRIBE_PLACEHOLDER
 
 _URL = {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}
 _DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
@@ -41,22 +41,6 @@ def _unavailable() -> dict[str, Any]:
 _UNAUTHORIZED = _error("Missing, malformed, unknown or revoked API key", "unauthorized")
 
 SCHEMAS: dict[str, Any] = {
-    "Error": {
-        "type": "object",
-        "description": "Newsletter API error body. Branch on `error`, not on `message`.",
-        "required": ["error", "message"],
-        "properties": {
-            "error": {
-                "type": "string",
-                "description": "Error code",
-                "examples": ["invalid_request", "not_found"],
-            },
-            "message": {
-                "type": "string",
-                "description": "Human-readable text; names the field for invalid_request",
-            },
-        },
-    },
     "IssueBriefing": {
         "type": "object",
         "additionalProperties": False,
@@ -223,4 +207,7 @@ PATHS: dict[str, Any] = {
     },
 }
 
-FRAGMENT: dict[str, Any] = {"paths": PATHS, "components": {"schemas": SCHEMAS}}
+
+def fragment() -> dict[str, Any]:
+    """The issue endpoints' paths and schemas."""
+    return {"paths": PATHS, "components": {"schemas": SCHEMAS}}
