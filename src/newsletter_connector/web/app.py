@@ -22,6 +22,7 @@ from . import (
     openapi,
     subscribers_api,
 )
+from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
 
 
@@ -65,6 +66,7 @@ def create_app(
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.req_options.strip_url_path_trailing_slash = False
     errors.install(app)
+    add_reader_pages(app, service)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
     issues_api.add_routes(app, service, NEWSLETTER_API)

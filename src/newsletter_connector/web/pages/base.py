@@ -1,0 +1,93 @@
+"""What every reader page shares: the service, the renderer, the CSRF guard and a few answers
+(the form with a fresh token, the friendly not-found page, the cross-site refusal).
+
+Pages parse the form, call ONE service method and render the outcome; every rule (validation,
+transitions, events) lives in the service.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+
+from ...service import NewsletterService
+from .csrf import CsrfCheck, CsrfGuard
+from .forms import FormData, read_form
+from .rendering import PageRenderer
+
+#: Shown above a form sent back without a valid token (expired page, cookies cleared).
+EXPIRED_NOTICE = (
+    "For your safety this form has to be sent again. "
+    "Please check it and press the button once more."
+)
+
+
+class ReaderPages:
+    """The shared dependencies of the reader pages of one app."""
+
+    def __init__(self, service: NewsletterService) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.renderer = PageRenderer(service.settings)
+        self.csrf = CsrfGuard(service.context)
+
+    def url(self, path: str) -> str:
+        """The public address of ``path`` under ``base_url``."""
+        return self.settings.public_base_url + path
+
+    def render(
+        self, resp: falcon.Response, template: str, *, status: str = falcon.HTTP_200, **context: Any
+    ) -> None:
+        """A page without a form."""
+        context.setdefault("errors", {})
+        context.setdefault("notice", None)
+        self.renderer.render(resp, template, status=status, **context)
+
+    def show_form(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        template: str,
+        *,
+        status: str = falcon.HTTP_200,
+        **context: Any,
+    ) -> None:
+        """A page with a form: a fresh CSRF token (and its cookie) comes with it."""
+        self.render(resp, template, status=status, csrf_token=self.csrf.issue(req, resp), **context)
+
+    def not_found(self, resp: falcon.Response) -> None:
+        """The friendly page for a link whose token matches nobody."""
+        self.render(resp, "not_found.html", status=falcon.HTTP_404)
+
+    def read_form(
+        self, req: falcon.Request, resp: falcon.Response, *, allow_multipart: bool = False
+    ) -> FormData | None:
+        """The submitted form, or ``None`` after answering an unreadable one (wrong media type,
+        too large, not UTF-8) with a plain-words page and its 4xx status."""
+        try:
+            return read_form(req, allow_multipart=allow_multipart)
+        except falcon.HTTPError as error:
+            status = falcon.code_to_http_status(error.status_code)
+            reason = {
+                413: "It was longer than this form accepts.",
+                415: "It did not come from one of our forms.",
+            }.get(error.status_code, "It was not in a form we understand.")
+            self.render(resp, "bad_form.html", status=status, reason=reason)
+            return None
+
+    def check_form(
+        self, req: falcon.Request, resp: falcon.Response, token: str, retry_url: str
+    ) -> CsrfCheck:
+        """Check a submission's CSRF token; a cross-site one is answered here with 403."""
+        check = self.csrf.check(req, token)
+        if check.verdict == "cross_site":
+            self.render(resp, "forbidden.html", status=falcon.HTTP_403, retry_url=retry_url)
+        return check
+
+
+def see_other(resp: falcon.Response, location: str) -> None:
+    """Post/redirect/get: a refresh after a successful form does not send it twice."""
+    resp.status = falcon.HTTP_303
+    resp.location = location
+    resp.set_header("Cache-Control", "no-store")

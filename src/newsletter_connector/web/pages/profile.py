@@ -1,0 +1,158 @@
+"""``/profile/{token}``: the preference page (names, ZIP, cadence per topic, categories, age
+range, gender with self-description, SMS opt-in with phone).
+
+Saving calls ``service.subscribers.update_profile_by_token`` once; the service validates every
+field, sets ``profile_completed_at`` on the first save and queues
+``newsletter.profile_completed``. A rejected save shows the form again with the reader's
+values and the error beside its field; a successful one redirects to the page with a "saved"
+note (post/redirect/get).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+
+from ...errors import InvalidRequest, NotFound
+from ...links import PROFILE_PATH
+from ...storage import SubscriberRecord
+from .base import EXPIRED_NOTICE, ReaderPages, see_other
+from .choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
+from .csrf import FIELD_NAME
+from .forms import FormData
+from .messages import friendly_error
+
+TEXT_FIELDS = ("first_name", "last_name", "zip", "phone", "gender_self")
+#: Service field → form field.
+FIELD_MAP: dict[str, str] = {
+    **{name: name for name in (*TEXT_FIELDS, "age_range", "gender", "categories")},
+    "prefs": "sms",
+    "prefs.email": TOPICS[0].field,
+    "prefs.sms": "sms",
+    "prefs.sms.enabled": "sms",
+    **{f"prefs.email.{topic.wire}": topic.field for topic in TOPICS},
+}
+
+STATUS_NOTES = {
+    "pending": "Your subscription is not confirmed yet: please click the link in the email we "
+    "sent you. You can choose your topics now all the same.",
+    "unsubscribed": "You are unsubscribed, so we do not send you the newsletter. "
+    "Your choices are kept.",
+    "bounced": "Our emails to your address could not be delivered, so we are not sending "
+    "you the newsletter at the moment.",
+}
+
+
+def values_of_record(record: SubscriberRecord) -> dict[str, Any]:
+    """The form's values for a stored subscriber."""
+    return {
+        "first_name": record.first_name or "",
+        "last_name": record.last_name or "",
+        "zip": record.zip or "",
+        "phone": record.phone or "",
+        "gender_self": record.gender_self or "",
+        "cadences": {topic.field: getattr(record.prefs, topic.attr) for topic in TOPICS},
+        "categories": set(record.categories),
+        "age_range": record.age_range or "",
+        "gender": record.gender or "",
+        "sms": record.sms_enabled,
+    }
+
+
+def values_of_form(form: FormData) -> dict[str, Any]:
+    """The form's values as the reader sent them (for showing the form again)."""
+    values: dict[str, Any] = {name: form.get(name).strip() for name in TEXT_FIELDS}
+    values.update(
+        cadences={topic.field: form.get(topic.field) for topic in TOPICS},
+        categories=set(form.get_list("categories")),
+        age_range=form.get("age_range"),
+        gender=form.get("gender"),
+        sms=form.get("sms") == "yes",
+    )
+    return values
+
+
+def profile_fields(form: FormData) -> dict[str, Any]:
+    """The ``update_profile_by_token`` fields for a submitted form: blank means cleared, an
+    unticked SMS box means no SMS, cadences only for the topics the form sent."""
+    values = values_of_form(form)
+    fields: dict[str, Any] = {name: values[name] or None for name in TEXT_FIELDS}
+    fields["prefs"] = {
+        "email": {topic.wire: form.get(topic.field) for topic in TOPICS if form.has(topic.field)},
+        "sms": {"enabled": values["sms"]},
+    }
+    fields["categories"] = sorted(values["categories"])
+    fields["age_range"] = values["age_range"] or None
+    fields["gender"] = values["gender"] or None
+    return fields
+
+
+class ProfilePage:
+    def __init__(self, pages: ReaderPages) -> None:
+        self.pages = pages
+        self.subscribers = pages.service.subscribers
+
+    def _show(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        record: SubscriberRecord,
+        values: dict[str, Any],
+        *,
+        status: str = falcon.HTTP_200,
+        errors: dict[str, str] | None = None,
+        notice: str | None = None,
+        saved: bool = False,
+    ) -> None:
+        self.pages.show_form(
+            req,
+            resp,
+            "profile.html",
+            status=status,
+            values=values,
+            errors=errors or {},
+            notice=notice,
+            saved=saved,
+            status_note=STATUS_NOTES.get(record.status),
+            topics=TOPICS,
+            cadences=CADENCES,
+            categories=CATEGORIES,
+            age_ranges=AGE_RANGES,
+            genders=GENDERS,
+        )
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
+        record = self.subscribers.find_by_token("profile", token)
+        if record is None:
+            self.pages.not_found(resp)
+            return
+        saved = req.get_param("saved") == "1" and record.profile_completed_at is not None
+        self._show(req, resp, record, values_of_record(record), saved=saved)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
+        record = self.subscribers.find_by_token("profile", token)
+        if record is None:
+            self.pages.not_found(resp)
+            return
+        form = self.pages.read_form(req, resp)
+        if form is None:
+            return
+        page_url = self.pages.url(f"{PROFILE_PATH}/{token}")
+        check = self.pages.check_form(req, resp, form.get(FIELD_NAME), page_url)
+        if check.verdict == "cross_site":
+            return
+        values = values_of_form(form)
+        if not check.ok:
+            self._show(req, resp, record, values, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
+            return
+        try:
+            self.subscribers.update_profile_by_token(token, profile_fields(form))
+        except NotFound:  # erased meanwhile
+            self.pages.not_found(resp)
+            return
+        except InvalidRequest as error:
+            errors = friendly_error(error, FIELD_MAP, "first_name")
+            self._show(req, resp, record, values, status=falcon.HTTP_400, errors=errors)
+            return
+        see_other(resp, page_url + "?saved=1")
