@@ -65,8 +65,8 @@ def create_app(
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.req_options.strip_url_path_trailing_slash = False
-    errors.install(app)
-    add_reader_pages(app, service)
+    pages = add_reader_pages(app, service)
+    errors.install(app, html_page=pages.error_page)
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
     issues_api.add_routes(app, service, NEWSLETTER_API)

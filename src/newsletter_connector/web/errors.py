@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import falcon
@@ -58,15 +58,29 @@ def _code_for(error: NewsletterError) -> str:
     return DbUnavailable.code if isinstance(error, NotMigrated) else error.code
 
 
+#: Renders a reader-facing error page: ``html_page(resp, status)`` (the reader pages' layout).
+HtmlPage = Callable[[falcon.Response, str], None]
+
+
 def render_error(
-    req: falcon.Request, resp: falcon.Response, status: str, code: str, message: str
+    req: falcon.Request,
+    resp: falcon.Response,
+    status: str,
+    code: str,
+    message: str,
+    *,
+    html_page: HtmlPage | None = None,
 ) -> None:
-    """Write an error response in the shape of the request's surface."""
+    """Write an error response in the shape of the request's surface.
+
+    :param html_page: how the reader-facing surface renders an error page; without it a bare
+        HTML page is written.
+    """
     resp.status = status
     surface = surface_of(req.path)
     if status == falcon.HTTP_503:
         resp.set_header("Retry-After", str(RETRY_AFTER_SECONDS))
-    if surface == "newsletter":
+    if surface in ("newsletter", "analytics"):
         resp.media = {"error": code, "message": message}
     elif surface == "listsource":
         resp.media = {"message": message}
@@ -74,6 +88,8 @@ def render_error(
         resp.media = (
             EXPORT_NOT_FOUND if status == falcon.HTTP_404 else {"error": code, "message": message}
         )
+    elif html_page is not None:
+        html_page(resp, status)
     else:
         resp.content_type = falcon.MEDIA_HTML
         title = html.escape(falcon.code_to_http_status(status))
@@ -84,7 +100,12 @@ def render_error(
 
 
 def handle_domain_error(
-    req: falcon.Request, resp: falcon.Response, ex: NewsletterError, params: dict[str, Any]
+    req: falcon.Request,
+    resp: falcon.Response,
+    ex: NewsletterError,
+    params: dict[str, Any],
+    *,
+    html_page: HtmlPage | None = None,
 ) -> None:
     status = _status_for(ex)
     if status == falcon.HTTP_401 and surface_of(req.path) == "newsletter":
@@ -96,7 +117,7 @@ def handle_domain_error(
             redact_path(req.path),
             ex.message,
         )
-    render_error(req, resp, status, _code_for(ex), ex.message)
+    render_error(req, resp, status, _code_for(ex), ex.message, html_page=html_page)
 
 
 _HTTP_CODES = {
@@ -109,7 +130,12 @@ _HTTP_CODES = {
 
 
 def handle_http_error(
-    req: falcon.Request, resp: falcon.Response, ex: falcon.HTTPError, params: dict[str, Any]
+    req: falcon.Request,
+    resp: falcon.Response,
+    ex: falcon.HTTPError,
+    params: dict[str, Any],
+    *,
+    html_page: HtmlPage | None = None,
 ) -> None:
     """Falcon's own errors (unrouted path, wrong method, bad media) in the surface's shape."""
     status_code = ex.status_code
@@ -127,22 +153,51 @@ def handle_http_error(
         falcon.code_to_http_status(status_code),
         _HTTP_CODES.get(status_code, "error"),
         message,
+        html_page=html_page,
     )
 
 
 def handle_unexpected(
-    req: falcon.Request, resp: falcon.Response, ex: Exception, params: dict[str, Any]
+    req: falcon.Request,
+    resp: falcon.Response,
+    ex: Exception,
+    params: dict[str, Any],
+    *,
+    html_page: HtmlPage | None = None,
 ) -> None:
     """Any other exception: logged with its traceback, answered with a bare 500."""
     if isinstance(ex, falcon.HTTPError):
-        handle_http_error(req, resp, ex, params)
+        handle_http_error(req, resp, ex, params, html_page=html_page)
         return
     log.exception("unhandled error serving %s %s", req.method, redact_path(req.path))
-    render_error(req, resp, falcon.HTTP_500, "internal_error", "internal error")
+    render_error(
+        req, resp, falcon.HTTP_500, "internal_error", "internal error", html_page=html_page
+    )
 
 
-def install(app: falcon.App[falcon.Request, falcon.Response]) -> None:
-    """Register the handlers; order matters (falcon picks the most specific class)."""
-    app.add_error_handler(Exception, handle_unexpected)
-    app.add_error_handler(falcon.HTTPError, handle_http_error)
-    app.add_error_handler(NewsletterError, handle_domain_error)
+def install(
+    app: falcon.App[falcon.Request, falcon.Response], *, html_page: HtmlPage | None = None
+) -> None:
+    """Register the handlers (falcon picks the most specific exception class).
+
+    :param html_page: renders reader-facing error pages in the reader pages' layout.
+    """
+
+    def on_domain_error(
+        req: falcon.Request, resp: falcon.Response, ex: NewsletterError, params: dict[str, Any]
+    ) -> None:
+        handle_domain_error(req, resp, ex, params, html_page=html_page)
+
+    def on_http_error(
+        req: falcon.Request, resp: falcon.Response, ex: falcon.HTTPError, params: dict[str, Any]
+    ) -> None:
+        handle_http_error(req, resp, ex, params, html_page=html_page)
+
+    def on_unexpected(
+        req: falcon.Request, resp: falcon.Response, ex: Exception, params: dict[str, Any]
+    ) -> None:
+        handle_unexpected(req, resp, ex, params, html_page=html_page)
+
+    app.add_error_handler(Exception, on_unexpected)
+    app.add_error_handler(falcon.HTTPError, on_http_error)
+    app.add_error_handler(NewsletterError, on_domain_error)

@@ -33,8 +33,9 @@ __all__ = ["ReaderPages", "add_routes"]
 
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService
-) -> None:
-    """Mount the reader pages on ``app`` at the paths above."""
+) -> ReaderPages:
+    """Mount the reader pages on ``app`` at the paths above; return their shared renderer
+    (the app's error handlers draw reader-facing error pages with it)."""
     pages = ReaderPages(service)
     app.add_route(SIGNUP_PATH, SignupPage(pages))
     app.add_route(SIGNUP_DONE_PATH, SignupDonePage(pages))
@@ -44,3 +45,4 @@ def add_routes(
     app.add_route(UNSUBSCRIBE_PATH + "/{token}", UnsubscribePage(pages))
     app.add_route(PROFILE_PATH + "/{token}", ProfilePage(pages))
     app.add_route(STYLESHEET_PATH, StylesheetResource(service.settings))
+    return pages

@@ -56,6 +56,12 @@ class ReaderPages:
         """A page with a form: a fresh CSRF token (and its cookie) comes with it."""
         self.render(resp, template, status=status, csrf_token=self.csrf.issue(req, resp), **context)
 
+    def error_page(self, resp: falcon.Response, status: str) -> None:
+        """A calm page for what went wrong before a page could answer (unknown address,
+        wrong method, database unavailable, an unexpected fault), with the ``status``."""
+        code = int(status.split()[0])
+        self.render(resp, "error.html", status=status, code=code)
+
     def not_found(self, resp: falcon.Response) -> None:
         """The friendly page for a link whose token matches nobody."""
         self.render(resp, "not_found.html", status=falcon.HTTP_404)
