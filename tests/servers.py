@@ -30,24 +30,22 @@ def wait_until_listening(url: str, process: subprocess.Popen[str], timeout: floa
 
 
 @contextmanager
-def running(
-    args: Sequence[str], *, env: dict[str, str], cwd: Path | None = None, probe_path: str = "/"
-) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """Run ``python -m newsletter_connector ARGS --bind 127.0.0.1:<port>``; yield base URL."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **env}
+def serving(
+    command: Sequence[str], *, probe_url: str, env: dict[str, str], cwd: Path | None = None
+) -> Iterator[subprocess.Popen[str]]:
+    """Run a server ``command`` until the block ends; its combined output stays readable from
+    ``process.stdout`` after the block (the process has exited by then)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "newsletter_connector", *args, "--bind", f"127.0.0.1:{port}"],
-        env=full_env,
+        list(command),
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        wait_until_listening(base + probe_path, process)
-        yield base, process
+        wait_until_listening(probe_url, process)
+        yield process
     finally:
         process.terminate()
         try:
@@ -55,3 +53,15 @@ def running(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextmanager
+def running(
+    args: Sequence[str], *, env: dict[str, str], cwd: Path | None = None, probe_path: str = "/"
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Run ``python -m newsletter_connector ARGS --bind 127.0.0.1:<port>``; yield base URL."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "newsletter_connector", *args, "--bind", f"127.0.0.1:{port}"]
+    with serving(command, probe_url=base + probe_path, env=env, cwd=cwd) as process:
+        yield base, process

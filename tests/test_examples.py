@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -14,7 +12,7 @@ import falcon.testing
 import httpx
 
 from .conftest import free_port
-from .servers import wait_until_listening
+from .servers import serving
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 STATUS = "/api/newsletter/v1/status"
@@ -50,30 +48,20 @@ def test_wsgi_mount_serves_host_and_newsletter(newsletter_settings: Any, api_key
 def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: str) -> None:
     port = free_port()
     env = {
-        **os.environ,
         "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
         "NEWSLETTER_BASE_URL": "https://news.example.test",
         "NEWSLETTER_SITE_SECRET": "standalone-secret",
         "NEWSLETTER_BIND": f"127.0.0.1:{port}",
         "NEWSLETTER_WORKERS": "2",
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
-        cwd=EXAMPLES / "standalone",
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_until_listening(base + STATUS, process)
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"]
+    with serving(command, probe_url=base + STATUS, env=env, cwd=EXAMPLES / "standalone") as process:
         response = httpx.get(base + STATUS, headers={"Authorization": f"Bearer {api_key}"})
         assert response.json() == {"ok": True, "version": "v1", "key": "tests"}
         httpx.get(base + "/confirm/SECRET-LINK-TOKEN?also=SECRET-QUERY")
-    finally:
-        process.terminate()
-        output, _ = process.communicate(timeout=20)
+    assert process.stdout is not None
+    output = process.stdout.read()
     # The access log shows the path, never a query string (where tokens could travel).
     assert "GET /api/newsletter/v1/status" in output
     assert "GET /confirm/[redacted]" in output

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 from .conftest import free_port
 from .docblocks import docblock
-from .servers import wait_until_listening
+from .servers import serving
 
 STATUS = "/newsletter/api/newsletter/v1/status"
 
@@ -66,25 +65,14 @@ def test_fresh_django_project_under_gunicorn(
     )
     (tmp_path / "mysite" / "wsgi.py").write_text(docblock("mount-django"))
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "mysite.wsgi"],
-        cwd=tmp_path,
-        env={**os.environ, **newsletter_env},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_until_listening(base + STATUS, process)
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "mysite.wsgi"]
+    with serving(command, probe_url=base + STATUS, env=newsletter_env, cwd=tmp_path):
         status = httpx.get(base + STATUS, headers={"Authorization": f"Bearer {api_key}"})
         assert status.json() == {"ok": True, "version": "v1", "key": "tests"}
         # Django still serves everything else (its admin login page exists in a fresh project).
         admin = httpx.get(base + "/admin/login/", headers={"Host": "localhost"})
         assert admin.status_code == 200 and "Django" in admin.text
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_readme_mount_snippet(newsletter_env: dict[str, str], auth: dict[str, str]) -> None:
