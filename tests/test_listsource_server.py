@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -22,9 +21,9 @@ import httpx2
 import listmonk
 import pytest
 
-from tests.conftest import free_port
 from tests.listmonk_shapes import CampaignResponse, CampaignsResponse, ErrorResponse, ListsResponse
 from tests.listsource_fixtures import insert_issue, insert_issues, insert_subscriber
+from tests.servers import running
 
 USER = "platform"
 KEY = "server-listsource-key:0123456789"
@@ -56,44 +55,17 @@ def _cli(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.Complet
 
 
 @pytest.fixture
-def server(newsletter_database_url: str, newsletter_storage: Any, tmp_path: Any) -> Iterator[str]:
+def server(newsletter_database_url: str, newsletter_storage: Any) -> Iterator[str]:
     """``newsletter-connector serve`` on a free port with list-source credentials set;
     yields the list-source root ``http://127.0.0.1:PORT/api/listsource``."""
     env = _env(newsletter_database_url)
     _cli(env, "listsource", "set-credentials", "--user", USER, stdin=KEY + "\n")
-    port = free_port()
-    root = f"http://127.0.0.1:{port}"
-    log_file = (tmp_path / "server.log").open("w")
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "newsletter_connector", "serve"),
-            *("--bind", f"127.0.0.1:{port}", "--workers", "1", "--base-url", root),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log_file,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{root}/api/listsource/api/health", timeout=2).status_code == 401:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                log = (tmp_path / "server.log").read_text()
-                raise RuntimeError(f"server did not start:\n{log}")
-            time.sleep(0.1)
+    # serve's base URL defaults to http://<bind>, the address the client uses.
+    with running(["serve", "--workers", "1"], env=env, probe_path="/api/listsource/api/health") as (
+        root,
+        _process,
+    ):
         yield f"{root}/api/listsource"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:  # pragma: no cover - only on a hung server
-            process.kill()
-            process.wait()
-        log_file.close()
 
 
 def test_listmonk_client_lists_reads_and_reads_the_list(
