@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
@@ -17,15 +15,6 @@ from .servers import wait_until_listening
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 STATUS = "/api/newsletter/v1/status"
-
-
-def load_example(relative: str) -> ModuleType:
-    path = EXAMPLES / relative
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: str) -> None:

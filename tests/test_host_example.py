@@ -4,12 +4,16 @@ pushing to a local HTTPS receiver."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
 import falcon.testing
+import httpx
 import pytest
 from sqlalchemy import delete, func, insert, select
 
@@ -19,9 +23,14 @@ from examples.wsgi_mount.host_db import metadata as host_metadata
 from examples.wsgi_mount.host_store import HostStorage
 from newsletter_connector.errors import NotMigrated
 from newsletter_connector.plugins.sql_store import outbox as sql_outbox
+from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.tables import subscribers as package_subscribers
+from newsletter_connector.service import NewsletterService
 from newsletter_connector.timeutil import utcnow
 
+from .conftest import free_port
+from .docblocks import ROOT
+from .servers import wait_until_listening
 from .tls_receiver import TlsReceiver
 
 TOKEN = "host-platform-token-0123456789"
@@ -209,8 +218,6 @@ def test_a_subscriber_change_and_its_event_commit_together(
 
 
 def test_an_unprepared_database_names_the_host_migration(newsletter_database_url: str) -> None:
-    from newsletter_connector.plugins.sql_store.engine import make_engine
-
     storage = HostStorage(make_engine(newsletter_database_url))
     try:
         with storage.engine.begin() as connection:
@@ -219,3 +226,51 @@ def test_an_unprepared_database_names_the_host_migration(newsletter_database_url
             storage.check_ready()
     finally:
         storage.close()
+
+
+def test_the_example_runs_as_documented_in_its_own_processes(
+    newsletter_settings: Any, newsletter_storage: Any, receiver: TlsReceiver
+) -> None:
+    """`python -m examples.wsgi_mount.host_site migrate`, then `serve`: the site answers and its
+    runner thread pushes a signup made on the host's page."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+        "NEWSLETTER_BASE_URL": f"http://127.0.0.1:{port}/newsletter",
+        "NEWSLETTER_SITE_SECRET": "host-example-secret",
+        "NEWSLETTER_CA_BUNDLE": str(receiver.ca_file),
+        "NEWSLETTER_CONFIG": "",
+        "HOST_SITE_PORT": str(port),
+        "HOST_SITE_POLL_INTERVAL": "0.1",
+    }
+    module = [sys.executable, "-m", "examples.wsgi_mount.host_site"]
+    subprocess.run([*module, "migrate"], cwd=ROOT, env=env, check=True, timeout=120)
+    service = NewsletterService.build(newsletter_settings, storage=newsletter_storage)
+    service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
+    process = subprocess.Popen(
+        [*module, "serve"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_listening(base + "/", process)
+        assert "Host home" in httpx.get(base + "/").text
+        page = httpx.post(base + "/signup", data={"email": "dora@example.org"})
+        assert page.status_code == 200
+        assert wait_until(lambda: "newsletter.signup" in str(receiver.received)), receiver.received
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+        storage = HostStorage(make_engine(newsletter_settings.database_url))
+        with storage.engine.begin() as connection:
+            for table in reversed(host_metadata.sorted_tables):
+                connection.execute(delete(table))
+        storage.close()
+    payload = receiver.received[0].body[0]["payload"]
+    assert payload["email"] == "dora@example.org"
+    assert payload["confirm_url"].startswith(f"http://127.0.0.1:{port}/newsletter/confirm/")

@@ -156,21 +156,25 @@ def make_site(settings: Settings | None = None) -> HostSite:
     return HostSite(settings)
 
 
-def main(argv: list[str]) -> None:  # pragma: no cover - manual run
+def main(argv: list[str]) -> None:
+    """``migrate``, or ``serve`` (the default) on 127.0.0.1:$HOST_SITE_PORT (8080), with the
+    sync runner polling every $HOST_SITE_POLL_INTERVAL seconds (5)."""
     command = argv[1] if len(argv) > 1 else "serve"
     if command == "migrate":
         migrate()
         return
+    import os
     from wsgiref.simple_server import make_server
 
     site = make_site()
-    sync = site.start_sync()
+    sync = site.start_sync(poll_interval=float(os.environ.get("HOST_SITE_POLL_INTERVAL", "5")))
     try:
-        make_server("127.0.0.1", 8080, site).serve_forever()
+        port = int(os.environ.get("HOST_SITE_PORT", "8080"))
+        make_server("127.0.0.1", port, site).serve_forever()
     finally:
         sync.stop()
         site.close()
 
 
-if __name__ == "__main__":  # pragma: no cover - manual run
+if __name__ == "__main__":
     main(sys.argv)
