@@ -15,6 +15,8 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.testing import StorageConformance
 from newsletter_connector.testing.databases import empty_all_tables
 
+from .docblocks import ROOT, docblock
+
 
 class TestHostStorage(StorageConformance):
     @pytest.fixture
@@ -27,3 +29,15 @@ class TestHostStorage(StorageConformance):
             for table in reversed(host_metadata.sorted_tables):
                 connection.execute(delete(table))
         backend.close()
+
+
+@pytest.mark.parametrize(
+    ("block", "source"),
+    [
+        ("plugins-host-conformance", "tests/test_host_store_conformance.py"),
+        ("plugins-host-store", "examples/wsgi_mount/host_store.py"),
+    ],
+)
+def test_the_plugin_guide_shows_the_tested_code(block: str, source: str) -> None:
+    """docs/plugins.md quotes this module and the example's store verbatim."""
+    assert docblock(block) in (ROOT / source).read_text()
