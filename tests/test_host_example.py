@@ -274,3 +274,13 @@ def test_the_example_runs_as_documented_in_its_own_processes(
     payload = receiver.received[0].body[0]["payload"]
     assert payload["email"] == "dora@example.org"
     assert payload["confirm_url"].startswith(f"http://127.0.0.1:{port}/newsletter/confirm/")
+
+
+def test_signing_up_an_existing_address_never_renames_its_account(
+    site: host_site.HostSite, client: falcon.testing.TestClient
+) -> None:
+    first = urlencode({"email": "erin@example.org", "display_name": "Erin"})
+    assert client.simulate_post("/signup", body=first, headers=FORM).status_code == 200
+    again = urlencode({"email": "ERIN@example.org", "display_name": "Mallory"})
+    assert client.simulate_post("/signup", body=again, headers=FORM).status_code == 200
+    assert host_row(site, "erin@example.org").display_name == "Erin"
