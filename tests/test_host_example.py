@@ -17,7 +17,7 @@ import httpx
 import pytest
 from sqlalchemy import delete, func, insert, select
 
-from examples.wsgi_mount import host_site
+from examples.wsgi_mount import host_content, host_site
 from examples.wsgi_mount.host_db import host_articles, host_users
 from examples.wsgi_mount.host_db import metadata as host_metadata
 from examples.wsgi_mount.host_store import HostStorage
@@ -284,3 +284,39 @@ def test_signing_up_an_existing_address_never_renames_its_account(
     again = urlencode({"email": "ERIN@example.org", "display_name": "Mallory"})
     assert client.simulate_post("/signup", body=again, headers=FORM).status_code == 200
     assert host_row(site, "erin@example.org").display_name == "Erin"
+
+
+def test_host_content_plugin_reads_the_host_articles(site: host_site.HostSite) -> None:
+    content = host_content.HostContent(site.engine)
+    settings = site.service.settings
+    assert content.newsletter_issue_content("daily", "2026-11-20", settings) is None  # none yet
+    with site.engine.begin() as connection:
+        connection.execute(
+            insert(host_articles),
+            [
+                {
+                    "published_on": day,
+                    "section": section,
+                    "title": f"{section} on {day}",
+                    "url": f"https://host.example/{section}/{day}",
+                    "summary": "s",
+                }
+                for day, section in [
+                    ("2026-11-13", "money"),  # outside the week
+                    ("2026-11-14", "money"),
+                    ("2026-11-19", "health"),
+                    ("2026-11-20", "health"),
+                ]
+            ],
+        )
+    daily = content.newsletter_issue_content("daily", "2026-11-20", settings)
+    weekly = content.newsletter_issue_content("weekly", "2026-11-20", settings)
+    assert daily is not None and weekly is not None
+    assert [item["title"] for t in daily["topics"] for item in t["items"]] == [
+        "health on 2026-11-20"
+    ]
+    assert daily["briefing"]["title"] == "health on 2026-11-20"
+    assert {t["slug"]: len(t["items"]) for t in weekly["topics"]} == {"health": 2, "money": 1}
+    # What the plugin returns is valid issue content: a weekly digest records it.
+    issue = site.service.issues.run_digest("weekly", "2026-11-20")
+    assert [t["label"] for t in issue.sections["topics"]] == ["Health", "Money"]

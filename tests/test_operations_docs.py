@@ -42,3 +42,7 @@ def test_sqlite_online_backup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
             assert uow.outbox.status().unbatched == 1  # the signup event came along
     finally:
         restored.close()
+
+
+def test_security_redact_path_snippet() -> None:
+    exec(compile(docblock("security-redact-path"), "<docs:redact>", "exec"), {})
