@@ -79,7 +79,16 @@ class SqlUnitOfWork:
 
 
 class SqlStorage:
-    """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork)."""
+    """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork).
+
+    A host that keeps one repository in its own tables (e.g. its own subscriber store)
+    subclasses :class:`SqlUnitOfWork`, overriding that repository's property to return its own
+    implementation on ``self.connection`` (so its writes commit with the outbox events), and sets
+    :attr:`unit_of_work_class` on a subclass of this class. ``examples/wsgi_mount`` does so.
+    """
+
+    #: The unit of work each transaction yields, built with the transaction's connection.
+    unit_of_work_class: type[SqlUnitOfWork] = SqlUnitOfWork
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -105,7 +114,7 @@ class SqlStorage:
                         **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
                     )
                 with connection.begin():
-                    yield SqlUnitOfWork(connection)
+                    yield self.unit_of_work_class(connection)
         except (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.ProgrammingError) as exc:
             raise translate_db_error(exc) from exc
         except sa_exc.TimeoutError as exc:  # connection pool exhausted

@@ -1,0 +1,86 @@
+"""The host site's own tables: its users (who are also its newsletter subscribers) and articles.
+
+These tables belong to the host, not to newsletter-connector: they live in the same database,
+under the host's own names, and the host creates them (:func:`create_host_tables`), not the
+package's migrations. The newsletter columns of ``host_users`` use the host's own naming
+(``newsletter_status``, ``email_prefs`` as JSON, ``topics``); ``host_store`` maps them to the
+package's :class:`~newsletter_connector.storage.SubscriberRecord`.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    inspect,
+)
+from sqlalchemy.engine import Engine
+
+metadata = MetaData()
+ID = BigInteger().with_variant(Integer(), "sqlite")
+
+host_users = Table(
+    "host_users",
+    metadata,
+    # Autoincrement: a user created later always has a larger id (the keyset walk order).
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("email", String(320), nullable=False, unique=True),
+    # The host's own columns: the newsletter store never reads or writes them.
+    Column("display_name", String(200), nullable=True),
+    Column("is_staff", Boolean, nullable=False, default=False),
+    # Newsletter columns, in the host's naming.
+    Column("first_name", String(200), nullable=True),
+    Column("last_name", String(200), nullable=True),
+    Column("zip", String(5), nullable=True),
+    Column("phone", String(32), nullable=True),
+    Column("sms_enabled", Boolean, nullable=False),
+    Column("email_prefs", JSON, nullable=False),
+    Column("newsletter_status", String(16), nullable=False),
+    Column("age_range", String(16), nullable=True),
+    Column("gender", String(16), nullable=True),
+    Column("gender_self", String(200), nullable=True),
+    Column("topics", JSON, nullable=False),
+    Column("consent_source", String(200), nullable=True),
+    Column("consent_collected_at", DateTime, nullable=True),
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+    Column("confirmed_at", DateTime, nullable=True),
+    Column("unsubscribed_at", DateTime, nullable=True),
+    Column("bounced_at", DateTime, nullable=True),
+    Column("profile_completed_at", DateTime, nullable=True),
+    Column("confirm_token", String(64), nullable=False, unique=True),
+    Column("unsubscribe_token", String(64), nullable=False, unique=True),
+    Column("profile_token", String(64), nullable=False, unique=True),
+    # Lists filtered by status walk (status, id); counts by status use it too.
+    Index("ix_host_users_newsletter_status_id", "newsletter_status", "id"),
+)
+
+host_articles = Table(
+    "host_articles",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("published_on", String(10), nullable=False, index=True),  # YYYY-MM-DD
+    Column("section", String(32), nullable=False),  # a newsletter category slug
+    Column("title", String(500), nullable=False),
+    Column("url", String(2048), nullable=False),
+    Column("summary", Text, nullable=False),
+)
+
+
+def create_host_tables(engine: Engine) -> None:
+    """Create the host's tables if they are missing (the host's own schema management)."""
+    metadata.create_all(engine)
+
+
+def host_tables_exist(engine: Engine) -> bool:
+    names = set(inspect(engine).get_table_names())
+    return all(table.name in names for table in metadata.sorted_tables)

@@ -1,0 +1,194 @@
+"""The host's subscriber store, as a storage backend plugin named ``host``.
+
+Subscribers live in the host's ``host_users`` table; everything else (API keys, the outbox,
+issues, ...) stays in the built-in SQL store, in the same database. The backend is the built-in
+:class:`SqlStorage` with one repository swapped: its unit of work returns
+:class:`HostSubscribers` built on the transaction's own connection, so a subscriber change and
+the outbox event it causes still commit (or roll back) together.
+
+Select it with ``storage_backend = "host"`` (``NEWSLETTER_STORAGE_BACKEND=host``) once this
+module is registered as a plugin (``create_app(plugins=[host_store])`` or an entry point).
+``tests/test_host_store_conformance.py`` runs the storage conformance suite against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from functools import cached_property
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.exc import IntegrityError
+
+from newsletter_connector import hookimpl
+from newsletter_connector.descriptors import StorageBackend
+from newsletter_connector.errors import NotMigrated
+from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store.store import SqlUnitOfWork
+from newsletter_connector.storage import EmailPrefs, SubscriberData, SubscriberRecord, TokenKind
+
+from .host_db import create_host_tables, host_tables_exist, host_users
+
+# The PostgreSQL advisory lock that makes inserts into host_users take turns (see ``add``).
+HOST_SIGNUP_LOCK = 0x686F_7374_7573  # "hostus"
+
+_TOKEN_COLUMNS = {
+    "confirm": host_users.c.confirm_token,
+    "unsubscribe": host_users.c.unsubscribe_token,
+    "profile": host_users.c.profile_token,
+}
+#: SubscriberData field -> host_users column, where the names differ.
+_RENAMED = {"status": "newsletter_status", "categories": "topics", "prefs": "email_prefs"}
+
+
+def _columns(data: SubscriberData) -> dict[str, Any]:
+    """The host_users values of ``data`` (never the host's own columns)."""
+    values = asdict(data)
+    values.pop("id", None)
+    values["categories"] = list(data.categories)
+    return {_RENAMED.get(name, name): value for name, value in values.items()}
+
+
+def _record(row: RowMapping) -> SubscriberRecord:
+    prefs = row["email_prefs"]
+    return SubscriberRecord(
+        id=int(row["id"]),
+        email=row["email"],
+        first_name=row["first_name"],
+        last_name=row["last_name"],
+        zip=row["zip"],
+        phone=row["phone"],
+        sms_enabled=bool(row["sms_enabled"]),
+        prefs=EmailPrefs(
+            briefings=prefs["briefings"],
+            puzzles=prefs["puzzles"],
+            on_this_day=prefs["on_this_day"],
+            local=prefs["local"],
+        ),
+        status=row["newsletter_status"],
+        age_range=row["age_range"],
+        gender=row["gender"],
+        gender_self=row["gender_self"],
+        categories=tuple(row["topics"] or ()),
+        consent_source=row["consent_source"],
+        consent_collected_at=row["consent_collected_at"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        confirmed_at=row["confirmed_at"],
+        unsubscribed_at=row["unsubscribed_at"],
+        bounced_at=row["bounced_at"],
+        profile_completed_at=row["profile_completed_at"],
+        confirm_token=row["confirm_token"],
+        unsubscribe_token=row["unsubscribe_token"],
+        profile_token=row["profile_token"],
+    )
+
+
+class HostSubscribers:
+    """``SubscriberRepository`` on ``host_users`` (see :mod:`newsletter_connector.storage`)."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(self, data: SubscriberData) -> SubscriberRecord | None:
+        if self.connection.dialect.name == "postgresql":
+            # Inserts take turns until commit, so ids become visible in increasing order and a
+            # keyset walk never passes an id that commits later. (SQLite writers are already
+            # serialised by the store's BEGIN IMMEDIATE.)
+            self.connection.execute(
+                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": HOST_SIGNUP_LOCK}
+            )
+        if self.get_by_email(data.email) is not None:
+            return None
+        savepoint = self.connection.begin_nested()
+        try:
+            new_id = self.connection.execute(
+                insert(host_users).values(**_columns(data)).returning(host_users.c.id)
+            ).scalar_one()
+            savepoint.commit()
+        except IntegrityError:  # the address (or a token) was just taken
+            savepoint.rollback()
+            return None
+        fields = {name: getattr(data, name) for name in SubscriberData.__dataclass_fields__}
+        return SubscriberRecord(id=int(new_id), **fields)
+
+    def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
+        return self._one(select(host_users).where(host_users.c.email == email), lock)
+
+    def get_by_token(
+        self, kind: TokenKind, token: str, *, lock: bool = False
+    ) -> SubscriberRecord | None:
+        return self._one(select(host_users).where(_TOKEN_COLUMNS[kind] == token), lock)
+
+    def _one(self, query: Any, lock: bool) -> SubscriberRecord | None:
+        if lock:
+            query = query.with_for_update()
+        row = self.connection.execute(query).mappings().first()
+        return _record(row) if row else None
+
+    def save(self, record: SubscriberRecord) -> None:
+        values = _columns(record)
+        values.pop("email")  # identity never changes; the host's own columns are left alone
+        self.connection.execute(
+            update(host_users).where(host_users.c.id == record.id).values(**values)
+        )
+
+    def delete(self, subscriber_id: int) -> bool:
+        """Erasure removes the user's row: in this host, a user is a newsletter reader."""
+        result = self.connection.execute(delete(host_users).where(host_users.c.id == subscriber_id))
+        return bool(result.rowcount)
+
+    def list_page(
+        self, *, status: str | None, after_id: int | None, limit: int
+    ) -> list[SubscriberRecord]:
+        query = select(host_users).order_by(host_users.c.id).limit(limit)
+        if status is not None:
+            query = query.where(host_users.c.newsletter_status == status)
+        if after_id is not None:
+            query = query.where(host_users.c.id > after_id)
+        return [_record(row) for row in self.connection.execute(query).mappings()]
+
+    def count(self, *, status: str | None = None) -> int:
+        query = select(func.count()).select_from(host_users)
+        if status is not None:
+            query = query.where(host_users.c.newsletter_status == status)
+        return int(self.connection.scalar(query) or 0)
+
+
+class HostUnitOfWork(SqlUnitOfWork):
+    """The built-in unit of work with the host's subscriber repository swapped in."""
+
+    @cached_property
+    def subscribers(self) -> HostSubscribers:  # type: ignore[override]
+        return HostSubscribers(self.connection)
+
+
+class HostStorage(SqlStorage):
+    """The built-in SQL store, subscribers in ``host_users``."""
+
+    unit_of_work_class = HostUnitOfWork
+
+    def check_ready(self) -> None:
+        super().check_ready()
+        if not host_tables_exist(self.engine):
+            raise NotMigrated(
+                "the host's tables are missing; "
+                "run `python -m examples.wsgi_mount.host_site migrate`"
+            )
+
+    def migrate(self) -> None:
+        """``db upgrade``: the package's migrations, then the host's own tables."""
+        super().migrate()
+        create_host_tables(self.engine)
+
+
+@hookimpl
+def newsletter_storage_backends() -> list[StorageBackend]:
+    return [
+        StorageBackend(
+            name="host",
+            description="subscribers in the host site's host_users table; the rest in SQL",
+            factory=HostStorage.from_settings,
+        )
+    ]
