@@ -22,7 +22,7 @@ from newsletter_connector.testing.databases import migrated_database
 
 COLUMNS = (
     "occurred_at", "event_type", "visitor_id", "session_id", "path", "referrer", "props",
-    "engaged_seconds",
+    "engaged_seconds", "day",
 )  # fmt: skip
 CHUNK = 50_000
 
@@ -55,7 +55,7 @@ def synthetic_events(
         yield (
             at, kind, f"visitor-{visitor:08d}", f"session-{visitor:08d}-{n // 5000}",
             paths[min(int(rng.paretovariate(1.2)) - 1, len(paths) - 1)],
-            "https://search.example/", props, seconds,
+            "https://search.example/", props, seconds, at.date(),
         )  # fmt: skip
 
 
@@ -76,7 +76,9 @@ def bulk_load(engine: Engine, rows: Iterator[tuple[Any, ...]]) -> int:
             sql = f"INSERT INTO nc_analytics_events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"  # noqa: E501
             chunk: list[tuple[Any, ...]] = []
             for row in rows:
-                chunk.append((row[0].isoformat(sep=" ", timespec="microseconds"), *row[1:]))
+                chunk.append(
+                    (row[0].isoformat(sep=" ", timespec="microseconds"), *row[1:-1], str(row[-1]))
+                )
                 if len(chunk) == CHUNK:
                     cursor.executemany(sql, chunk)
                     count += len(chunk)
@@ -94,5 +96,9 @@ def bulk_load(engine: Engine, rows: Iterator[tuple[Any, ...]]) -> int:
                 "SELECT visitor_id, MIN(occurred_at) FROM nc_analytics_events GROUP BY visitor_id"
             )
         )
-        connection.execute(text("ANALYZE"))
+    # What autovacuum does to an insert-only table on PostgreSQL (statistics, visibility map
+    # for index-only scans); ANALYZE on SQLite.
+    vacuum = "VACUUM ANALYZE" if engine.dialect.name == "postgresql" else "ANALYZE"
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text(vacuum))
     return count
