@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
 metadata = MetaData(
@@ -242,6 +243,15 @@ outbox_events = Table(
     ),
     Column("created_at", DateTime, nullable=False),
     Index(None, "batch_id", "seq"),
+    # The queue itself, oldest first: freezing a batch reads its first 100 entries instead of
+    # sorting every unbatched event (PostgreSQL cannot order by seq on (batch_id, seq) for
+    # ``batch_id IS NULL``; issue 10).
+    Index(
+        "ix_nc_outbox_events_unbatched",
+        "seq",
+        postgresql_where=text("batch_id IS NULL"),
+        sqlite_where=text("batch_id IS NULL"),
+    ),
 )
 
 job_runs = Table(
