@@ -8,30 +8,18 @@ from __future__ import annotations
 
 import json
 import random
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-
-from newsletter_connector.testing.databases import migrated_database
 
 COLUMNS = (
     "occurred_at", "event_type", "visitor_id", "session_id", "path", "referrer", "props",
     "engaged_seconds", "day",
 )  # fmt: skip
 CHUNK = 50_000
-
-
-@contextmanager
-def bench_database() -> Iterator[str]:
-    """A throw-away migrated database (PostgreSQL when NEWSLETTER_TEST_DATABASE_URL is set)."""
-    with tempfile.TemporaryDirectory() as tmp, migrated_database(Path(tmp)) as url:
-        yield url
 
 
 def synthetic_events(
@@ -67,7 +55,7 @@ def bulk_load(engine: Engine, rows: Iterator[tuple[Any, ...]]) -> int:
         cursor = raw.cursor()
         if engine.dialect.name == "postgresql":
             columns = ", ".join(COLUMNS)
-            with cursor.copy(f"COPY nc_analytics_events ({columns}) FROM STDIN") as copy:  # type: ignore[attr-defined]
+            with cursor.copy(f"COPY nc_analytics_events ({columns}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
                     count += 1

@@ -36,16 +36,20 @@ def report(
     target: str = "",
 ) -> None:
     """Print one result line (see the module docstring)."""
-    parts = [f"RESULT {name}: {figure:,.1f} {unit}"]
+    parts = [f"RESULT {name}: {_number(figure)} {unit}"]
     details = []
     if baseline is not None:
         ratio = figure / baseline if baseline else float("inf")
-        details.append(f"baseline {baseline:,.1f} {unit}, ratio {ratio:.2f}")
+        details.append(f"baseline {_number(baseline)} {unit}, ratio {ratio:.2f}")
     if target:
         details.append(f"target {target}")
     if details:
         parts.append(f"({'; '.join(details)})")
     print(" ".join(parts), flush=True)
+
+
+def _number(value: float) -> str:
+    return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3f}"
 
 
 def free_port() -> int:
@@ -176,4 +180,3 @@ def wrk_run(
     if not rate or not total:
         raise RuntimeError(f"cannot read wrk output:\n{output}")
     return float(rate.group(1)), int(total.group(1))
-

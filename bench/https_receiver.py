@@ -59,7 +59,11 @@ def main() -> None:
         def do_GET(self) -> None:
             with lock:
                 shown = {
-                    name: {"requests": e["requests"], "events": e["events"], "distinct": len(e["ids"])}
+                    name: {
+                        "requests": e["requests"],
+                        "events": e["events"],
+                        "distinct": len(e["ids"]),
+                    }
                     for name, e in counts.items()
                 }
             self.answer(json.dumps(shown).encode())

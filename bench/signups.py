@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             env = {"BENCH_DATABASE_URL": url}
             with gunicorn("bench.bare_signup_app:app", workers=args.workers, env=env) as base:
-                bare, _ = wrk_run(base + PATH, script_args=["bare"], **load)  # type: ignore[arg-type]
+                bare, _ = wrk_run(base + PATH, script_args=["bare"], **load)
             env = {
                 "NEWSLETTER_DATABASE_URL": url,
                 "NEWSLETTER_BASE_URL": "https://bench.example",
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                     base + PATH,
                     headers=[f"Authorization: Bearer {key}"],
                     script_args=["ours"],
-                    **load,  # type: ignore[arg-type]
+                    **load,
                 )
             how = f"gunicorn {args.workers} sync workers, wrk {args.clients} connections"
         people, events = stored(url)

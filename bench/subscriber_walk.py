@@ -72,7 +72,7 @@ def bulk_load(storage: SqlStorage, count: int) -> None:
         cursor = raw.cursor()
         if storage.engine.dialect.name == "postgresql":
             sql = f"COPY nc_subscribers ({', '.join(COLUMNS)}) FROM STDIN"
-            with cursor.copy(sql) as copy:  # type: ignore[attr-defined]
+            with cursor.copy(sql) as copy:
                 for row in rows(count):
                     copy.write_row(row)
         else:
