@@ -7,12 +7,13 @@ time column; no raw event is loaded into Python.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import datetime, time
 from typing import Any
 
 from sqlalchemy import ColumnElement, Date, case, cast, distinct, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
@@ -49,18 +50,9 @@ def insert_ignoring_duplicates(connection: Connection, table: Any) -> Any:
     return sqlite.insert(table).on_conflict_do_nothing()
 
 
-def _event_record(row: RowMapping) -> AnalyticsEventRecord:
-    return AnalyticsEventRecord(
-        id=row["id"],
-        occurred_at=row["occurred_at"],
-        event_type=row["event_type"],
-        visitor_id=row["visitor_id"],
-        session_id=row["session_id"],
-        path=row["path"],
-        referrer=row["referrer"],
-        props=row["props"],
-        engaged_seconds=row["engaged_seconds"],
-    )
+#: What an export page reads: the record's fields, in its order, so each row builds the
+#: record positionally (cheaper than mappings; issue 10).
+_EVENT_COLUMNS = tuple(analytics_events.c[f.name] for f in fields(AnalyticsEventRecord))
 
 
 class SqlAnalytics:
@@ -104,12 +96,12 @@ class SqlAnalytics:
 
     def events_after(self, after_id: int, limit: int) -> list[AnalyticsEventRecord]:
         rows = self.connection.execute(
-            select(analytics_events)
+            select(*_EVENT_COLUMNS)
             .where(analytics_events.c.id > after_id)
             .order_by(analytics_events.c.id)
             .limit(limit)
-        ).mappings()
-        return [_event_record(row) for row in rows]
+        ).all()
+        return [AnalyticsEventRecord(*row) for row in rows]
 
     def daily_traffic(
         self, start: datetime, end: datetime, *, top_pages: int
