@@ -98,6 +98,7 @@ def _subscriber(row: Row[Any]) -> SubscriberRecord:
 _INSERT = insert(subscribers).returning(subscribers.c.id)
 _BY_EMAIL = select(subscribers).where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
+_SIGNUP_LOCK = text("SELECT pg_advisory_xact_lock(:lock)")
 
 
 class SqlSubscribers:
@@ -113,11 +114,9 @@ class SqlSubscribers:
             # Inserts take turns until commit, so ids become visible in increasing order and a
             # keyset walk can never pass a smaller id that commits later. (SQLite writers are
             # already serialised by BEGIN IMMEDIATE.)
-            self.connection.execute(
-                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SIGNUP_LOCK_ID}
-            )
-        if self.get_by_email(data.email) is not None:
-            return None
+            self.connection.execute(_SIGNUP_LOCK, {"lock": SIGNUP_LOCK_ID})
+        # An existing address fails the unique index: no look-up first (one round trip less
+        # per signup; issue 10).
         savepoint = self.connection.begin_nested()
         try:
             new_id = self.connection.execute(_INSERT, _columns(data)).scalar_one()
