@@ -8,30 +8,18 @@ from __future__ import annotations
 
 import json
 import random
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from newsletter_connector.testing.databases import migrated_database
-
 COLUMNS = (
     "occurred_at", "event_type", "visitor_id", "session_id", "path", "referrer", "props",
-    "engaged_seconds",
+    "engaged_seconds", "day",
 )  # fmt: skip
 CHUNK = 50_000
-
-
-@contextmanager
-def bench_database() -> Iterator[str]:
-    """A throw-away migrated database (PostgreSQL when NEWSLETTER_TEST_DATABASE_URL is set)."""
-    with tempfile.TemporaryDirectory() as tmp, migrated_database(Path(tmp)) as url:
-        yield url
 
 
 def synthetic_events(
@@ -55,7 +43,7 @@ def synthetic_events(
         yield (
             at, kind, f"visitor-{visitor:08d}", f"session-{visitor:08d}-{n // 5000}",
             paths[min(int(rng.paretovariate(1.2)) - 1, len(paths) - 1)],
-            "https://search.example/", props, seconds,
+            "https://search.example/", props, seconds, at.date(),
         )  # fmt: skip
 
 
@@ -67,7 +55,7 @@ def bulk_load(engine: Engine, rows: Iterator[tuple[Any, ...]]) -> int:
         cursor = raw.cursor()
         if engine.dialect.name == "postgresql":
             columns = ", ".join(COLUMNS)
-            with cursor.copy(f"COPY nc_analytics_events ({columns}) FROM STDIN") as copy:  # type: ignore[attr-defined]
+            with cursor.copy(f"COPY nc_analytics_events ({columns}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
                     count += 1
@@ -76,7 +64,9 @@ def bulk_load(engine: Engine, rows: Iterator[tuple[Any, ...]]) -> int:
             sql = f"INSERT INTO nc_analytics_events ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"  # noqa: E501
             chunk: list[tuple[Any, ...]] = []
             for row in rows:
-                chunk.append((row[0].isoformat(sep=" ", timespec="microseconds"), *row[1:]))
+                chunk.append(
+                    (row[0].isoformat(sep=" ", timespec="microseconds"), *row[1:-1], str(row[-1]))
+                )
                 if len(chunk) == CHUNK:
                     cursor.executemany(sql, chunk)
                     count += len(chunk)
@@ -94,5 +84,9 @@ def bulk_load(engine: Engine, rows: Iterator[tuple[Any, ...]]) -> int:
                 "SELECT visitor_id, MIN(occurred_at) FROM nc_analytics_events GROUP BY visitor_id"
             )
         )
-        connection.execute(text("ANALYZE"))
+    # What autovacuum does to an insert-only table on PostgreSQL (statistics, visibility map
+    # for index-only scans); ANALYZE on SQLite.
+    vacuum = "VACUUM ANALYZE" if engine.dialect.name == "postgresql" else "ANALYZE"
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text(vacuum))
     return count

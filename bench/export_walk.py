@@ -1,21 +1,24 @@
 """Benchmark: walk every analytics event through GET /api/export/events with limit=1000.
 
-    python -m bench.export_walk [--size 200000]
+    python -m bench.export_walk [--size 1000000] [--database-url URL]
 
-Runs on SQLite, or PostgreSQL when NEWSLETTER_TEST_DATABASE_URL names a server. Prints the walk
-rate in events/s through the HTTP surface (falcon TestClient, JSON included) and the ratio to a
-baseline measured in the same run: the same walk through the service, without HTTP.
+Runs on SQLite, or PostgreSQL given ``--database-url`` (or NEWSLETTER_TEST_DATABASE_URL).
+Prints the walk rate in events/s through the HTTP surface (falcon TestClient, JSON included)
+and the ratio to a baseline measured in the same run: the same walk through the service,
+without HTTP.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from datetime import datetime
 
 import falcon.testing
 
-from bench.bulk_load import bench_database, bulk_load, synthetic_events
+from bench.bulk_load import bulk_load, synthetic_events
+from bench.harness import database, report
 from newsletter_connector import NewsletterService, Settings, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
@@ -23,11 +26,17 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 TOKEN = "bench-export-token-0123456789"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=200_000, help="events to load")
-    args = parser.parse_args()
-    with bench_database() as url:
+    parser.add_argument("--size", type=int, default=1_000_000, help="events to load")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("NEWSLETTER_TEST_DATABASE_URL") or None,
+        help="PostgreSQL server URL (default: SQLite; or NEWSLETTER_TEST_DATABASE_URL)",
+    )
+    args = parser.parse_args(argv)
+    backend = "postgresql" if args.database_url else "sqlite"
+    with database(args.database_url) as url:
         storage = SqlStorage(make_engine(url))
         settings = Settings(database_url=url, base_url="https://news.example/newsletter")
         service = NewsletterService.build(settings, storage=storage)
@@ -69,6 +78,13 @@ def main() -> None:
         print(
             f"baseline service walk: {seen / max(baseline, 1e-9):,.0f} events/s; "
             f"ratio {elapsed / max(baseline, 1e-9):.1f}x"
+        )
+        report(
+            f"export_walk[{backend}]",
+            rate,
+            "events/s",
+            baseline=seen / max(baseline, 1e-9),
+            target=">= 100,000 events/s (baseline: the same walk through the service)",
         )
         storage.close()
 

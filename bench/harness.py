@@ -36,16 +36,20 @@ def report(
     target: str = "",
 ) -> None:
     """Print one result line (see the module docstring)."""
-    parts = [f"RESULT {name}: {figure:,.1f} {unit}"]
+    parts = [f"RESULT {name}: {_number(figure)} {unit}"]
     details = []
     if baseline is not None:
         ratio = figure / baseline if baseline else float("inf")
-        details.append(f"baseline {baseline:,.1f} {unit}, ratio {ratio:.2f}")
+        details.append(f"baseline {_number(baseline)} {unit}, ratio {ratio:.2f}")
     if target:
         details.append(f"target {target}")
     if details:
         parts.append(f"({'; '.join(details)})")
     print(" ".join(parts), flush=True)
+
+
+def _number(value: float) -> str:
+    return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3f}"
 
 
 def free_port() -> int:
@@ -125,18 +129,54 @@ def gunicorn(
 
 
 def wrk(
-    url: str, *, seconds: float, connections: int, threads: int, headers: Sequence[str] = ()
+    url: str,
+    *,
+    seconds: float,
+    connections: int,
+    threads: int,
+    headers: Sequence[str] = (),
+    script: Path | None = None,
+    script_args: Sequence[str] = (),
 ) -> float:
     """Requests per second ``wrk`` reaches against ``url``; any non-2xx answer is an error."""
+    return wrk_run(
+        url,
+        seconds=seconds,
+        connections=connections,
+        threads=threads,
+        headers=headers,
+        script=script,
+        script_args=script_args,
+    )[0]
+
+
+def wrk_run(
+    url: str,
+    *,
+    seconds: float,
+    connections: int,
+    threads: int,
+    headers: Sequence[str] = (),
+    script: Path | None = None,
+    script_args: Sequence[str] = (),
+) -> tuple[float, int]:
+    """``(requests per second, requests completed)`` of one ``wrk`` run (a Lua ``script``
+    may shape the requests); any non-2xx answer is an error."""
     if shutil.which("wrk") is None:
         raise RuntimeError("wrk is not installed (apt-get install wrk)")
     args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s"]
     for header in headers:
         args += ["-H", header]
-    output = subprocess.run([*args, url], check=True, capture_output=True, text=True).stdout
+    if script is not None:
+        args += ["-s", str(script)]
+    args.append(url)
+    if script_args:
+        args += ["--", *script_args]
+    output = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     if "Non-2xx or 3xx responses" in output:
-        raise RuntimeError(f"wrk saw error responses from {url}:\n{output}")
-    match = re.search(r"Requests/sec:\s+([\d.]+)", output)
-    if not match:
+        raise RuntimeError(f"wrk saw errors from {url}:\n{output}")
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    total = re.search(r"(\d+) requests in", output)
+    if not rate or not total:
         raise RuntimeError(f"cannot read wrk output:\n{output}")
-    return float(match.group(1))
+    return float(rate.group(1)), int(total.group(1))

@@ -1,81 +1,101 @@
-"""Walk N subscribers through the Newsletter API by cursor; per-page cost at the start vs the end.
+"""Walk N subscribers through ``GET /api/newsletter/v1/subscribers`` by cursor (issue 10 #1).
 
-Keyset pagination costs the same per page wherever the walk is; OFFSET would grow linearly.
-Setup bulk-inserts the rows straight into the table (not through the API), then the walk goes
-through the real WSGI app (``create_app`` + falcon's TestClient) with an API key.
+Targets: at least 50,000 contacts/s in one process; the last page costs at most 1.2x the first;
+the worker's memory does not grow with the list.
 
-    python -m bench.subscriber_walk                      # 100,000 on a temporary SQLite file
+    python -m bench.subscriber_walk                      # 1,000,000 on a temporary SQLite file
     python -m bench.subscriber_walk --count 2000 --limit 50
-    python -m bench.subscriber_walk --postgres postgresql://postgres@127.0.0.1:5432/postgres
+    python -m bench.subscriber_walk --database-url postgresql://postgres@127.0.0.1:5432/postgres
 
-Prints the median time per page over the first and the last ``--sample`` pages of the walk, then
-re-times those same pages alternately (start, end, start, ...) so that load from other processes
-falls on both alike, and prints that ratio (end / start) as the figure.
+Setup bulk-loads the rows straight into the table (``executemany`` on SQLite, ``COPY`` on
+PostgreSQL), then the walk goes through the real WSGI app (``create_app`` + falcon's
+TestClient, JSON included) with an API key. Results, each against a baseline from this run:
+
+- walk rate in contacts/s; baseline: the same walk through the service (no HTTP, no JSON);
+- last/first page: the median time of the first and last ``--sample`` pages, re-timed
+  alternately (start, end, start, ...) so load from other processes falls on both alike;
+- peak RSS of this process (the worker) over the whole walk; baseline: its peak over the
+  first tenth of the walk (sampled after every page from /proc/self/statm).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import gc
+import json
+import os
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import falcon.testing
-from sqlalchemy import insert
+from sqlalchemy import text
 
+from bench.harness import database, report
 from newsletter_connector import NewsletterService, Settings, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.migrate import upgrade
-from newsletter_connector.plugins.sql_store.tables import subscribers
-from newsletter_connector.testing.databases import temporary_postgres_database
 
-CHUNK = 5_000
+CHUNK = 20_000
 STATUSES = ("confirmed", "confirmed", "confirmed", "pending", "unsubscribed")
+COLUMNS = (
+    "email", "zip", "sms_enabled", "pref_briefings", "pref_puzzles", "pref_on_this_day",
+    "pref_local", "status", "categories", "created_at", "updated_at", "confirm_token",
+    "unsubscribe_token", "profile_token",
+)  # fmt: skip
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
-@contextlib.contextmanager
-def database(postgres: str | None) -> Iterator[str]:
-    if postgres:
-        with temporary_postgres_database(postgres) as url:
-            yield url
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            yield f"sqlite:///{Path(tmp) / 'walk.db'}"
+def rss_mib() -> float:
+    """This process's resident set size now, in MiB."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * PAGE_SIZE / 2**20
 
 
-def bulk_insert(storage: SqlStorage, count: int) -> None:
+def rows(count: int) -> Any:
     start = datetime(2025, 1, 1)
-    with storage.engine.begin() as connection:
-        for offset in range(0, count, CHUNK):
-            rows = []
-            for i in range(offset, min(offset + CHUNK, count)):
-                created = start + timedelta(seconds=i)
-                rows.append(
-                    {
-                        "email": f"reader{i:07d}@example.org",
-                        "zip": f"{i % 100000:05d}",
-                        "sms_enabled": False,
-                        "pref_briefings": "daily",
-                        "pref_puzzles": "weekly",
-                        "pref_on_this_day": "off",
-                        "pref_local": "daily",
-                        "status": STATUSES[i % len(STATUSES)],
-                        "categories": ["health"] if i % 3 else [],
-                        "created_at": created,
-                        "updated_at": created,
-                        "confirm_token": f"c{i:031d}",
-                        "unsubscribe_token": f"u{i:031d}",
-                        "profile_token": f"p{i:031d}",
-                    }
-                )
-            connection.execute(insert(subscribers), rows)
+    for i in range(count):
+        created = start + timedelta(seconds=i)
+        yield (
+            f"reader{i:07d}@example.org", f"{i % 100000:05d}", False, "daily", "weekly", "off",
+            "daily", STATUSES[i % len(STATUSES)], json.dumps(["health"] if i % 3 else []),
+            created, created, f"c{i:031d}", f"u{i:031d}", f"p{i:031d}",
+        )  # fmt: skip
+
+
+def bulk_load(storage: SqlStorage, count: int) -> None:
+    """``count`` subscribers: ``COPY`` on PostgreSQL, one ``executemany`` per chunk on SQLite."""
+    raw = storage.engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        if storage.engine.dialect.name == "postgresql":
+            sql = f"COPY nc_subscribers ({', '.join(COLUMNS)}) FROM STDIN"
+            with cursor.copy(sql) as copy:
+                for row in rows(count):
+                    copy.write_row(row)
+        else:
+            cursor.execute("BEGIN")
+            sql = (
+                f"INSERT INTO nc_subscribers ({', '.join(COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(COLUMNS))})"
+            )
+            chunk: list[tuple[Any, ...]] = []
+            for row in rows(count):
+                at = row[9].isoformat(sep=" ", timespec="microseconds")
+                chunk.append((*row[:2], int(row[2]), *row[3:9], at, at, *row[11:]))
+                if len(chunk) == CHUNK:
+                    cursor.executemany(sql, chunk)
+                    chunk.clear()
+            cursor.executemany(sql, chunk)
+            cursor.execute("COMMIT")
+        raw.commit()
+    finally:
+        raw.close()
+    analyze = "VACUUM ANALYZE" if storage.engine.dialect.name == "postgresql" else "ANALYZE"
+    with storage.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text(analyze))
 
 
 def fetch(client: falcon.testing.TestClient, key: str, limit: int, cursor: str | None) -> Any:
@@ -96,21 +116,38 @@ def fetch(client: falcon.testing.TestClient, key: str, limit: int, cursor: str |
 
 
 def walk(
-    client: falcon.testing.TestClient, key: str, limit: int
-) -> tuple[list[float], list[str | None], int]:
-    """Seconds per page, the cursor each page was fetched with, and how many were returned."""
+    client: falcon.testing.TestClient, key: str, limit: int, pages: int
+) -> tuple[list[float], list[str | None], int, float, float]:
+    """Seconds per page, the cursor each page was fetched with, how many were returned, and
+    the peak RSS over the first tenth of the pages and over all of them."""
     timings: list[float] = []
     cursors: list[str | None] = []
     returned = 0
     cursor: str | None = None
+    early_peak = peak = rss_mib()
     while True:
         elapsed, body = fetch(client, key, limit, cursor)
         timings.append(elapsed)
         cursors.append(cursor)
         returned += len(body["data"])
+        peak = max(peak, rss_mib())
+        if len(timings) <= max(1, pages // 10):
+            early_peak = peak
         cursor = body["next_cursor"]
         if cursor is None:
-            return timings, cursors, returned
+            return timings, cursors, returned, early_peak, peak
+
+
+def service_walk(service: NewsletterService, limit: int) -> tuple[float, int]:
+    """The baseline: the same walk through the service, no HTTP and no JSON."""
+    began = time.perf_counter()
+    cursor, seen = None, 0
+    while True:
+        page = service.subscribers.list_page(cursor=cursor, limit=limit)
+        seen += len([service.subscribers.contact(record) for record in page.items])
+        cursor = page.next_cursor
+        if cursor is None:
+            return time.perf_counter() - began, seen
 
 
 def interleaved(
@@ -131,17 +168,16 @@ def interleaved(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=100_000, help="subscribers to walk")
-    parser.add_argument("--limit", type=int, default=100, help="page size (1-500)")
+    parser.add_argument("--count", type=int, default=1_000_000, help="subscribers to walk")
+    parser.add_argument("--limit", type=int, default=500, help="page size (1-500)")
     parser.add_argument("--sample", type=int, default=50, help="pages at each end (median taken)")
-    parser.add_argument("--postgres", help="PostgreSQL server URL (a scratch database is made)")
+    parser.add_argument("--database-url", "--postgres", help="PostgreSQL server URL")
     args = parser.parse_args(argv)
-    with database(args.postgres) as url:
-        engine = make_engine(url)
-        upgrade(engine)
-        storage = SqlStorage(engine)
+    backend = "postgresql" if args.database_url else "sqlite"
+    with database(args.database_url) as url:
+        storage = SqlStorage(make_engine(url))
         began = time.perf_counter()
-        bulk_insert(storage, args.count)
+        bulk_load(storage, args.count)
         setup = time.perf_counter() - began
         settings = Settings(
             database_url=url, base_url="https://bench.example/news", site_secret="bench-secret"
@@ -149,28 +185,52 @@ def main(argv: list[str] | None = None) -> int:
         service = NewsletterService.build(settings, storage=storage)
         key = service.admin.create_api_key("bench").key
         client = falcon.testing.TestClient(create_app(service=service))
-        timings, cursors, returned = walk(client, key, args.limit)
+        pages = -(-args.count // args.limit)
+        gc.collect()
+        timings, cursors, returned, early_peak, peak = walk(client, key, args.limit, pages)
+        baseline_seconds, baseline_seen = service_walk(service, args.limit)  # as warm as ours
         sample = max(1, min(args.sample, len(timings) // 2))
         start_times, end_times = interleaved(
             client, key, args.limit, cursors[:sample], cursors[-sample:]
         )
         service.close()
-    if returned != args.count:
-        print(f"walk returned {returned} subscribers, expected {args.count}", file=sys.stderr)
+    if not returned == baseline_seen == args.count:
+        print(f"walk returned {returned}/{baseline_seen}, expected {args.count}", file=sys.stderr)
         return 1
-    walk_first = statistics.median(timings[:sample]) * 1000
-    walk_last = statistics.median(timings[-sample:]) * 1000
+    walked = sum(timings)
     first = statistics.median(start_times) * 1000
     last = statistics.median(end_times) * 1000
-    print(f"database: {engine.dialect.name}")
+    print(f"database: {backend}")
     print(f"subscribers: {returned}  page size: {args.limit}  pages: {len(timings)}")
-    print(f"setup (bulk insert): {setup:.1f} s  walk: {sum(timings):.1f} s")
+    print(f"setup (bulk load): {setup:.1f} s  walk: {walked:.1f} s")
     print(
-        f"during the walk: first {sample} pages {walk_first:.2f} ms/page, "
-        f"last {sample} pages {walk_last:.2f} ms/page (medians)"
+        f"during the walk: first {sample} pages "
+        f"{statistics.median(timings[:sample]) * 1000:.2f} ms/page, last {sample} pages "
+        f"{statistics.median(timings[-sample:]) * 1000:.2f} ms/page (medians)"
     )
     print(f"re-timed alternately: start pages {first:.2f} ms/page, end pages {last:.2f} ms/page")
     print(f"ratio last/first: {last / first:.2f}")
+    report(
+        f"subscriber_walk[{backend}]",
+        returned / walked,
+        "contacts/s",
+        baseline=baseline_seen / baseline_seconds,
+        target=">= 50,000 contacts/s (baseline: the service walk without HTTP)",
+    )
+    report(
+        f"subscriber_walk_last_page[{backend}]",
+        last,
+        "ms/page",
+        baseline=first,
+        target="ratio <= 1.2 (baseline: the first pages)",
+    )
+    report(
+        f"subscriber_walk_peak_rss[{backend}]",
+        peak,
+        "MiB",
+        baseline=early_peak,
+        target="ratio ~1.0: no growth with the list (baseline: peak over the first tenth)",
+    )
     return 0
 
 

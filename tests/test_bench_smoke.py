@@ -38,23 +38,65 @@ def test_status_overhead_bench_runs() -> None:
     assert f"status_overhead[{'postgresql' if url else 'sqlite'}]" in output
 
 
-def test_subscriber_walk_bench_runs() -> None:
+def db_args() -> list[str]:
     url = pass_database_url()
-    db_args = ["--postgres", url] if url else []
+    return ["--database-url", url] if url else []
+
+
+def backend() -> str:
+    return "postgresql" if pass_database_url() else "sqlite"
+
+
+def result_line(output: str, name: str) -> str:
+    """The ``RESULT name[backend]: ...`` line, which always names its baseline and ratio."""
+    match = re.search(rf"^RESULT {re.escape(name)}\[{backend()}\]: .*$", output, re.M)
+    assert match, output
+    assert re.search(r"\(baseline [\d,.]+ .+, ratio \d+\.\d\d; target .+\)$", match[0]), match[0]
+    return match[0]
+
+
+def test_subscriber_walk_bench_runs() -> None:
     output = run_bench(
-        "bench.subscriber_walk", "--count", "1234", "--limit", "50", "--sample", "5", *db_args
+        "bench.subscriber_walk", "--count", "1234", "--limit", "50", "--sample", "5", *db_args()
     )
     assert "subscribers: 1234  page size: 50  pages: 25" in output
     assert re.search(r"ratio last/first: \d+\.\d\d", output)
+    for name in ("subscriber_walk", "subscriber_walk_last_page", "subscriber_walk_peak_rss"):
+        result_line(output, name)
+
+
+def test_signups_bench_runs() -> None:
+    output = run_bench("bench.signups", "--seconds", "1", "--workers", "2", *db_args())
+    assert "MISSING" not in output
+    result_line(output, "signups")
+
+
+def test_sync_bench_runs() -> None:
+    output = run_bench("bench.sync", "--events", "450", *db_args())
+    assert "'runner': {'requests': 5, 'events': 450, 'distinct': 450}" in output
+    result_line(output, "sync")
 
 
 def test_rollups_bench_runs() -> None:
-    output = run_bench("bench.rollups", "--size", "3000")
+    output = run_bench("bench.rollups", "--size", "3000", *db_args())
     for needle in ("rollups: 92 days in", "baseline COUNT(*) scan", "ratio"):
         assert needle in output
+    result_line(output, "rollups")
 
 
 def test_export_walk_bench_runs() -> None:
-    output = run_bench("bench.export_walk", "--size", "3000")
+    output = run_bench("bench.export_walk", "--size", "3000", *db_args())
     for needle in ("walked 3000 events", "events/s", "ratio"):
         assert needle in output
+    result_line(output, "export_walk")
+
+
+def test_one_command_runs_every_benchmark_and_summarises() -> None:
+    """``python -m bench`` runs each benchmark as a subprocess and repeats the RESULT lines."""
+    args = ["--quick", "--only", "rollups", "--only", "export_walk"]
+    url = pass_database_url()
+    output = run_bench("bench", *args, *(["--database-url", url, "--no-sqlite"] if url else []))
+    summary = output.split("\nSummary\n", 1)[1]
+    result_line(summary, "rollups")
+    result_line(summary, "export_walk")
+    assert "FAILED" not in summary

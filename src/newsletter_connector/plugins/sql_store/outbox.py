@@ -19,6 +19,10 @@ from .tables import outbox_batches, outbox_events
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
 
 
+# Every signup and change queues events: the statement is built once (issue 10).
+_ENQUEUE = insert(outbox_events)
+
+
 class SqlOutbox:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
@@ -34,14 +38,15 @@ class SqlOutbox:
         created_at: datetime,
     ) -> None:
         self.connection.execute(
-            insert(outbox_events).values(
-                event_id=event_id,
-                event_type=event_type,
-                occurred_at=occurred_at,
-                payload=payload,
-                subscriber_key=subscriber_key,
-                created_at=created_at,
-            )
+            _ENQUEUE,
+            {
+                "event_id": event_id,
+                "event_type": event_type,
+                "occurred_at": occurred_at,
+                "payload": payload,
+                "subscriber_key": subscriber_key,
+                "created_at": created_at,
+            },
         )
 
     def discard_for_subscriber(self, subscriber_key: str) -> int:

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -23,6 +24,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
 metadata = MetaData(
@@ -146,6 +148,15 @@ analytics_events = Table(
     Column("props", JSON),
     # Seconds of an engagement ping, in its own column so averages stay in SQL.
     Column("engaged_seconds", Float),
+    # The UTC day of occurred_at, stored so daily rollups group and count distinct values
+    # straight off the covering indexes below (computed on demand, nothing precomputed).
+    Column("day", Date, nullable=False),
+    # Rollups: per-type counts/averages and each day's top pages (paths are percent-encoded
+    # ASCII of at most 1,024 characters, well inside PostgreSQL's btree entry limit) ...
+    Index("ix_nc_analytics_events_type_day", "event_type", "day", "path", "engaged_seconds"),
+    # ... and each day's distinct visitors and sessions.
+    Index("ix_nc_analytics_events_day_visitor", "day", "visitor_id"),
+    Index("ix_nc_analytics_events_day_session", "day", "session_id"),
 )
 
 analytics_visitors = Table(
@@ -232,6 +243,15 @@ outbox_events = Table(
     ),
     Column("created_at", DateTime, nullable=False),
     Index(None, "batch_id", "seq"),
+    # The queue itself, oldest first: freezing a batch reads its first 100 entries instead of
+    # sorting every unbatched event (PostgreSQL cannot order by seq on (batch_id, seq) for
+    # ``batch_id IS NULL``; issue 10).
+    Index(
+        "ix_nc_outbox_events_unbatched",
+        "seq",
+        postgresql_where=text("batch_id IS NULL"),
+        sqlite_where=text("batch_id IS NULL"),
+    ),
 )
 
 job_runs = Table(

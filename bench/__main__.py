@@ -1,0 +1,87 @@
+"""Run every benchmark, on SQLite and (given a server) PostgreSQL, and summarise the results.
+
+    python -m bench                                   # full sizes, SQLite only
+    python -m bench --database-url postgresql://postgres@127.0.0.1:5432/postgres
+    python -m bench --quick                           # small sizes (a few minutes)
+    python -m bench --only rollups --only export_walk
+
+With ``--database-url`` (or ``NEWSLETTER_TEST_DATABASE_URL``) every benchmark runs twice: on a
+temporary SQLite file and on a fresh PostgreSQL database made on that server (and dropped).
+Each benchmark is a subprocess, so one's memory or pools never colour the next; their own
+output streams through, and the ``RESULT`` lines are repeated in a summary at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+from bench.harness import ROOT
+
+#: name -> (full-size arguments, --quick arguments). Every module takes --database-url.
+BENCHES: dict[str, tuple[list[str], list[str]]] = {
+    "status_overhead": (["--seconds", "10"], ["--seconds", "2"]),
+    "subscriber_walk": (
+        ["--count", "1000000", "--limit", "500"],
+        ["--count", "20000", "--limit", "500", "--sample", "10"],
+    ),
+    "signups": (["--seconds", "10"], ["--seconds", "2"]),
+    "sync": (["--events", "100000"], ["--events", "5000"]),
+    "export_walk": (["--size", "1000000"], ["--size", "50000"]),
+    "rollups": (["--size", "1000000"], ["--size", "50000"]),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("NEWSLETTER_TEST_DATABASE_URL") or None,
+        help="PostgreSQL server URL: also run every benchmark there",
+    )
+    parser.add_argument("--sqlite", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--only", action="append", choices=sorted(BENCHES), help="repeatable")
+    args = parser.parse_args(argv)
+
+    backends: list[str | None] = [None] if args.sqlite else []
+    if args.database_url:
+        backends.append(args.database_url)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("NEWSLETTER_TEST_DATABASE_URL", None)  # each bench is told its database explicitly
+    results: list[str] = []
+    failures: list[str] = []
+    for name, (full, quick) in BENCHES.items():
+        if args.only and name not in args.only:
+            continue
+        for url in backends:
+            command = [sys.executable, "-m", f"bench.{name}", *(quick if args.quick else full)]
+            if url:
+                command += ["--database-url", url]
+            label = f"{name} on {'PostgreSQL' if url else 'SQLite'}"
+            print(f"== {label}: {' '.join(command[1:])}", flush=True)
+            began = time.monotonic()
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, bufsize=1
+            )
+            assert process.stdout is not None
+            for line in process.stdout:
+                print(line, end="", flush=True)
+                if line.startswith("RESULT "):
+                    results.append(line.rstrip())
+            if process.wait() != 0:
+                failures.append(label)
+            print(f"== {label}: {time.monotonic() - began:.0f} s", flush=True)
+    print("\nSummary")
+    for line in results:
+        print(line)
+    for label in failures:
+        print(f"FAILED {label}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
