@@ -3,17 +3,20 @@
 httpx timeouts apply per phase (connect, each read, each write), so a receiver that drips one
 byte at a time never trips them. Two layers make the deadline total:
 
-- every real request runs on its own connection pool whose network backend
-  (:class:`DeadlineBackend`) bounds each socket operation (connect, TLS, every read and write)
-  by the time left until the request's monotonic deadline, so the request ends by itself once
-  the deadline passes (one TLS handshake that is itself dripped is the only per-operation
-  exception; the caller is still released on time by the second layer);
-- :class:`DeadlineTransport` runs the request (headers and the whole body) on a worker thread
-  and releases the caller with :class:`httpx.TimeoutException` at the deadline whatever the
-  inner transport does. Nothing is ever closed from another thread (closing a socket under a
-  blocked reader can let its file descriptor be reused by an unrelated file).
+- the connection pool's network backend (:class:`DeadlineBackend`) bounds each socket
+  operation (connect, TLS, every read and write) by the time left until the deadline of the
+  request the current thread is running, so a request ends by itself once its deadline passes
+  (one TLS handshake that is itself dripped is the only per-operation exception; the caller is
+  still released on time by the second layer);
+- :class:`DeadlineTransport` runs the request (headers and the whole body) on a worker thread,
+  arms that thread's deadline, and releases the caller with :class:`httpx.TimeoutException` at
+  the deadline whatever the inner transport does. Nothing is ever closed from another thread
+  (closing a socket under a blocked reader can let its file descriptor be reused by an
+  unrelated file): the pool is closed only when no request is in flight.
 
-Connections are not reused between requests.
+Connections are kept alive and reused between requests, so a batch costs one request on an
+open connection rather than a new TCP and TLS handshake (httpcore discards a connection the
+platform has closed before reusing it).
 """
 
 from __future__ import annotations
@@ -66,14 +69,22 @@ class DeadlineStream(httpcore.NetworkStream):
 
 
 class DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend with a monotonic deadline ``deadline`` seconds from now."""
+    """httpcore's sync backend whose socket operations end by the deadline armed (with
+    :meth:`arm`) on the thread that performs them."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self) -> None:
         self.inner = httpcore.SyncBackend()
-        self.deadline_at = time.monotonic() + deadline
+        self._local = threading.local()
+
+    def arm(self, seconds: float) -> None:
+        """Give the current thread's request a deadline ``seconds`` from now."""
+        self._local.deadline_at = time.monotonic() + seconds
 
     def time_left(self, timeout: float | None, error: type[Exception]) -> float:
-        left = self.deadline_at - time.monotonic()
+        deadline_at: float | None = getattr(self._local, "deadline_at", None)
+        if deadline_at is None:
+            raise error("no request deadline is armed on this thread")
+        left = deadline_at - time.monotonic()
         if left <= 0:
             raise error("the request deadline has passed")
         return left if timeout is None else min(timeout, left)
@@ -100,13 +111,16 @@ class DeadlineBackend(httpcore.NetworkBackend):
         self.inner.sleep(seconds)
 
 
-def deadline_http_transport(context: ssl.SSLContext, deadline: float) -> httpx.HTTPTransport:
-    """A one-request HTTPS transport whose socket operations all end by ``deadline``."""
+def deadline_http_transport(
+    context: ssl.SSLContext, backend: DeadlineBackend
+) -> httpx.HTTPTransport:
+    """A keep-alive HTTPS transport whose socket operations end by the deadline armed on
+    ``backend`` for the calling thread."""
     transport = httpx.HTTPTransport(verify=context, retries=0)
     # httpx offers no public way to pass a network backend; its pool is a plain httpcore
     # ConnectionPool, replaced here by one built with the public httpcore API.
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=context, network_backend=DeadlineBackend(deadline), retries=0
+        ssl_context=context, network_backend=backend, retries=0
     )
     return transport
 
@@ -124,31 +138,43 @@ def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
 
 
 class DeadlineTransport(httpx.BaseTransport):
-    """Wraps a fresh inner transport per request and enforces a total deadline on it.
+    """Runs each request of ``inner`` on a worker thread with a total deadline.
 
-    :param make_inner: builds the transport one request uses (closed afterwards).
+    :param inner: the transport every request goes through (kept, not rebuilt per request).
     :param deadline: seconds from the start of the request to the last byte of the body.
+    :param arm: called on the worker thread before the request with ``deadline``, so the
+        inner transport's socket operations end by it too (see :class:`DeadlineBackend`).
     """
 
-    def __init__(self, make_inner: Callable[[], httpx.BaseTransport], deadline: float) -> None:
+    def __init__(
+        self,
+        inner: httpx.BaseTransport,
+        deadline: float,
+        *,
+        arm: Callable[[float], None] | None = None,
+    ) -> None:
         if deadline <= 0:
             raise ValueError("deadline must be positive")
-        self.make_inner = make_inner
+        self.inner = inner
         self.deadline = deadline
+        self.arm = arm
+        self._lock = threading.Lock()
+        self._in_flight = 0
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        inner = self.make_inner()
         result: list[httpx.Response] = []
         errors: list[BaseException] = []
         done = threading.Event()
 
         def run() -> None:
             try:
-                response = inner.handle_request(request)
+                if self.arm is not None:
+                    self.arm(self.deadline)
+                response = self.inner.handle_request(request)
                 try:
                     body = b"".join(response.stream)  # type: ignore[arg-type]
                 finally:
-                    response.close()
+                    response.close()  # on this thread: returns the connection to the pool
                 result.append(
                     httpx.Response(
                         response.status_code,
@@ -160,9 +186,12 @@ class DeadlineTransport(httpx.BaseTransport):
             except BaseException as exc:  # handed to the caller below
                 errors.append(exc)
             finally:
-                inner.close()  # on this thread only (see the module docstring)
+                with self._lock:
+                    self._in_flight -= 1
                 done.set()
 
+        with self._lock:
+            self._in_flight += 1
         worker = threading.Thread(target=run, name="newsletter-sync-request", daemon=True)
         worker.start()
         if not done.wait(self.deadline):
@@ -174,6 +203,14 @@ class DeadlineTransport(httpx.BaseTransport):
             raise errors[0]
         return result[0]
 
+    def close(self) -> None:
+        """Close the pool, unless a timed-out request's worker still holds a connection: that
+        worker ends by its own deadline, and its connection must not be closed under it."""
+        with self._lock:
+            idle = self._in_flight == 0
+        if idle:
+            self.inner.close()
+
 
 def build_http_client(
     settings: Settings,
@@ -184,17 +221,21 @@ def build_http_client(
     """The client every transport sends through: no redirects, total ``deadline`` per
     request, TLS verified against :func:`trusted_ssl_context`.
 
-    :param inner: build the per-request transport yourself (tests pass an
-        :class:`httpx.MockTransport`); the deadline still applies.
+    :param inner: build the transport yourself (tests pass an :class:`httpx.MockTransport`);
+        it is built once and the total deadline still applies.
     """
     if inner is None:
-        context = trusted_ssl_context(settings)
-
-        def inner() -> httpx.BaseTransport:
-            return deadline_http_transport(context, deadline)
+        backend = DeadlineBackend()
+        transport = DeadlineTransport(
+            deadline_http_transport(trusted_ssl_context(settings), backend),
+            deadline,
+            arm=backend.arm,
+        )
+    else:
+        transport = DeadlineTransport(inner(), deadline)
 
     return httpx.Client(
-        transport=DeadlineTransport(inner, deadline),
+        transport=transport,
         follow_redirects=False,
         timeout=httpx.Timeout(deadline),
         trust_env=False,

@@ -84,7 +84,7 @@ class SyncRunner:
     :param clock: the time used for scheduling (defaults to the service's clock).
     :param periodic_tasks: called with ``now`` at the start of every loop; defaults to
         :func:`~.periodic.default_periodic_tasks`.
-    :param http_transport: build the per-request httpx transport (tests pass a
+    :param http_transport: build the httpx transport requests go through (tests pass a
         :class:`httpx.MockTransport`); default: real HTTPS with the trusted CAs.
     """
 
