@@ -8,20 +8,15 @@ A filled honeypot gets the same page and changes nothing.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import falcon
 
-from ...errors import InvalidRequest
 from ...links import SIGNUP_PATH
-from .base import EXPIRED_NOTICE, ReaderPages, see_other
+from .base import ReaderPages
 from .choices import SIGNUP_FREQUENCIES, TOPICS
-from .csrf import FIELD_NAME
 from .forms import FormData
-from .messages import friendly_error
-
-log = logging.getLogger(__name__)
+from .public_form import PublicFormPage
 
 DONE_PATH = SIGNUP_PATH + "/thanks"
 DEFAULT_FREQUENCY = "daily"
@@ -29,16 +24,6 @@ DEFAULT_FREQUENCY = "daily"
 FIELD_MAP = {"email": "email", "zip": "zip", "prefs": "frequency"} | {
     f"prefs.email.{topic.wire}": "frequency" for topic in TOPICS
 }
-
-
-def _values(form: FormData | None) -> dict[str, str]:
-    if form is None:
-        return {"email": "", "zip": "", "frequency": DEFAULT_FREQUENCY}
-    return {
-        "email": form.get("email").strip(),
-        "zip": form.get("zip").strip(),
-        "frequency": form.get("frequency"),
-    }
 
 
 def signup_body(values: dict[str, str]) -> dict[str, Any]:
@@ -49,56 +34,28 @@ def signup_body(values: dict[str, str]) -> dict[str, Any]:
     return body
 
 
-class SignupPage:
-    def __init__(self, pages: ReaderPages) -> None:
-        self.pages = pages
+class SignupPage(PublicFormPage):
+    name = "signup"
+    template = "signup.html"
+    path = SIGNUP_PATH
+    done_path = DONE_PATH
+    field_map = FIELD_MAP
+    fallback_field = "email"
 
-    def _show(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        values: dict[str, str],
-        *,
-        status: str = falcon.HTTP_200,
-        errors: dict[str, str] | None = None,
-        notice: str | None = None,
-    ) -> None:
-        self.pages.show_form(
-            req,
-            resp,
-            "signup.html",
-            status=status,
-            values=values,
-            errors=errors or {},
-            notice=notice,
-            frequencies=SIGNUP_FREQUENCIES,
-        )
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._show(req, resp, _values(None))
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        form = self.pages.read_form(req, resp)
+    def values(self, form: FormData | None) -> dict[str, str]:
         if form is None:
-            return
-        values = _values(form)
-        check = self.pages.check_form(req, resp, form.get(FIELD_NAME), self.pages.url(SIGNUP_PATH))
-        if check.verdict == "cross_site":
-            return
-        if not check.ok:
-            self._show(req, resp, values, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
-            return
-        if form.honeypot_filled:
-            log.info("signup form: honeypot filled in; nothing stored")
-            see_other(resp, self.pages.url(DONE_PATH))
-            return
-        try:
-            self.pages.service.subscribers.subscribe(signup_body(values))
-        except InvalidRequest as error:
-            errors = friendly_error(error, FIELD_MAP, "email")
-            self._show(req, resp, values, status=falcon.HTTP_400, errors=errors)
-            return
-        see_other(resp, self.pages.url(DONE_PATH))
+            return {"email": "", "zip": "", "frequency": DEFAULT_FREQUENCY}
+        return {
+            "email": form.get("email").strip(),
+            "zip": form.get("zip").strip(),
+            "frequency": form.get("frequency"),
+        }
+
+    def submit(self, values: dict[str, str]) -> None:
+        self.pages.service.subscribers.subscribe(signup_body(values))
+
+    def context(self) -> dict[str, Any]:
+        return {"frequencies": SIGNUP_FREQUENCIES}
 
 
 class SignupDonePage:

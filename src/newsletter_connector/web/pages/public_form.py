@@ -1,0 +1,100 @@
+"""A form anyone may send (signup, contact): the one POST flow both follow.
+
+GET shows the form with a fresh CSRF token. POST reads the form, refuses a cross-site or
+expired one, answers a filled honeypot as if it had worked (storing nothing), then makes the
+page's ONE service call: on success it redirects to the page's "done" address
+(post/redirect/get), on a validation error it shows the form again with the error beside its
+field and everything typed kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import falcon
+
+from ...errors import InvalidRequest
+from .base import EXPIRED_NOTICE, ReaderPages, see_other
+from .csrf import FIELD_NAME
+from .forms import FormData
+from .messages import friendly_error
+
+log = logging.getLogger(__name__)
+
+
+class PublicFormPage:
+    """Subclasses name their template and paths and define :meth:`values` and :meth:`submit`."""
+
+    #: What the log calls this form.
+    name: ClassVar[str]
+    template: ClassVar[str]
+    path: ClassVar[str]
+    done_path: ClassVar[str]
+    #: Service field (as named by ``InvalidRequest.field``) → form field.
+    field_map: ClassVar[Mapping[str, str]]
+    #: The form field an error naming no known field is shown beside.
+    fallback_field: ClassVar[str]
+
+    def __init__(self, pages: ReaderPages) -> None:
+        self.pages = pages
+
+    def values(self, form: FormData | None) -> dict[str, str]:
+        """The form's fields as typed (blank ones for a new form)."""
+        raise NotImplementedError
+
+    def submit(self, values: dict[str, str]) -> None:
+        """The one service call. :raises InvalidRequest: naming the bad field."""
+        raise NotImplementedError
+
+    def context(self) -> dict[str, Any]:
+        """Anything else the template needs."""
+        return {}
+
+    def show(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        values: dict[str, str],
+        *,
+        status: str = falcon.HTTP_200,
+        errors: dict[str, str] | None = None,
+        notice: str | None = None,
+    ) -> None:
+        self.pages.show_form(
+            req,
+            resp,
+            self.template,
+            status=status,
+            values=values,
+            errors=errors or {},
+            notice=notice,
+            **self.context(),
+        )
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.show(req, resp, self.values(None))
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        form = self.pages.read_form(req, resp)
+        if form is None:
+            return
+        values = self.values(form)
+        check = self.pages.check_form(req, resp, form.get(FIELD_NAME), self.pages.url(self.path))
+        if check.verdict == "cross_site":
+            return
+        if not check.ok:
+            self.show(req, resp, values, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
+            return
+        if form.honeypot_filled:
+            log.info("%s form: honeypot filled in; nothing stored", self.name)
+            see_other(resp, self.pages.url(self.done_path))
+            return
+        try:
+            self.submit(values)
+        except InvalidRequest as error:
+            errors = friendly_error(error, self.field_map, self.fallback_field)
+            self.show(req, resp, values, status=falcon.HTTP_400, errors=errors)
+            return
+        see_other(resp, self.pages.url(self.done_path))
