@@ -35,6 +35,18 @@ CONTACT_FIELDS = [
 ]
 
 
+def walk_all_emails(service: Any) -> list[str]:
+    """Every subscriber's address, walked by cursor through the service (pages of 500)."""
+    emails: list[str] = []
+    cursor = None
+    while True:
+        page = service.subscribers.list_page(cursor=cursor, limit=500)
+        emails += [record.email for record in page.items]
+        if page.next_cursor is None:
+            return emails
+        cursor = page.next_cursor
+
+
 def one(email: str) -> str:
     return f"{SUBSCRIBERS}/{quote(email, safe='')}"
 

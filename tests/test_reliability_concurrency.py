@@ -17,20 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.subscriber_helpers import SUBSCRIBERS
+from tests.subscriber_helpers import SUBSCRIBERS, walk_all_emails
 
 WRITERS = 4
-
-
-def everyone(service: Any) -> list[str]:
-    emails: list[str] = []
-    cursor = None
-    while True:
-        page = service.subscribers.list_page(cursor=cursor, limit=500)
-        emails += [record.email for record in page.items]
-        if page.next_cursor is None:
-            return emails
-        cursor = page.next_cursor
 
 
 def walk_while_writing(
@@ -72,7 +61,7 @@ def walk_while_writing(
     assert pages_during_writes > 10, "the walk did not overlap the writes"
     assert len(seen) == len(set(seen)), "a subscriber was returned twice"
     assert set(initial) <= set(seen), "a subscriber that existed before the walk was skipped"
-    final = everyone(service)
+    final = walk_all_emails(service)
     assert len(final) == existing + WRITERS * per_writer
     # Nothing committed during the walk was skipped either: the walk saw exactly the start of
     # the list in creation order (everything committed before it passed that point).

@@ -15,18 +15,7 @@ from typing import Any
 import falcon.testing
 
 from newsletter_connector.service.events import subscriber_key
-from tests.subscriber_helpers import SUBSCRIBERS, outbox, post
-
-
-def _all_emails(service: Any) -> list[str]:
-    emails: list[str] = []
-    cursor = None
-    while True:
-        page = service.subscribers.list_page(cursor=cursor, limit=500)
-        emails += [record.email for record in page.items]
-        if page.next_cursor is None:
-            return emails
-        cursor = page.next_cursor
+from tests.subscriber_helpers import SUBSCRIBERS, outbox, post, walk_all_emails
 
 
 def test_signups_during_a_cursor_walk_neither_repeat_nor_skip(
@@ -68,7 +57,7 @@ def test_signups_during_a_cursor_walk_neither_repeat_nor_skip(
     assert set(initial) <= set(seen), "a subscriber that existed before the walk was skipped"
     # Nothing committed concurrently was skipped either: what the walk saw is exactly the
     # start of the list in creation order.
-    everyone = _all_emails(newsletter_service)
+    everyone = walk_all_emails(newsletter_service)
     assert len(everyone) == len(initial) + added
     assert seen == everyone[: len(seen)]
 
@@ -89,7 +78,7 @@ def test_concurrent_duplicate_posts_make_one_subscriber(
     statuses = sorted(result.status_code for result in results)
     assert statuses == [200] * 7 + [201]
     assert len({result.json["unsubscribe_url"] for result in results}) == 1
-    assert _all_emails(newsletter_service) == ["dup@example.org"]
+    assert walk_all_emails(newsletter_service) == ["dup@example.org"]
 
 
 def test_concurrent_erasures_discard_every_queued_event_of_their_addresses(
