@@ -17,21 +17,22 @@ from dataclasses import asdict
 from functools import cached_property
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from newsletter_connector import hookimpl
 from newsletter_connector.descriptors import StorageBackend
 from newsletter_connector.errors import NotMigrated
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import CommitHorizon, SqlStorage
 from newsletter_connector.plugins.sql_store.store import SqlUnitOfWork
 from newsletter_connector.storage import EmailPrefs, SubscriberData, SubscriberRecord, TokenKind
 
 from .host_db import create_host_tables, host_tables_exist, host_users
 
-# The PostgreSQL advisory lock that makes inserts into host_users take turns (see ``add``).
-HOST_SIGNUP_LOCK = 0x686F_7374_7573  # "hostus"
+# Keyset walks over host_users never pass an id whose insert has not committed yet: on
+# PostgreSQL inserts enter the horizon and each page reads up to it (any unused lock id).
+HOST_USERS_HORIZON = CommitHorizon(0x686F_7374_7573, host_users.c.id)  # "hostus"
 
 _TOKEN_COLUMNS = {
     "confirm": host_users.c.confirm_token,
@@ -92,13 +93,7 @@ class HostSubscribers:
         self.connection = connection
 
     def add(self, data: SubscriberData) -> SubscriberRecord | None:
-        if self.connection.dialect.name == "postgresql":
-            # Inserts take turns until commit, so ids become visible in increasing order and a
-            # keyset walk never passes an id that commits later. (SQLite writers are already
-            # serialised by the store's BEGIN IMMEDIATE.)
-            self.connection.execute(
-                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": HOST_SIGNUP_LOCK}
-            )
+        HOST_USERS_HORIZON.enter_insert(self.connection)  # a no-op on SQLite
         if self.get_by_email(data.email) is not None:
             return None
         savepoint = self.connection.begin_nested()
@@ -147,6 +142,7 @@ class HostSubscribers:
             query = query.where(host_users.c.newsletter_status == status)
         if after_id is not None:
             query = query.where(host_users.c.id > after_id)
+        query = HOST_USERS_HORIZON.bound(self.connection, query)
         return [_record(row) for row in self.connection.execute(query).mappings()]
 
     def count(self, *, status: str | None = None) -> int:

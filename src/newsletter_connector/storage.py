@@ -437,9 +437,11 @@ class SubscriberRepository(Protocol):
     """The subscriber list. A host may supply its own store by implementing this (and the
     deletion repository); ``testing.conformance_subscribers`` checks it.
 
-    Emails passed in are already normalised (lowercase). Ids grow with creation order, and a
-    subscriber added later always gets a larger id than every one already visible to readers,
-    so keyset walks on id never skip or repeat anyone.
+    Emails passed in are already normalised (lowercase). Ids grow with creation order, and
+    :meth:`list_page` never returns an id while a smaller one may still appear (a concurrent
+    transaction holding it has not committed yet), so keyset walks on id never skip or repeat
+    anyone. (Concurrent inserts may run side by side; the SQL store's walks wait for the ones
+    in flight, see ``commit_horizon``.)
     """
 
     def add(self, data: SubscriberData) -> SubscriberRecord | None:
@@ -644,7 +646,10 @@ class Storage(Protocol):
     def transaction(self, *, write: bool = True) -> AbstractContextManager[UnitOfWork]:
         """Open a unit of work; commit when the block ends, roll back if it raises.
 
-        :param write: false for read-only work, which a backend may run with lighter locking.
+        :param write: false for read-only work, which must not write: a backend may run it
+            with lighter locking, or outside a transaction where each read is as consistent as
+            in one (the SQL store runs it in autocommit on PostgreSQL, whose READ COMMITTED
+            gives every statement its own snapshot anyway).
         """
 
     def check_ready(self) -> None:

@@ -238,10 +238,10 @@ class SubscriberService:
             profile_token=new_token(),
         )
         with self.context.storage.transaction() as uow:
-            existing = uow.subscribers.get_by_email(email, lock=True)
-            created = uow.subscribers.add(data) if existing is None else None
+            # Insert first: a new address (the common case) needs no look-up before it.
+            created = uow.subscribers.add(data)
             if created is None:
-                existing = existing or uow.subscribers.get_by_email(email, lock=True)
+                existing = uow.subscribers.get_by_email(email, lock=True)
                 assert existing is not None, "add refused an address that does not exist"
                 if existing.status == "pending":
                     self._queue(uow, "newsletter.signup", existing)

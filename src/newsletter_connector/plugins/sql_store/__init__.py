@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ...descriptors import StorageBackend
 from ...hookspecs import hookimpl
+from .commit_horizon import CommitHorizon
 from .store import SqlStorage
 
-__all__ = ["SqlStorage", "newsletter_storage_backends"]
+__all__ = ["CommitHorizon", "SqlStorage", "newsletter_storage_backends"]
 
 
 @hookimpl(trylast=True)

@@ -12,15 +12,20 @@ from datetime import datetime, time
 from typing import Any
 
 from sqlalchemy import ColumnElement, Date, case, cast, distinct, func, insert, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
+from .commit_horizon import CommitHorizon
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
+from .upserts import insert_ignoring_duplicates
 
 PAGEVIEW = "pageview"
 LINK_CLICK = "link click"
 ENGAGEMENT_PING = "engagement ping"
+
+#: The export's ``after_id`` walk never passes an event still being captured (any constant
+#: distinct from the other horizons' locks).
+_EVENTS_HORIZON = CommitHorizon(0x6E6C_6576_7473, analytics_events.c.id)  # "nlevts"
 
 
 def utc_day(connection: Connection, column: Any) -> ColumnElement[Any]:
@@ -41,13 +46,6 @@ def binary_order(connection: Connection, column: Any) -> Any:
     """``column`` compared by code point on every dialect (PostgreSQL's default collation is
     locale-aware), so orderings match a plain Python sort."""
     return column.collate("C") if connection.dialect.name == "postgresql" else column
-
-
-def insert_ignoring_duplicates(connection: Connection, table: Any) -> Any:
-    """An ``INSERT ... ON CONFLICT DO NOTHING`` for the connection's dialect."""
-    if connection.dialect.name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing()
-    return sqlite.insert(table).on_conflict_do_nothing()
 
 
 #: What an export page reads: the record's fields, in its order, so each row builds the
@@ -72,10 +70,11 @@ class SqlAnalytics:
         engaged_seconds: float | None,
     ) -> int:
         self.connection.execute(
-            insert_ignoring_duplicates(self.connection, analytics_visitors).values(
+            insert_ignoring_duplicates(self.connection.dialect.name, analytics_visitors).values(
                 visitor_id=visitor_id, first_seen_at=occurred_at
             )
         )
+        _EVENTS_HORIZON.enter_insert(self.connection)
         return int(
             self.connection.execute(
                 insert(analytics_events)
@@ -95,12 +94,13 @@ class SqlAnalytics:
         )
 
     def events_after(self, after_id: int, limit: int) -> list[AnalyticsEventRecord]:
-        rows = self.connection.execute(
+        query = (
             select(*_EVENT_COLUMNS)
             .where(analytics_events.c.id > after_id)
             .order_by(analytics_events.c.id)
             .limit(limit)
-        ).all()
+        )
+        rows = self.connection.execute(_EVENTS_HORIZON.bound(self.connection, query)).all()
         return [AnalyticsEventRecord(*row) for row in rows]
 
     def daily_traffic(
@@ -260,7 +260,7 @@ class SqlJobRuns:
         # RETURNING yields a row only when this statement inserted it (rowcount is not
         # reliable for ON CONFLICT DO NOTHING across drivers).
         inserted = self.connection.execute(
-            insert_ignoring_duplicates(self.connection, job_runs)
+            insert_ignoring_duplicates(self.connection.dialect.name, job_runs)
             .values(job_key=job_key, ran_at=at)
             .returning(job_runs.c.job_key)
         ).first()

@@ -113,6 +113,11 @@ class SqlStorage:
                     connection.execution_options(
                         **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
                     )
+                elif not write:
+                    # Under READ COMMITTED every statement takes its own snapshot, so a read
+                    # transaction guarantees nothing autocommit does not; it only costs the
+                    # BEGIN and COMMIT round trips (issue 10: every request checks its key).
+                    connection.execution_options(isolation_level="AUTOCOMMIT")
                 with connection.begin():
                     yield self.unit_of_work_class(connection)
         except (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.ProgrammingError) as exc:

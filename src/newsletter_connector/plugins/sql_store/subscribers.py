@@ -1,4 +1,11 @@
-"""Repositories of the SQL store for subscribers, erasure evidence and contact messages."""
+"""Repositories of the SQL store for subscribers, erasure evidence and contact messages.
+
+Keyset walks (``id > cursor``) over subscribers and contact messages must never skip a row
+that commits after a larger id. On SQLite writers already take turns (``BEGIN IMMEDIATE``).
+On PostgreSQL the ids are drawn from a sequence by concurrent transactions, so a walk page
+reads only up to a *commit horizon* (see :mod:`.commit_horizon`): inserts run side by side,
+and a page never passes an id whose transaction is still open.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +13,8 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, text, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Row, RowMapping
-from sqlalchemy.exc import IntegrityError
 
 from ...storage import (
     ContactMessageRecord,
@@ -18,10 +24,14 @@ from ...storage import (
     SubscriberRecord,
     TokenKind,
 )
+from .commit_horizon import CommitHorizon
 from .tables import contact_messages, deletions, subscribers
+from .upserts import DIALECTS, insert_ignoring_duplicates
 
-# Any constant: the PostgreSQL advisory lock that serialises subscriber inserts (see ``add``).
+# Any constants: the PostgreSQL advisory locks of the two horizons (see .commit_horizon).
 SIGNUP_LOCK_ID = 0x6E6C_7375_6273  # "nlsubs"
+_SUBSCRIBERS_HORIZON = CommitHorizon(SIGNUP_LOCK_ID, subscribers.c.id)
+_MESSAGES_HORIZON = CommitHorizon(SIGNUP_LOCK_ID + 1, contact_messages.c.id)
 
 _TOKEN_COLUMNS = {
     "confirm": subscribers.c.confirm_token,
@@ -94,36 +104,28 @@ def _subscriber(row: Row[Any]) -> SubscriberRecord:
 
 
 # Signups run these on every request: built once, values bound at execution (building an
-# expression with literal values costs more than the database round trip; issue 10).
-_INSERT = insert(subscribers).returning(subscribers.c.id)
+# expression with literal values costs more than the database round trip; issue 10). An
+# address already stored inserts nothing and returns no id: no savepoint, no look-up first.
+_INSERT = {
+    dialect: insert_ignoring_duplicates(
+        dialect, subscribers, index_elements=[subscribers.c.email]
+    ).returning(subscribers.c.id)
+    for dialect in DIALECTS
+}
 _BY_EMAIL = select(subscribers).where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
-_SIGNUP_LOCK = text("SELECT pg_advisory_xact_lock(:lock)")
 
 
 class SqlSubscribers:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    @property
-    def _postgres(self) -> bool:
-        return self.connection.dialect.name == "postgresql"
-
     def add(self, data: SubscriberData) -> SubscriberRecord | None:
-        if self._postgres:
-            # Inserts take turns until commit, so ids become visible in increasing order and a
-            # keyset walk can never pass a smaller id that commits later. (SQLite writers are
-            # already serialised by BEGIN IMMEDIATE.)
-            self.connection.execute(_SIGNUP_LOCK, {"lock": SIGNUP_LOCK_ID})
-        # An existing address fails the unique index: no look-up first (one round trip less
-        # per signup; issue 10).
-        savepoint = self.connection.begin_nested()
-        try:
-            new_id = self.connection.execute(_INSERT, _columns(data)).scalar_one()
-            savepoint.commit()
-        except IntegrityError:
-            savepoint.rollback()
-            return None
+        _SUBSCRIBERS_HORIZON.enter_insert(self.connection)
+        dialect = self.connection.dialect.name
+        new_id = self.connection.execute(_INSERT[dialect], _columns(data)).scalar_one_or_none()
+        if new_id is None:
+            return None  # the address is already stored
         return SubscriberRecord(id=int(new_id), **_fields(data))
 
     def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
@@ -163,6 +165,7 @@ class SqlSubscribers:
             query = query.where(subscribers.c.status == status)
         if after_id is not None:
             query = query.where(subscribers.c.id > after_id)
+        query = _SUBSCRIBERS_HORIZON.bound(self.connection, query)
         return [_subscriber(row) for row in self.connection.execute(query).all()]
 
     def count(self, *, status: str | None = None) -> int:
@@ -234,11 +237,7 @@ class SqlContactMessages:
     def add(
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
     ) -> ContactMessageRecord:
-        if self.connection.dialect.name == "postgresql":
-            # As for subscribers: ids become visible in order, so the log's cursor never skips.
-            self.connection.execute(
-                text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": SIGNUP_LOCK_ID + 1}
-            )
+        _MESSAGES_HORIZON.enter_insert(self.connection)
         row = (
             self.connection.execute(
                 insert(contact_messages)
@@ -254,4 +253,5 @@ class SqlContactMessages:
         query = select(contact_messages).order_by(contact_messages.c.id).limit(limit)
         if after_id is not None:
             query = query.where(contact_messages.c.id > after_id)
+        query = _MESSAGES_HORIZON.bound(self.connection, query)
         return [_message(row) for row in self.connection.execute(query).mappings()]

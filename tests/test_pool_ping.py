@@ -1,0 +1,71 @@
+"""Pooled PostgreSQL connections are pinged only after sitting idle (issue 10).
+
+``pool_pre_ping`` cost a round trip on every request. Now a connection idle longer than
+``idle_ping_seconds`` is pinged and replaced if dead; one in steady use is not, so a dead
+one fails a single request with ``db_unavailable`` and the pool reconnects after it. The
+whole-server outage is ``test_outage.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import text
+
+from newsletter_connector.errors import DbUnavailable
+from newsletter_connector.plugins.sql_store.engine import make_engine
+from newsletter_connector.plugins.sql_store.store import SqlStorage
+
+
+@pytest.fixture
+def pg_url(newsletter_database_url: str) -> str:
+    if not newsletter_database_url.startswith("postgresql"):
+        pytest.skip("PostgreSQL only: SQLite connections are files, with no server to lose")
+    return newsletter_database_url
+
+
+def backend_pid(storage: SqlStorage) -> int:
+    with storage.transaction(write=False) as uow:
+        return int(uow.connection.scalar(text("SELECT pg_backend_pid()")))
+
+
+def terminate(url: str, pid: int) -> None:
+    admin = make_engine(url)
+    with admin.connect() as connection:
+        assert connection.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    admin.dispose()
+
+
+@pytest.fixture
+def storages(pg_url: str) -> Iterator[dict[str, SqlStorage]]:
+    made = {
+        "pinged": SqlStorage(make_engine(pg_url, idle_ping_seconds=0)),
+        "in steady use": SqlStorage(make_engine(pg_url, idle_ping_seconds=3600)),
+    }
+    yield made
+    for storage in made.values():
+        storage.close()
+
+
+def kill_pooled_connection(url: str, storage: SqlStorage) -> int:
+    """Use ``storage`` once, then end its pooled connection's backend; return that pid."""
+    pid = backend_pid(storage)
+    terminate(url, pid)
+    return pid
+
+
+def test_an_idle_connection_that_died_is_replaced_before_use(
+    pg_url: str, storages: dict[str, SqlStorage]
+) -> None:
+    dead = kill_pooled_connection(pg_url, storages["pinged"])
+    assert backend_pid(storages["pinged"]) != dead  # the ping found it dead: nothing failed
+
+
+def test_a_connection_in_steady_use_fails_once_then_the_pool_reconnects(
+    pg_url: str, storages: dict[str, SqlStorage]
+) -> None:
+    dead = kill_pooled_connection(pg_url, storages["in steady use"])
+    with pytest.raises(DbUnavailable):
+        backend_pid(storages["in steady use"])  # not pinged: no round trip for a busy one
+    assert backend_pid(storages["in steady use"]) != dead
