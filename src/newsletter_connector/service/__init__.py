@@ -88,6 +88,10 @@ class NewsletterService:
         """
         try:
             self.storage.check_ready()
+            # Load (or create) the site secret now, outside any transaction: its first use is
+            # otherwise inside a signup's write transaction, where creating it needs a second
+            # writer that SQLite makes wait for the first, which waits for it.
+            _ = self.context.site_secret
         except DbUnavailable:
             if not tolerate_outage:
                 raise
