@@ -36,9 +36,11 @@ _scalars = (
 )
 _json = st.recursive(
     _scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(_text, inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(_text, inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
