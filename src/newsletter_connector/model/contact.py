@@ -57,6 +57,8 @@ def contact_payload(record: SubscriberRecord, settings: Settings) -> dict[str, A
     """The contact (SPEC 2.1), fields in the spec's order.
 
     ``confirm_url`` only while pending; ``phone`` only with SMS consent (``prefs.sms.enabled``).
+    Values are strings, booleans, ``None`` and a list of strings, never floats (the subscriber
+    walk relies on it to write pages with orjson, ``web/fast_json.py``).
     """
     contact: dict[str, Any] = {
         "email": record.email,

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidRequest
-from ..model.analytics import AnalyticsEvent, DailyRollup
+from ..model.analytics import DailyRollup, event_wire
 from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage, UnitOfWork
 from ..timeutil import to_naive_utc
 from . import analytics_sanitize as clean
@@ -44,8 +44,8 @@ class EventsPage:
 
 
 def event_to_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
-    """An analytics event in the SPEC 2.5 export shape."""
-    return AnalyticsEvent.from_record(event).to_wire()
+    """An analytics event in the SPEC 2.5 export shape (the ``AnalyticsEvent`` model's)."""
+    return event_wire(event)
 
 
 def rollup_entry(

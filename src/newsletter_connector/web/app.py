@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from functools import partial
 from typing import Any
 
 import falcon
@@ -22,6 +21,7 @@ from . import (
     openapi,
     subscribers_api,
 )
+from .fast_json import STDLIB_DUMPS
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
 
@@ -34,7 +34,7 @@ class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
 
 def _json_handler() -> falcon.media.JSONHandler:
     return falcon.media.JSONHandler(
-        dumps=partial(json.dumps, ensure_ascii=False, separators=(",", ":")),
+        dumps=STDLIB_DUMPS,
         loads=json.loads,
     )
 

@@ -15,6 +15,7 @@ from ..service import NewsletterService
 from ..service.cursors import DEFAULT_LIMIT, MAX_LIMIT
 from .auth import require_api_key
 from .bodies import json_object
+from .fast_json import set_json
 from .params import enum_param, int_param, single_param
 
 
@@ -34,10 +35,12 @@ class SubscribersResource:
         status = enum_param(req, "status", STATUSES)
         cursor = single_param(req, "cursor")
         page = self.service.subscribers.list_page(status, cursor, _limit(req))
-        resp.media = {
-            "data": [self.service.subscribers.contact(record) for record in page.items],
-            "next_cursor": page.next_cursor,
-        }
+        contact = self.service.subscribers.contact
+        # Contacts hold no floats, so orjson writes the app's exact JSON form (issue 10).
+        set_json(
+            resp,
+            {"data": [contact(record) for record in page.items], "next_cursor": page.next_cursor},
+        )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         result = self.service.subscribers.subscribe(json_object(req))
