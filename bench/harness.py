@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 
@@ -180,3 +181,13 @@ def wrk_run(
     if not rate or not total:
         raise RuntimeError(f"cannot read wrk output:\n{output}")
     return float(rate.group(1)), int(total.group(1))
+
+
+class _Log:
+    def info(self, message: str, *args: object) -> None:
+        print(message % args, file=sys.stderr)
+
+
+#: What ``freeze_loaded_app`` needs of a gunicorn worker, for benchmarks that run the app in
+#: their own process the way a worker does.
+BENCH_WORKER = SimpleNamespace(log=_Log())

@@ -35,5 +35,6 @@ def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: st
     # The access log shows the path, never a query string (where tokens could travel).
     assert "GET /api/newsletter/v1/status" in output
     assert "GET /confirm/[redacted]" in output
+    assert "long-lived objects frozen out of garbage collection" in output  # post_worker_init
     assert api_key not in output
     assert "SECRET" not in output

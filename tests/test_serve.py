@@ -3,11 +3,14 @@ README's quickstart command."""
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
+import pytest
 
 from .servers import running
 
@@ -69,3 +72,25 @@ def test_quickstart_prints_a_working_curl_line(tmp_path: Path) -> None:
         response = httpx.get(url, headers={"Authorization": f"Bearer {key}"})
         assert response.json() == {"ok": True, "version": "v1", "key": "quickstart"}
     assert (tmp_path / "newsletter.db").exists()
+
+
+def test_serve_workers_freeze_the_app_they_loaded(
+    newsletter_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``serve`` (and the standalone example's config, see test_examples) runs
+    ``freeze_loaded_app`` in each worker once its app is built."""
+    from newsletter_connector import gunicorn_app
+
+    options: dict[str, Any] = {}
+    monkeypatch.setattr(gunicorn_app._Server, "run", lambda server: options.update(server.options))
+    gunicorn_app.run(newsletter_settings, bind="127.0.0.1:0", workers=1)
+    assert options["post_worker_init"] is gunicorn_app.freeze_loaded_app
+
+    logged: list[str] = []
+    worker = SimpleNamespace(log=SimpleNamespace(info=lambda msg, *a: logged.append(msg % a)))
+    try:
+        gunicorn_app.freeze_loaded_app(worker)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert "frozen out of garbage collection" in logged[0]

@@ -13,3 +13,10 @@ accesslog = "-"
 logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
 timeout = 30
 graceful_timeout = 20
+
+
+def post_worker_init(worker):
+    """Keep the long-lived app out of the garbage collector's full collections."""
+    from newsletter_connector.gunicorn_app import freeze_loaded_app
+
+    freeze_loaded_app(worker)
