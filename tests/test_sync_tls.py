@@ -116,12 +116,15 @@ def test_a_receiver_dripping_bytes_fails_at_the_total_deadline(
     receiver.drip_interval = 0.05  # a byte every 50 ms: no per-phase timeout would ever fire
     earlier = set(request_threads())  # idle workers of other tests' runners
     started = time.monotonic()
-    outcome = SyncRunner(service, periodic_tasks=[], deadline=1.0).run_once().outcomes[0]
+    runner = SyncRunner(service, periodic_tasks=[], deadline=1.0)
+    outcome = runner.run_once().outcomes[0]
     elapsed = time.monotonic() - started
     assert outcome.result == "retry"
     assert (outcome.error or "").startswith("timeout")
     assert 1.0 <= elapsed < 3.0
-    # the request's own thread ends by itself too (its socket operations share the deadline)
+    # the request's own thread ends its request by itself too (its socket operations share the
+    # deadline): once the runner is closed, no thread of its requests is left
+    runner.close()
     assert wait_until(lambda: not set(request_threads()) - earlier, timeout=2.0)
 
 

@@ -11,6 +11,7 @@ The conformance suite in :mod:`newsletter_connector.testing` checks a backend ag
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -279,27 +280,43 @@ class OutboxStatus:
 class OutboxDeliveryRepository(Protocol):
     """What the sync runner needs from the outbox (part of :class:`OutboxRepository`)."""
 
-    def freeze_batch(self, *, batch_id: str, max_events: int, at: datetime) -> int:
-        """Freeze up to ``max_events`` of the oldest unbatched events into a new batch
-        ``batch_id`` (state pending, due at ``at``). Concurrent callers freeze disjoint events.
+    def claim_batches(
+        self, *, now: datetime, lease_until: datetime, batch_size: int, max_batches: int
+    ) -> list[ClaimedBatch]:
+        """Lease up to ``max_batches`` batches to the caller until ``lease_until``, in the
+        order they are to be sent.
 
-        :return: how many events the batch holds; 0 means nothing was queued and no batch
-            was created.
+        First the due pending batches (``next_attempt_at <= now``), oldest first; then, while
+        there is room, the oldest unbatched events, frozen into new batches of at most
+        ``batch_size`` (members and event ids never change afterwards) and leased at once.
+        Every batch returned is sending with ``attempts + 1`` (1 for a new batch). Concurrent
+        callers never claim the same batch or freeze the same event. Events come oldest first
+        within a batch; a batch emptied by erasure has no events. ``[]`` when nothing is due
+        and nothing is queued.
+
+        ``lease_until`` must cover every request of every batch returned: the caller sends
+        them one after the other.
         """
 
-    def claim_due_batch(self, *, now: datetime, lease_until: datetime) -> ClaimedBatch | None:
-        """Lease the oldest due pending batch (``next_attempt_at <= now``): state sending,
-        ``attempts + 1``, leased until ``lease_until``. Concurrent callers never claim the
-        same batch. Events come oldest first; a batch emptied by erasure has no events."""
+    def release_claims(self, batch_ids: Sequence[str], *, lease_until: datetime) -> int:
+        """Return claimed batches the caller did not send (graceful stop) to pending, as if
+        never claimed: ``attempts - 1``, due time unchanged. Only batches still sending under
+        the claim ``lease_until``.
 
-    # The three settle methods act only on a batch still sending; with ``lease_until`` (the
+        :return: how many were returned.
+        """
+
+    # The settle methods act only on a batch still sending; with ``lease_until`` (the
     # claim's), only while that claim still holds, so a runner whose lease expired and was
-    # re-claimed by another cannot settle the other's attempt. They return whether they acted.
+    # re-claimed by another cannot settle the other's attempt.
 
     def settle_delivered(
-        self, batch_id: str, *, at: datetime, lease_until: datetime | None = None
-    ) -> bool:
-        """Mark a sending batch delivered (clears its error)."""
+        self, batch_ids: Sequence[str], *, at: datetime, lease_until: datetime | None = None
+    ) -> int:
+        """Mark sending batches delivered (clears their error).
+
+        :return: how many were marked.
+        """
 
     def schedule_retry(
         self,
@@ -309,12 +326,14 @@ class OutboxDeliveryRepository(Protocol):
         next_attempt_at: datetime,
         lease_until: datetime | None = None,
     ) -> bool:
-        """Return a sending batch to pending, due at ``next_attempt_at``, keeping ``error``."""
+        """Return a sending batch to pending, due at ``next_attempt_at``, keeping ``error``;
+        whether it acted."""
 
     def mark_failed(
         self, batch_id: str, *, error: str, at: datetime, lease_until: datetime | None = None
     ) -> bool:
-        """Give up on a sending batch: state failed, kept with ``error`` for the operator."""
+        """Give up on a sending batch: state failed, kept with ``error`` for the operator;
+        whether it acted."""
 
     def release_expired_leases(self, *, now: datetime) -> int:
         """Return sending batches whose lease ended before ``now`` to pending, due now.
