@@ -30,6 +30,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -116,6 +117,7 @@ class SyncRunner:
         self.claim_ahead = max(1, claim_ahead)
         self.connection_recheck = connection_recheck
         self._cached: tuple[ConnectionRecord, Transport, httpx.Client] | None = None
+        self._claims_thread: ThreadPoolExecutor | None = None
         self._checked_at = float("-inf")  # time.monotonic() of the last connection read
 
     def __repr__(self) -> str:
@@ -158,11 +160,11 @@ class SyncRunner:
         connection = self.service.admin.connection()
         self._checked_at = time.monotonic()
         if connection is None:
-            self.close()
+            self._close_client()
             return None
         if self._cached is not None and self._cached[0] == connection:
             return self._cached[1]
-        self.close()
+        self._close_client()
         settings = self.service.settings
         if not (
             connection.platform_base.startswith("https://") or settings.allow_insecure_http_delivery
@@ -192,55 +194,92 @@ class SyncRunner:
         self, transport: Transport, *, stop: threading.Event | None = None
     ) -> list[BatchOutcome]:
         """Claim, deliver and settle batches until none is due, ``stop`` is set, or the
-        connection goes away (see the module docstring); the outcomes in sending order."""
+        connection goes away (see the module docstring); the outcomes in sending order.
+
+        While one claim's batches are sent, the next claim (which settles the previous one)
+        runs on a helper thread, so its database work overlaps the requests; its lease also
+        covers the batches still to be sent ahead of it.
+        """
         outcomes: list[BatchOutcome] = []
-        sent: list[SentBatch] = []
-        unsent: list[ClaimedBatch] = []
+        sent: list[SentBatch] = []  # sent, not yet settled
+        claimed = self._step(transport, [], [], claim=True, ahead=0)[1]
         while True:
-            more = not unsent and not (stop is not None and stop.is_set())
-            claimed = self._settle_and_claim(transport, sent, unsent, outcomes, claim=more)
+            stopping = stop is not None and stop.is_set()
             if not claimed:
+                if not sent:
+                    return outcomes
+                settled, claimed = self._step(transport, sent, [], claim=not stopping, ahead=0)
+                outcomes += settled
+                sent = []
+                continue
+            following = self._helper().submit(
+                self._step, transport, sent, [], claim=not stopping, ahead=len(claimed)
+            )
+            sent, unsent = self._send_claim(transport, claimed, stop)
+            settled, claimed = following.result()
+            outcomes += settled
+            if unsent or (stop is not None and stop.is_set()):
+                # stopping: settle what was sent, release everything claimed but not sent
+                outcomes += self._step(transport, sent, unsent + claimed, claim=False, ahead=0)[0]
                 return outcomes
-            sent = []
-            for index, batch in enumerate(claimed):
-                if (stop is not None and stop.is_set()) or self._connection_changed(transport):
-                    unsent = claimed[index:]
-                    break
-                sent.append(SentBatch(batch, self._send(transport, batch)))
+
+    def _send_claim(
+        self, transport: Transport, claimed: list[ClaimedBatch], stop: threading.Event | None
+    ) -> tuple[list[SentBatch], list[ClaimedBatch]]:
+        """Send the batches of one claim in order; stop (returning the rest unsent) when
+        ``stop`` is set or the connection went away."""
+        sent: list[SentBatch] = []
+        for index, batch in enumerate(claimed):
+            if (stop is not None and stop.is_set()) or self._connection_changed(transport):
+                return sent, claimed[index:]
+            sent.append(SentBatch(batch, self._send(transport, batch)))
+        return sent, []
 
     def _connection_changed(self, transport: Transport) -> bool:
         return self.transport(max_age=self.connection_recheck) is not transport
 
     def _send(self, transport: Transport, batch: ClaimedBatch) -> str | None:
         try:
-            transport.deliver(batch.events)  # no transaction is open here
+            transport.deliver(batch.events)  # no transaction is open on this thread
         except Exception as exc:
             return describe_failure(exc)
         return None
 
-    def _settle_and_claim(
+    def _step(
         self,
         transport: Transport,
         sent: list[SentBatch],
         unsent: list[ClaimedBatch],
-        outcomes: list[BatchOutcome],
         *,
         claim: bool,
-    ) -> list[ClaimedBatch]:
+        ahead: int,
+    ) -> tuple[list[BatchOutcome], list[ClaimedBatch]]:
         """One transaction: settle ``sent``, release ``unsent``, and with ``claim`` claim the
-        next batches. Outcomes go to ``outcomes``."""
+        next batches, leased long enough for ``ahead`` batches sent before them and their own.
+
+        :return: the outcomes of ``sent`` and the batches claimed.
+        """
         size = max(1, min(int(transport.max_batch_size), MAX_BATCH_SIZE))
         now = self.clock()
-        lease_until = now + self.lease_for(transport, self.claim_ahead)
+        lease_until = now + self.lease_for(transport, ahead + self.claim_ahead)
         with self.service.storage.transaction() as uow:
-            outcomes += settle(uow.outbox, sent, now=now)
-            if unsent:
-                uow.outbox.release_claims([b.id for b in unsent], lease_until=unsent[0].lease_until)
+            outcomes = settle(uow.outbox, sent, now=now)
+            claims: dict[datetime, list[str]] = {}
+            for batch in unsent:
+                claims.setdefault(batch.lease_until, []).append(batch.id)
+            for claim_lease, ids in claims.items():
+                uow.outbox.release_claims(ids, lease_until=claim_lease)
             if not claim:
-                return []
-            return uow.outbox.claim_batches(
+                return outcomes, []
+            return outcomes, uow.outbox.claim_batches(
                 now=now, lease_until=lease_until, batch_size=size, max_batches=self.claim_ahead
             )
+
+    def _helper(self) -> ThreadPoolExecutor:
+        """The thread that takes the next claim while batches are sent (built on first use)."""
+        if self._claims_thread is None:
+            self._claims_thread = ThreadPoolExecutor(1, thread_name_prefix="newsletter-sync-claim")
+        return self._claims_thread
 
     # -- loops -------------------------------------------------------------------------------
 
@@ -276,7 +315,13 @@ class SyncRunner:
         self.close()
 
     def close(self) -> None:
-        """Close the HTTP client (a new one is built on the next loop)."""
+        """Close the HTTP client and the claim thread (both are rebuilt when needed)."""
+        if self._claims_thread is not None:
+            self._claims_thread.shutdown(wait=True)
+            self._claims_thread = None
+        self._close_client()
+
+    def _close_client(self) -> None:
         if self._cached is not None:
             self._cached[2].close()
             self._cached = None
