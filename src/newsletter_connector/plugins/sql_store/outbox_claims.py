@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy import Text, bindparam, cast, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, OutboxEvent
@@ -41,13 +41,15 @@ _LEASE_DUE = (
     .where(_b.id.in_(bindparam("ids", expanding=True)))
     .values(state="sending", attempts=_b.attempts + 1, lease_until=bindparam("lease_until"))
 )
+# Payloads are read as their stored JSON text and handed on undecoded (see OutboxEvent).
+_PAYLOAD_TEXT = cast(_e.payload, Text)
 _MEMBERS = (
-    select(_e.batch_id, _e.seq, _e.event_id, _e.event_type, _e.occurred_at, _e.payload)
+    select(_e.batch_id, _e.seq, _e.event_id, _e.event_type, _e.occurred_at, _PAYLOAD_TEXT)
     .where(_e.batch_id.in_(bindparam("ids", expanding=True)))
     .order_by(_e.seq)
 )
 _UNBATCHED = (
-    select(_e.seq, _e.event_id, _e.event_type, _e.occurred_at, _e.payload)
+    select(_e.seq, _e.event_id, _e.event_type, _e.occurred_at, _PAYLOAD_TEXT)
     .where(_e.batch_id.is_(None))
     .order_by(_e.seq)
     .limit(bindparam("limit"))
@@ -78,8 +80,10 @@ _RELEASE = (
 
 
 def _event(row: Sequence[Any]) -> OutboxEvent:
-    seq, event_id, event_type, occurred_at, payload = row
-    return OutboxEvent(int(seq), str(event_id), str(event_type), occurred_at, dict(payload))
+    seq, event_id, event_type, occurred_at, payload_json = row
+    return OutboxEvent.from_stored_json(
+        int(seq), str(event_id), str(event_type), occurred_at, str(payload_json)
+    )
 
 
 def claim_batches(
@@ -128,7 +132,7 @@ def _freeze_leased(
     if connection.dialect.name == "postgresql":
         connection.execute(_PREFER_INDEX_ORDER)
     events = [
-        _event(row) for row in connection.execute(_UNBATCHED, {"limit": batch_size * batches})
+        _event(row) for row in connection.execute(_UNBATCHED, {"limit": batch_size * batches}).all()
     ]
     if not events:
         return []
