@@ -573,3 +573,16 @@ def test_the_connection_is_read_once_per_recheck_interval(
     report = make_runner(connection_recheck=60).run_once()
     assert report.delivered_events == 500
     assert len(reads) == 1  # at the start of the loop, not once per batch
+
+
+def test_a_platform_claim_is_one_batch_with_a_one_batch_lease(
+    service: Any, make_runner: Any
+) -> None:
+    connect(service, transport="platform")
+    runner = make_runner(deadline=15.0)
+    transport = runner.transport()
+    assert transport.max_requests_per_batch == 20
+    assert runner.batches_per_claim(transport) == 1
+    assert runner.lease_for(transport, 1) == timedelta(seconds=20 * 15) + runner.lease_margin
+    connect(service)
+    assert runner.batches_per_claim(runner.transport()) == 10

@@ -4,15 +4,17 @@ One loop (:meth:`SyncRunner.run_once`):
 
 0. Run the periodic tasks, return expired leases to pending and delete delivered batches
    older than :data:`DELIVERED_RETENTION`.
-1. In one short write transaction, lease up to :data:`CLAIM_AHEAD` batches: the oldest due
-   batches, then new batches frozen from the oldest queued events (``claim_batches``). The
-   lease covers every request of every batch in the claim (they are sent one after the other),
-   so an expired lease means the runner died; expired leases return to pending on the next loop
-   of any runner.
-2. With no transaction open, hand the batches one by one to the connection's transport.
+1. In one short write transaction, lease :data:`CLAIM_AHEAD` requests' worth of batches (at
+   least one): the oldest due batches, then new batches frozen from the oldest queued events
+   (``claim_batches``). The lease covers every request of every batch in the claim (they are
+   sent one after the other), so an expired lease means the runner died; expired leases return
+   to pending on the next loop of any runner.
+2. With no transaction open on the sending thread, hand the batches one by one to the
+   connection's transport.
 3. In the next claim's transaction, settle them (:mod:`.settle`): 2xx → delivered; anything
    else → the next rung of the ladder (:mod:`.schedule`), or failed after 20 attempts.
-   Steps 1 to 3 repeat until nothing is due.
+   Steps 1 to 3 repeat until nothing is due. For one-request batches the next claim is taken
+   on a helper thread while the current claim is sent (:meth:`SyncRunner.deliver_due`).
 
 Nothing is pushed while no connection is configured: events stay queued (unbatched) and go out
 oldest first once one is. The connection is re-read at the start of every loop and at least
@@ -56,9 +58,11 @@ LEASE_MARGIN = timedelta(seconds=30)
 DELIVERED_RETENTION = timedelta(days=7)
 #: Stored errors are cut to this length.
 MAX_ERROR_LENGTH = 500
-#: Batches leased by one claim (one transaction, which also settles the previous claim). More
-#: amortises the database work over more requests; fewer shortens how long a dead runner's
-#: unsent batches wait for their lease to end, and how long claimed events wait to be sent.
+#: Requests' worth of batches leased by one claim (one transaction, which also settles the
+#: previous claim): 10 batches of the one-request ``events`` transport, one batch of
+#: ``platform``. More amortises the database work over more requests; fewer shortens how long
+#: a dead runner's unsent batches wait for their lease to end, and how long claimed events wait
+#: to be sent (issue 10).
 CLAIM_AHEAD = 10
 #: While batches are being sent, the connection is re-read at least this often (seconds), so a
 #: removed or disabled connection stops pushes within it (issue 10: not once per batch).
@@ -89,7 +93,7 @@ class SyncRunner:
         :func:`~.periodic.default_periodic_tasks`.
     :param http_transport: build the httpx transport requests go through (tests pass a
         :class:`httpx.MockTransport`); default: real HTTPS with the trusted CAs.
-    :param claim_ahead: batches leased per claim (:data:`CLAIM_AHEAD`).
+    :param claim_ahead: requests' worth of batches leased per claim (:data:`CLAIM_AHEAD`).
     :param connection_recheck: seconds between re-reads of the connection while sending
         (:data:`CONNECTION_RECHECK_SECONDS`; 0 re-reads it before every batch).
     """
@@ -187,8 +191,14 @@ class SyncRunner:
     def lease_for(self, transport: Transport, batches: int = 1) -> timedelta:
         """How long a claim of ``batches`` lasts: every request's deadline, for each batch
         (sent one after the other), plus a margin."""
-        requests = max(1, int(getattr(transport, "max_requests_per_batch", 1)))
-        return timedelta(seconds=self.deadline * requests * batches) + self.lease_margin
+        return timedelta(seconds=self.deadline * requests_per_batch(transport) * batches) + (
+            self.lease_margin
+        )
+
+    def batches_per_claim(self, transport: Transport) -> int:
+        """How many batches one claim takes: :attr:`claim_ahead` requests' worth, at least one
+        (``events``: 10 batches; ``platform``, 20 requests a batch: one, as before issue 10)."""
+        return max(1, self.claim_ahead // requests_per_batch(transport))
 
     def deliver_due(
         self, transport: Transport, *, stop: threading.Event | None = None
@@ -196,32 +206,38 @@ class SyncRunner:
         """Claim, deliver and settle batches until none is due, ``stop`` is set, or the
         connection goes away (see the module docstring); the outcomes in sending order.
 
-        While one claim's batches are sent, the next claim (which settles the previous one)
-        runs on a helper thread, so its database work overlaps the requests; its lease also
-        covers the batches still to be sent ahead of it.
+        When a batch is one request, the next claim (which settles the previous one) runs on a
+        helper thread while the current claim's batches are sent, so its database work
+        overlaps the requests; its lease also covers the batches still to be sent ahead of it.
+        A transport making a request per event spends far longer in HTTP than in the claim, so
+        its claims are taken in turn (and its leases stay as short as one batch needs).
         """
         outcomes: list[BatchOutcome] = []
-        sent: list[SentBatch] = []  # sent, not yet settled
+        pipelined = requests_per_batch(transport) == 1
         claimed = self._step(transport, [], [], claim=True, ahead=0)[1]
-        while True:
+        sent: list[SentBatch] = []  # sent, not yet settled
+        while claimed or sent:
             stopping = stop is not None and stop.is_set()
-            if not claimed:
-                if not sent:
-                    return outcomes
+            if not claimed:  # settle the last claim; take what was queued meanwhile
                 settled, claimed = self._step(transport, sent, [], claim=not stopping, ahead=0)
                 outcomes += settled
                 sent = []
                 continue
-            following = self._helper().submit(
-                self._step, transport, sent, [], claim=not stopping, ahead=len(claimed)
-            )
-            sent, unsent = self._send_claim(transport, claimed, stop)
-            settled, claimed = following.result()
-            outcomes += settled
+            if pipelined:
+                following = self._helper().submit(
+                    self._step, transport, sent, [], claim=not stopping, ahead=len(claimed)
+                )
+                sent, unsent = self._send_claim(transport, claimed, stop)
+                settled, claimed = following.result()
+                outcomes += settled
+            else:
+                sent, unsent = self._send_claim(transport, claimed, stop)
+                claimed = []
             if unsent or (stop is not None and stop.is_set()):
                 # stopping: settle what was sent, release everything claimed but not sent
                 outcomes += self._step(transport, sent, unsent + claimed, claim=False, ahead=0)[0]
                 return outcomes
+        return outcomes
 
     def _send_claim(
         self, transport: Transport, claimed: list[ClaimedBatch], stop: threading.Event | None
@@ -260,8 +276,9 @@ class SyncRunner:
         :return: the outcomes of ``sent`` and the batches claimed.
         """
         size = max(1, min(int(transport.max_batch_size), MAX_BATCH_SIZE))
+        batches = self.batches_per_claim(transport)
         now = self.clock()
-        lease_until = now + self.lease_for(transport, ahead + self.claim_ahead)
+        lease_until = now + self.lease_for(transport, ahead + batches)
         with self.service.storage.transaction() as uow:
             outcomes = settle(uow.outbox, sent, now=now)
             claims: dict[datetime, list[str]] = {}
@@ -272,7 +289,7 @@ class SyncRunner:
             if not claim:
                 return outcomes, []
             return outcomes, uow.outbox.claim_batches(
-                now=now, lease_until=lease_until, batch_size=size, max_batches=self.claim_ahead
+                now=now, lease_until=lease_until, batch_size=size, max_batches=batches
             )
 
     def _helper(self) -> ThreadPoolExecutor:
@@ -325,6 +342,11 @@ class SyncRunner:
         if self._cached is not None:
             self._cached[2].close()
             self._cached = None
+
+
+def requests_per_batch(transport: Transport) -> int:
+    """How many requests a full batch of ``transport`` takes at most (at least 1)."""
+    return max(1, int(getattr(transport, "max_requests_per_batch", 1)))
 
 
 def describe_failure(exc: BaseException) -> str:
