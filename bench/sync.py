@@ -10,10 +10,11 @@ process and counts the events and distinct ids it receives. Events (``contact.me
 queued through the service's outbox, then:
 
 - baseline: one ``httpx.Client`` (keep-alive, verifying the receiver's CA) posts the same
-  batches — the same 100 events in the same order, serialised as the ``events`` transport
-  does — to the receiver, one after the other;
+  batches — the same 100 events in the same order, as the ``events`` transport's JSON objects
+  (built before timing, encoded by httpx) — to the receiver, one after the other;
 - ours: a :class:`SyncRunner` with the ``events`` transport delivers the whole backlog
-  (freeze, lease, POST over its deadline-bounded client, settle — per batch).
+  (claims of ten batches, each POSTed over its deadline-bounded client, settled with the next
+  claim, which is taken while the current one is sent).
 
 Afterwards the receiver must have seen every event id exactly as many times as queued.
 """

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -100,9 +99,10 @@ def test_outbox_status_failed_replay_and_metrics(newsletter_service: Any, env: A
     queue(newsletter_service, 3)
     now = datetime.now() - timedelta(hours=1)
     with newsletter_service.storage.transaction() as uow:
-        batch_id = str(uuid.uuid4())
-        uow.outbox.freeze_batch(batch_id=batch_id, max_events=2, at=now)
-        uow.outbox.claim_due_batch(now=now, lease_until=now + timedelta(minutes=1))
+        (batch,) = uow.outbox.claim_batches(
+            now=now, lease_until=now + timedelta(minutes=1), batch_size=2, max_batches=1
+        )
+        batch_id = batch.id
         uow.outbox.mark_failed(batch_id, error="HTTP 503 from POST /v1/events", at=now)
 
     shown = run(env, "outbox", "status")
@@ -179,7 +179,7 @@ def test_sigkill_mid_batch_then_restart_delivers_everything(
         "--poll-interval",
         "0.1",
         "--request-deadline",
-        "2",
+        "1",
         "--lease-margin",
         "0.5",
     ]
@@ -192,7 +192,9 @@ def test_sigkill_mid_batch_then_restart_delivers_everything(
         if first.poll() is None:
             first.kill()
     assert first.returncode == -signal.SIGKILL
-    assert status(newsletter_service).batches["sending"] == 1  # the lease is still held
+    # one claim leased all three batches; the first was delivered but is settled only with
+    # the next claim, so the whole claim is still leased
+    assert status(newsletter_service).batches["sending"] == 3
 
     second = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -206,9 +208,12 @@ def test_sigkill_mid_batch_then_restart_delivers_everything(
     assert second.returncode == 0
     received = receiver.event_ids()
     assert set(received) == set(ids)  # none lost
-    in_flight = {e["id"] for e in receiver.received[1].body}
+    sent_unsettled = [[e["id"] for e in r.body] for r in receiver.received[:2]]
     duplicates = {i for i in received if received.count(i) > 1}
-    assert duplicates <= in_flight  # redelivered only what was in flight, with the same ids
+    # redelivered only what the dead runner had sent without settling, as whole batches with
+    # the same ids (never the batch it had claimed but not sent)
+    assert duplicates == {i for batch in sent_unsettled for i in batch}
+    assert [[e["id"] for e in r.body] for r in receiver.received[2:4]] == sent_unsettled
     assert status(newsletter_service).batches["delivered"] == 3
 
 

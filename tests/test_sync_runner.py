@@ -11,7 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 
+from newsletter_connector.plugins.sql_store.tables import outbox_batches
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event, subscriber_key
 from newsletter_connector.sync import http as sync_http
@@ -462,3 +464,125 @@ def test_the_token_never_reaches_logs_or_stored_errors(
         assert TOKEN not in repr(runner) + repr(runner.transport())
     assert TOKEN not in caplog.text
     assert TOKEN not in (status(service).last_error or "")
+
+
+def test_one_claim_carries_several_batches_settled_together(
+    service: Any, make_runner: Any, recorder: Recorder
+) -> None:
+    connect(service)
+    ids = queue(service, 250)
+    report = make_runner(claim_ahead=2).run_once()
+    assert [(o.result, o.events) for o in report.outcomes] == [
+        ("delivered", 100),
+        ("delivered", 100),
+        ("delivered", 50),
+    ]
+    assert [i for batch in recorder.event_ids() for i in batch] == ids
+    figures = status(service)
+    assert figures.batches["delivered"] == 3
+    assert figures.batches["sending"] == 0
+
+
+def test_the_lease_covers_every_batch_of_a_claim(
+    service: Any, make_runner: Any, recorder: Recorder, clock: FakeClock
+) -> None:
+    connect(service)
+    queue(service, 250)
+    leases: list[list[datetime]] = []
+
+    def read_leases(request: httpx.Request) -> int:
+        with service.storage.transaction(write=False) as uow:
+            b = outbox_batches.c
+            query = select(b.lease_until).where(b.state == "sending").order_by(b.first_seq)
+            leases.append(list(uow.connection.scalars(query)))
+        return 200
+
+    recorder.default = read_leases
+    runner = make_runner(deadline=15.0, claim_ahead=4)
+    assert runner.run_once().delivered_events == 250
+    # the three batches were claimed together (and are settled together after the last), so
+    # the last waits behind the other two: the lease covers a full deadline for every batch
+    # the claim could hold
+    assert [len(found) for found in leases] == [3, 3, 3]
+    assert leases[0] == [clock.now + timedelta(seconds=4 * 15) + runner.lease_margin] * 3
+
+
+def test_stop_mid_claim_settles_the_sent_batch_and_releases_the_rest(
+    service: Any, make_runner: Any, recorder: Recorder
+) -> None:
+    connect(service)
+    ids = queue(service, 250)
+    stop = threading.Event()
+
+    def stop_while_sending(request: httpx.Request) -> int:
+        stop.set()  # a stop request arrives while the first batch is in flight
+        return 200
+
+    recorder.script = [stop_while_sending]
+    runner = make_runner()
+    report = runner.run_once(stop=stop)
+    assert [(o.result, o.events) for o in report.outcomes] == [("delivered", 100)]
+    figures = status(service)
+    assert (figures.batches["delivered"], figures.batches["pending"]) == (1, 2)
+    assert figures.batches["sending"] == 0  # nothing left leased
+    with service.storage.transaction(write=False) as uow:
+        pending = [uow.outbox.get_batch(o) for o in _pending_ids(uow)]
+    assert [r.attempts for r in pending if r] == [0, 0]  # released, not counted as attempts
+    again = runner.run_once()
+    assert [o.result for o in again.outcomes] == ["delivered", "delivered"]
+    assert [i for batch in recorder.event_ids() for i in batch] == ids  # oldest first, once
+
+
+def _pending_ids(uow: Any) -> list[str]:
+    b = outbox_batches.c
+    query = select(b.id).where(b.state == "pending").order_by(b.first_seq)
+    return [str(i) for i in uow.connection.scalars(query)]
+
+
+def test_a_connection_removed_mid_claim_stops_pushes(
+    service: Any, make_runner: Any, recorder: Recorder
+) -> None:
+    connect(service)
+    queue(service, 250)
+
+    def disconnect_while_sending(request: httpx.Request) -> int:
+        service.admin.disable_connection()
+        return 200
+
+    recorder.script = [disconnect_while_sending]
+    report = make_runner(connection_recheck=0).run_once()
+    assert [o.result for o in report.outcomes] == ["delivered"]
+    assert len(recorder.requests) == 1  # the claimed batches behind it were not sent
+    figures = status(service)
+    assert (figures.batches["pending"], figures.batches["sending"]) == (2, 0)
+
+
+def test_the_connection_is_read_once_per_recheck_interval(
+    service: Any, make_runner: Any, recorder: Recorder, monkeypatch: Any
+) -> None:
+    connect(service)
+    queue(service, 500)
+    reads: list[int] = []
+    original = service.admin.connection
+
+    def counting() -> Any:
+        reads.append(1)
+        return original()
+
+    monkeypatch.setattr(service.admin, "connection", counting)
+    report = make_runner(connection_recheck=60).run_once()
+    assert report.delivered_events == 500
+    assert len(reads) == 1  # at the start of the loop, not once per batch
+
+
+def test_a_platform_claim_is_one_batch_with_a_one_batch_lease(
+    service: Any, make_runner: Any
+) -> None:
+    connect(service, transport="platform")
+    runner = make_runner(deadline=15.0)
+    transport = runner.transport()
+    assert transport.max_requests_per_batch == 20
+    assert runner.batches_per_claim(transport) == 1
+    assert runner.lease_for(transport, 1) == timedelta(seconds=20 * 15) + runner.lease_margin
+    connect(service)
+    assert runner.batches_per_claim(runner.transport()) == 10

@@ -114,14 +114,18 @@ def test_a_receiver_dripping_bytes_fails_at_the_total_deadline(
     queue(service, 1)
     receiver.script = ["drip"]
     receiver.drip_interval = 0.05  # a byte every 50 ms: no per-phase timeout would ever fire
+    earlier = set(request_threads())  # idle workers of other tests' runners
     started = time.monotonic()
-    outcome = SyncRunner(service, periodic_tasks=[], deadline=1.0).run_once().outcomes[0]
+    runner = SyncRunner(service, periodic_tasks=[], deadline=1.0)
+    outcome = runner.run_once().outcomes[0]
     elapsed = time.monotonic() - started
     assert outcome.result == "retry"
     assert (outcome.error or "").startswith("timeout")
     assert 1.0 <= elapsed < 3.0
-    # the request's own thread ends by itself too (its socket operations share the deadline)
-    assert wait_until(lambda: not request_threads(), timeout=2.0)
+    # the request's own thread ends its request by itself too (its socket operations share the
+    # deadline): once the runner is closed, no thread of its requests is left
+    runner.close()
+    assert wait_until(lambda: not set(request_threads()) - earlier, timeout=2.0)
 
 
 def test_a_receiver_that_never_answers_fails_at_the_deadline(
@@ -155,3 +159,26 @@ def test_platform_transport_over_tls(service: Any, receiver: TlsReceiver) -> Non
         "/api/v1/sites/ingest/newsletter",
         "/api/v1/sites/ingest/unsubscribe",
     ]
+
+
+def test_request_threads_are_reused_between_requests(
+    service: Any, receiver: TlsReceiver, monkeypatch: Any
+) -> None:
+    queue(service, 250)
+    runner = SyncRunner(service, periodic_tasks=[])
+    started: list[threading.Thread] = []
+    original = threading.Thread.start
+
+    def counting_start(thread: threading.Thread) -> None:
+        if thread.name == "newsletter-sync-request":
+            started.append(thread)
+        original(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", counting_start)
+    try:
+        assert runner.run_once().delivered_events == 250
+    finally:
+        runner.close()
+    assert len(receiver.received) == 3
+    assert len(started) == 1  # one worker carried all three requests
+    assert wait_until(lambda: started[0] not in request_threads(), timeout=2.0)  # closed

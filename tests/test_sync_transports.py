@@ -218,3 +218,42 @@ def test_platform_every_contact_push_has_status_and_never_consent_with_confirm()
 def test_platform_first_failure_fails_the_batch() -> None:
     with pytest.raises(DeliveryError):
         deliver("platform", [event("newsletter.confirmed", p.contact())], status=500)
+
+
+def stored(kind: str, payload_json: str) -> OutboxEvent:
+    return OutboxEvent.from_stored_json(1, str(uuid.uuid4()), kind, AT, payload_json)
+
+
+def test_events_transport_sends_stored_payload_text_unchanged() -> None:
+    text = '{"name": "Zoë \\u00e9", "n": 1.50, "nested": {"a": [1, 2]}}'
+    (request,) = deliver("events", [stored("contact.message", text)])
+    assert f'"payload":{text}}}'.encode() in request.content  # spliced, not re-encoded
+    assert body(request)[0]["payload"] == json.loads(text)
+
+
+def test_events_transport_body_matches_the_wire_events() -> None:
+    from newsletter_connector.plugins.events_transport import wire_event
+
+    pending = p.contact(status="pending")
+    events = [
+        stored("newsletter.signup", json.dumps(pending)),
+        event("newsletter.signup", p.contact(status="confirmed")),
+        stored("contact.message", json.dumps(p.message())),
+    ]
+    (request,) = deliver("events", events)
+    assert body(request) == [wire_event(e) for e in events]
+    assert body(request)[0]["confirm"] is True
+    assert "confirm" not in body(request)[1]
+
+
+def test_outbox_events_from_stored_json_equal_decoded_ones_and_hide_payloads() -> None:
+    payload = p.contact(status="pending")
+    built = OutboxEvent(1, "e-1", "newsletter.signup", AT, payload)
+    from_text = OutboxEvent.from_stored_json(1, "e-1", "newsletter.signup", AT, json.dumps(payload))
+    assert built == from_text
+    assert json.loads(built.payload_json) == payload
+    assert payload["email"] not in repr(built) + repr(from_text)
+    with pytest.raises(AttributeError):
+        built.seq = 2  # type: ignore[misc]
+    with pytest.raises(ValueError, match="not a JSON object"):
+        _ = OutboxEvent.from_stored_json(1, "e-2", "x", AT, "[1]").payload

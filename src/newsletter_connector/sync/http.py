@@ -8,7 +8,8 @@ byte at a time never trips them. Two layers make the deadline total:
   request the current thread is running, so a request ends by itself once its deadline passes
   (one TLS handshake that is itself dripped is the only per-operation exception; the caller is
   still released on time by the second layer);
-- :class:`DeadlineTransport` runs the request (headers and the whole body) on a worker thread,
+- :class:`DeadlineTransport` runs the request (headers and the whole body) on a worker thread
+  (reused between requests, :mod:`.workers`),
   arms that thread's deadline, and releases the caller with :class:`httpx.TimeoutException` at
   the deadline whatever the inner transport does. Nothing is ever closed from another thread
   (closing a socket under a blocked reader can let its file descriptor be reused by an
@@ -32,6 +33,7 @@ import httpcore
 import httpx
 
 from ..settings import Settings
+from .workers import Job, RequestWorkers
 
 #: SPEC 8: the ingest request timeout, total, in seconds.
 REQUEST_DEADLINE_SECONDS = 15.0
@@ -158,13 +160,13 @@ class DeadlineTransport(httpx.BaseTransport):
         self.inner = inner
         self.deadline = deadline
         self.arm = arm
+        self.workers = RequestWorkers()
         self._lock = threading.Lock()
         self._in_flight = 0
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         result: list[httpx.Response] = []
         errors: list[BaseException] = []
-        done = threading.Event()
 
         def run() -> None:
             try:
@@ -188,13 +190,14 @@ class DeadlineTransport(httpx.BaseTransport):
             finally:
                 with self._lock:
                     self._in_flight -= 1
-                done.set()
+                job.done.set()
 
+        job = Job(run)
         with self._lock:
             self._in_flight += 1
-        worker = threading.Thread(target=run, name="newsletter-sync-request", daemon=True)
-        worker.start()
-        if not done.wait(self.deadline):
+        self.workers.submit(job)
+        if not job.done.wait(self.deadline):
+            job.abandoned = True
             raise httpx.TimeoutException(
                 f"no complete response within the {self.deadline:g}-second deadline",
                 request=request,
@@ -206,6 +209,7 @@ class DeadlineTransport(httpx.BaseTransport):
     def close(self) -> None:
         """Close the pool, unless a timed-out request's worker still holds a connection: that
         worker ends by its own deadline, and its connection must not be closed under it."""
+        self.workers.close()
         with self._lock:
             idle = self._in_flight == 0
         if idle:

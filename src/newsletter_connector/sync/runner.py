@@ -1,28 +1,38 @@
-"""The sync runner: claim a frozen batch, deliver it outside any transaction, settle it.
+"""The sync runner: claim frozen batches, deliver them outside any transaction, settle them.
 
-One step (:meth:`SyncRunner.deliver_next_batch`):
+One loop (:meth:`SyncRunner.run_once`):
 
-0. Each loop first runs the periodic tasks, returns expired leases to pending and deletes
-   delivered batches older than :data:`DELIVERED_RETENTION`.
-1. In a short write transaction, lease the oldest due batch; when none is due, freeze up to
-   ``max_batch_size`` of the oldest queued events into a new batch and lease that. The lease
-   lasts longer than every request the batch may need, so an expired lease means the runner
-   died; expired leases return to pending on the next loop of any runner.
-2. With no transaction open, hand the batch to the connection's transport.
-3. In another short transaction: 2xx → delivered; anything else → the next rung of the ladder
-   (:mod:`.schedule`), or failed after 20 attempts.
+0. Run the periodic tasks, return expired leases to pending and delete delivered batches
+   older than :data:`DELIVERED_RETENTION`.
+1. In one short write transaction, lease :data:`CLAIM_AHEAD` requests' worth of batches (at
+   least one): the oldest due batches, then new batches frozen from the oldest queued events
+   (``claim_batches``). The lease covers every request of every batch in the claim (they are
+   sent one after the other), so an expired lease means the runner died; expired leases return
+   to pending on the next loop of any runner.
+2. With no transaction open on the sending thread, hand the batches one by one to the
+   connection's transport.
+3. In the next claim's transaction, settle them (:mod:`.settle`): 2xx → delivered; anything
+   else → the next rung of the ladder (:mod:`.schedule`), or failed after 20 attempts.
+   Steps 1 to 3 repeat until nothing is due. For one-request batches the next claim is taken
+   on a helper thread while the current claim is sent (:meth:`SyncRunner.deliver_due`).
 
 Nothing is pushed while no connection is configured: events stay queued (unbatched) and go out
-oldest first once one is. Delivery is at least once: a crash between the request and the
-settle resends the same batch with the same event ids, which the platform de-duplicates.
+oldest first once one is. The connection is re-read at the start of every loop and at least
+every :data:`CONNECTION_RECHECK_SECONDS` while batches are being sent; when it is removed or
+changed, the claimed batches not yet sent are released. A stop request is honoured the same
+way, between batches: the batch in flight is finished and settled, the rest released.
+
+Delivery is at least once: a crash between a request and its settle resends the same batches
+with the same event ids (up to a claim's worth), which the platform de-duplicates.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import uuid
+import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -34,7 +44,7 @@ from ..plugin_manager import outbound_transports, pick
 from ..storage import ClaimedBatch, ConnectionRecord
 from .http import REQUEST_DEADLINE_SECONDS, build_http_client
 from .periodic import PeriodicTask, default_periodic_tasks
-from .schedule import MAX_ATTEMPTS, next_attempt_at
+from .settle import BatchOutcome, SentBatch, settle
 from .transport import MAX_BATCH_SIZE, DeliveryError, Transport
 
 if TYPE_CHECKING:
@@ -48,18 +58,15 @@ LEASE_MARGIN = timedelta(seconds=30)
 DELIVERED_RETENTION = timedelta(days=7)
 #: Stored errors are cut to this length.
 MAX_ERROR_LENGTH = 500
-
-
-@dataclass(frozen=True)
-class BatchOutcome:
-    """What happened to one batch: ``delivered``, ``retry`` or ``failed``."""
-
-    batch_id: str
-    result: str
-    events: int
-    attempts: int
-    error: str | None = None
-    next_attempt_at: datetime | None = None
+#: Requests' worth of batches leased by one claim (one transaction, which also settles the
+#: previous claim): 10 batches of the one-request ``events`` transport, one batch of
+#: ``platform``. More amortises the database work over more requests; fewer shortens how long
+#: a dead runner's unsent batches wait for their lease to end, and how long claimed events wait
+#: to be sent (issue 10).
+CLAIM_AHEAD = 10
+#: While batches are being sent, the connection is re-read at least this often (seconds), so a
+#: removed or disabled connection stops pushes within it (issue 10: not once per batch).
+CONNECTION_RECHECK_SECONDS = 1.0
 
 
 @dataclass
@@ -86,6 +93,9 @@ class SyncRunner:
         :func:`~.periodic.default_periodic_tasks`.
     :param http_transport: build the httpx transport requests go through (tests pass a
         :class:`httpx.MockTransport`); default: real HTTPS with the trusted CAs.
+    :param claim_ahead: requests' worth of batches leased per claim (:data:`CLAIM_AHEAD`).
+    :param connection_recheck: seconds between re-reads of the connection while sending
+        (:data:`CONNECTION_RECHECK_SECONDS`; 0 re-reads it before every batch).
     """
 
     def __init__(
@@ -97,6 +107,8 @@ class SyncRunner:
         periodic_tasks: Iterable[PeriodicTask] | None = None,
         http_transport: Callable[[], httpx.BaseTransport] | None = None,
         lease_margin: timedelta = LEASE_MARGIN,
+        claim_ahead: int = CLAIM_AHEAD,
+        connection_recheck: float = CONNECTION_RECHECK_SECONDS,
     ) -> None:
         self.service = service
         self.deadline = deadline
@@ -106,7 +118,11 @@ class SyncRunner:
         )
         self.http_transport = http_transport
         self.lease_margin = lease_margin
+        self.claim_ahead = max(1, claim_ahead)
+        self.connection_recheck = connection_recheck
         self._cached: tuple[ConnectionRecord, Transport, httpx.Client] | None = None
+        self._claims_thread: ThreadPoolExecutor | None = None
+        self._checked_at = float("-inf")  # time.monotonic() of the last connection read
 
     def __repr__(self) -> str:
         return f"SyncRunner(service={self.service!r}, deadline={self.deadline:g})"
@@ -136,16 +152,23 @@ class SyncRunner:
         with self.service.storage.transaction() as uow:
             return uow.outbox.prune_delivered(settled_before=self.clock() - DELIVERED_RETENTION)
 
-    def transport(self) -> Transport | None:
+    def transport(self, *, max_age: float = 0.0) -> Transport | None:
         """The transport for the active connection, or ``None`` when none is configured
-        (or it is not allowed: plain http without ``allow_insecure_http_delivery``)."""
+        (or it is not allowed: plain http without ``allow_insecure_http_delivery``).
+
+        :param max_age: reuse the last answer if the connection was read from the database
+            less than this many seconds ago (default: always read it).
+        """
+        if max_age > 0 and time.monotonic() - self._checked_at < max_age:
+            return self._cached[1] if self._cached is not None else None
         connection = self.service.admin.connection()
+        self._checked_at = time.monotonic()
         if connection is None:
-            self.close()
+            self._close_client()
             return None
         if self._cached is not None and self._cached[0] == connection:
             return self._cached[1]
-        self.close()
+        self._close_client()
         settings = self.service.settings
         if not (
             connection.platform_base.startswith("https://") or settings.allow_insecure_http_delivery
@@ -165,82 +188,132 @@ class SyncRunner:
         self._cached = (connection, transport, client)
         return transport
 
-    def lease_for(self, transport: Transport) -> timedelta:
-        """How long a claim lasts: every request's deadline plus a margin."""
-        requests = max(1, int(getattr(transport, "max_requests_per_batch", 1)))
-        return timedelta(seconds=self.deadline * requests) + self.lease_margin
-
-    def claim(self, transport: Transport) -> ClaimedBatch | None:
-        """Lease the next batch in one short write transaction (see the module docstring)."""
-        size = max(1, min(int(transport.max_batch_size), MAX_BATCH_SIZE))
-        now = self.clock()
-        lease_until = now + self.lease_for(transport)
-        with self.service.storage.transaction() as uow:
-            batch = uow.outbox.claim_due_batch(now=now, lease_until=lease_until)
-            if batch is None and uow.outbox.freeze_batch(
-                batch_id=str(uuid.uuid4()), max_events=size, at=now
-            ):
-                batch = uow.outbox.claim_due_batch(now=now, lease_until=lease_until)
-        return batch
-
-    def deliver_next_batch(self) -> BatchOutcome | None:
-        """Claim, deliver and settle one batch; ``None`` when nothing is due or no
-        connection is configured."""
-        transport = self.transport()
-        if transport is None:
-            return None
-        batch = self.claim(transport)
-        if batch is None:
-            return None
-        error: str | None = None
-        try:
-            transport.deliver(batch.events)  # no transaction is open here
-        except Exception as exc:
-            error = describe_failure(exc)
-        return self.settle(batch, error)
-
-    def settle(self, batch: ClaimedBatch, error: str | None) -> BatchOutcome:
-        now = self.clock()
-        size = len(batch.events)
-        with self.service.storage.transaction() as uow:
-            if error is None:
-                if not uow.outbox.settle_delivered(batch.id, at=now, lease_until=batch.lease_until):
-                    log.warning("batch %s was delivered after its lease ended", batch.id)
-                return BatchOutcome(batch.id, "delivered", size, batch.attempts)
-            retry_at = next_attempt_at(batch.attempts, now)
-            if retry_at is None:
-                uow.outbox.mark_failed(batch.id, error=error, at=now, lease_until=batch.lease_until)
-                log.error("batch %s failed after %d attempts: %s", batch.id, MAX_ATTEMPTS, error)
-                return BatchOutcome(batch.id, "failed", size, batch.attempts, error)
-            uow.outbox.schedule_retry(
-                batch.id, error=error, next_attempt_at=retry_at, lease_until=batch.lease_until
-            )
-        log.warning(
-            "batch %s attempt %d failed (%s); retry at %s",
-            batch.id,
-            batch.attempts,
-            error,
-            retry_at,
+    def lease_for(self, transport: Transport, batches: int = 1) -> timedelta:
+        """How long a claim of ``batches`` lasts: every request's deadline, for each batch
+        (sent one after the other), plus a margin."""
+        return timedelta(seconds=self.deadline * requests_per_batch(transport) * batches) + (
+            self.lease_margin
         )
-        return BatchOutcome(batch.id, "retry", size, batch.attempts, error, retry_at)
+
+    def batches_per_claim(self, transport: Transport) -> int:
+        """How many batches one claim takes: :attr:`claim_ahead` requests' worth, at least one
+        (``events``: 10 batches; ``platform``, 20 requests a batch: one, as before issue 10)."""
+        return max(1, self.claim_ahead // requests_per_batch(transport))
+
+    def deliver_due(
+        self, transport: Transport, *, stop: threading.Event | None = None
+    ) -> list[BatchOutcome]:
+        """Claim, deliver and settle batches until none is due, ``stop`` is set, or the
+        connection goes away (see the module docstring); the outcomes in sending order.
+
+        When a batch is one request, the next claim (which settles the previous one) runs on a
+        helper thread while the current claim's batches are sent, so its database work
+        overlaps the requests; its lease also covers the batches still to be sent ahead of it.
+        A transport making a request per event spends far longer in HTTP than in the claim, so
+        its claims are taken in turn (and its leases stay as short as one batch needs).
+        """
+        outcomes: list[BatchOutcome] = []
+        pipelined = requests_per_batch(transport) == 1
+        claimed = self._step(transport, [], [], claim=True, ahead=0)[1]
+        sent: list[SentBatch] = []  # sent, not yet settled
+        while claimed or sent:
+            stopping = stop is not None and stop.is_set()
+            if not claimed:  # settle the last claim; take what was queued meanwhile
+                settled, claimed = self._step(transport, sent, [], claim=not stopping, ahead=0)
+                outcomes += settled
+                sent = []
+                continue
+            if pipelined:
+                following = self._helper().submit(
+                    self._step, transport, sent, [], claim=not stopping, ahead=len(claimed)
+                )
+                sent, unsent = self._send_claim(transport, claimed, stop)
+                settled, claimed = following.result()
+                outcomes += settled
+            else:
+                sent, unsent = self._send_claim(transport, claimed, stop)
+                claimed = []
+            if unsent or (stop is not None and stop.is_set()):
+                # stopping: settle what was sent, release everything claimed but not sent
+                outcomes += self._step(transport, sent, unsent + claimed, claim=False, ahead=0)[0]
+                return outcomes
+        return outcomes
+
+    def _send_claim(
+        self, transport: Transport, claimed: list[ClaimedBatch], stop: threading.Event | None
+    ) -> tuple[list[SentBatch], list[ClaimedBatch]]:
+        """Send the batches of one claim in order; stop (returning the rest unsent) when
+        ``stop`` is set or the connection went away."""
+        sent: list[SentBatch] = []
+        for index, batch in enumerate(claimed):
+            if (stop is not None and stop.is_set()) or self._connection_changed(transport):
+                return sent, claimed[index:]
+            sent.append(SentBatch(batch, self._send(transport, batch)))
+        return sent, []
+
+    def _connection_changed(self, transport: Transport) -> bool:
+        return self.transport(max_age=self.connection_recheck) is not transport
+
+    def _send(self, transport: Transport, batch: ClaimedBatch) -> str | None:
+        try:
+            transport.deliver(batch.events)  # no transaction is open on this thread
+        except Exception as exc:
+            return describe_failure(exc)
+        return None
+
+    def _step(
+        self,
+        transport: Transport,
+        sent: list[SentBatch],
+        unsent: list[ClaimedBatch],
+        *,
+        claim: bool,
+        ahead: int,
+    ) -> tuple[list[BatchOutcome], list[ClaimedBatch]]:
+        """One transaction: settle ``sent``, release ``unsent``, and with ``claim`` claim the
+        next batches, leased long enough for ``ahead`` batches sent before them and their own.
+
+        :return: the outcomes of ``sent`` and the batches claimed.
+        """
+        size = max(1, min(int(transport.max_batch_size), MAX_BATCH_SIZE))
+        batches = self.batches_per_claim(transport)
+        now = self.clock()
+        lease_until = now + self.lease_for(transport, ahead + batches)
+        with self.service.storage.transaction() as uow:
+            outcomes = settle(uow.outbox, sent, now=now)
+            claims: dict[datetime, list[str]] = {}
+            for batch in unsent:
+                claims.setdefault(batch.lease_until, []).append(batch.id)
+            for claim_lease, ids in claims.items():
+                uow.outbox.release_claims(ids, lease_until=claim_lease)
+            if not claim:
+                return outcomes, []
+            return outcomes, uow.outbox.claim_batches(
+                now=now, lease_until=lease_until, batch_size=size, max_batches=batches
+            )
+
+    def _helper(self) -> ThreadPoolExecutor:
+        """The thread that takes the next claim while batches are sent (built on first use)."""
+        if self._claims_thread is None:
+            self._claims_thread = ThreadPoolExecutor(1, thread_name_prefix="newsletter-sync-claim")
+        return self._claims_thread
 
     # -- loops -------------------------------------------------------------------------------
 
     def run_once(self, *, stop: threading.Event | None = None) -> RunReport:
         """One loop: periodic tasks, expired leases, then every batch due now.
 
-        Stops early (between batches) when ``stop`` is set.
+        Stops early (between batches, releasing claimed batches not yet sent) when ``stop``
+        is set.
         """
         report = RunReport()
         report.task_errors = self.run_periodic_tasks()
         report.released_leases = self.release_expired_leases()
         report.pruned_batches = self.prune_delivered()
-        report.connected = self.transport() is not None
-        while report.connected and not (stop is not None and stop.is_set()):
-            outcome = self.deliver_next_batch()
-            if outcome is None:
-                break
-            report.outcomes.append(outcome)
+        transport = self.transport()
+        report.connected = transport is not None
+        if transport is not None and not (stop is not None and stop.is_set()):
+            report.outcomes = self.deliver_due(transport, stop=stop)
         return report
 
     def run_forever(self, stop: threading.Event, *, poll_interval: float = 5.0) -> None:
@@ -259,10 +332,21 @@ class SyncRunner:
         self.close()
 
     def close(self) -> None:
-        """Close the HTTP client (a new one is built on the next loop)."""
+        """Close the HTTP client and the claim thread (both are rebuilt when needed)."""
+        if self._claims_thread is not None:
+            self._claims_thread.shutdown(wait=True)
+            self._claims_thread = None
+        self._close_client()
+
+    def _close_client(self) -> None:
         if self._cached is not None:
             self._cached[2].close()
             self._cached = None
+
+
+def requests_per_batch(transport: Transport) -> int:
+    """How many requests a full batch of ``transport`` takes at most (at least 1)."""
+    return max(1, int(getattr(transport, "max_requests_per_batch", 1)))
 
 
 def describe_failure(exc: BaseException) -> str:

@@ -34,13 +34,27 @@ def _enqueue(storage: Any, count: int, *, key: str | None = None, start: int = 0
 
 
 def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> Any:
+    """Claim one batch (a due one, or a new one of up to ``size`` events); ``None`` if none."""
     with storage.transaction() as uow:
-        uow.outbox.freeze_batch(batch_id=str(uuid.uuid4()), max_events=size, at=now)
-        return uow.outbox.claim_due_batch(now=now, lease_until=now + LEASE)
+        claimed = uow.outbox.claim_batches(
+            now=now, lease_until=now + LEASE, batch_size=size, max_batches=1
+        )
+    assert len(claimed) <= 1
+    return claimed[0] if claimed else None
+
+
+def _claim(storage: Any, *, size: int, batches: int, now: datetime = T0) -> list[Any]:
+    with storage.transaction() as uow:
+        return list(
+            uow.outbox.claim_batches(
+                now=now, lease_until=now + LEASE, batch_size=size, max_batches=batches
+            )
+        )
 
 
 class OutboxConformance:
-    """The runner's outbox contract: frozen batches, leases, settling, operator figures."""
+    """The runner's outbox contract: frozen batches, claims of several, leases, settling,
+    operator figures."""
 
     def test_freeze_takes_oldest_first_up_to_the_limit(self, storage: Any) -> None:
         ids = _enqueue(storage, 5)
@@ -52,10 +66,9 @@ class OutboxConformance:
         second = _freeze_and_claim(storage, size=3)
         assert [e.event_id for e in second.events] == ids[3:]
 
-    def test_freeze_with_nothing_queued_makes_no_batch(self, storage: Any) -> None:
+    def test_claim_with_nothing_queued_makes_no_batch(self, storage: Any) -> None:
+        assert _claim(storage, size=10, batches=5) == []
         with storage.transaction() as uow:
-            assert uow.outbox.freeze_batch(batch_id=str(uuid.uuid4()), max_events=10, at=T0) == 0
-            assert uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE) is None
             assert uow.outbox.status().batches == {
                 "pending": 0,
                 "sending": 0,
@@ -63,11 +76,66 @@ class OutboxConformance:
                 "failed": 0,
             }
 
+    def test_one_claim_leases_several_batches_oldest_first(self, storage: Any) -> None:
+        ids = _enqueue(storage, 7)
+        claimed = _claim(storage, size=3, batches=5)
+        assert [[e.event_id for e in b.events] for b in claimed] == [ids[:3], ids[3:6], ids[6:]]
+        assert [(b.attempts, b.lease_until) for b in claimed] == [(1, T0 + LEASE)] * 3
+        assert len({b.id for b in claimed}) == 3
+        with storage.transaction(write=False) as uow:
+            status = uow.outbox.status()
+        assert status.batches["sending"] == 3
+        assert status.unbatched == 0
+
+    def test_due_batches_come_before_new_ones_and_fill_the_claim(self, storage: Any) -> None:
+        ids = _enqueue(storage, 4)
+        first = _freeze_and_claim(storage, size=2)
+        with storage.transaction() as uow:
+            uow.outbox.schedule_retry(first.id, error="HTTP 500", next_attempt_at=T0)
+        claimed = _claim(storage, size=2, batches=2)
+        assert claimed[0].id == first.id
+        assert [[e.event_id for e in b.events] for b in claimed] == [ids[:2], ids[2:]]
+        assert [b.attempts for b in claimed] == [2, 1]
+
+    def test_batches_frozen_together_stay_oldest_first_when_returned(self, storage: Any) -> None:
+        ids = _enqueue(storage, 9)
+        claimed = _claim(storage, size=3, batches=3)
+        later = T0 + LEASE + timedelta(seconds=1)
+        with storage.transaction() as uow:
+            assert uow.outbox.release_expired_leases(now=later) == 3
+        again = _claim(storage, size=3, batches=3, now=later)
+        assert [b.id for b in again] == [b.id for b in claimed]
+        assert [e.event_id for b in again for e in b.events] == ids
+
+    def test_released_claims_return_as_if_never_claimed(self, storage: Any) -> None:
+        ids = _enqueue(storage, 4)
+        claimed = _claim(storage, size=2, batches=2)
+        with storage.transaction() as uow:
+            wrong_lease = T0 + 2 * LEASE
+            assert uow.outbox.release_claims([claimed[1].id], lease_until=wrong_lease) == 0
+            assert uow.outbox.release_claims([claimed[1].id], lease_until=T0 + LEASE) == 1
+            assert uow.outbox.release_claims([], lease_until=T0 + LEASE) == 0
+            status = uow.outbox.status()
+        assert (status.batches["pending"], status.batches["sending"]) == (1, 1)
+        again = _freeze_and_claim(storage, size=2)
+        assert again.id == claimed[1].id
+        assert again.attempts == 1  # the released claim was not an attempt
+        assert [e.event_id for e in again.events] == ids[2:]
+
+    def test_settle_delivered_takes_several_batches(self, storage: Any) -> None:
+        _enqueue(storage, 3)
+        claimed = _claim(storage, size=1, batches=3)
+        with storage.transaction() as uow:
+            ids = [b.id for b in claimed]
+            assert uow.outbox.settle_delivered(ids[:2], at=T0, lease_until=T0 + LEASE) == 2
+            assert uow.outbox.settle_delivered(ids, at=T0, lease_until=T0 + LEASE) == 1
+            assert uow.outbox.settle_delivered([], at=T0) == 0
+            assert uow.outbox.status().batches["delivered"] == 3
+
     def test_a_sending_batch_is_not_claimed_again(self, storage: Any) -> None:
         _enqueue(storage, 2)
         assert _freeze_and_claim(storage) is not None
-        with storage.transaction() as uow:
-            assert uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE) is None
+        assert _freeze_and_claim(storage) is None
 
     def test_retry_keeps_members_and_ids_and_waits_until_due(self, storage: Any) -> None:
         ids = _enqueue(storage, 3)
@@ -75,15 +143,9 @@ class OutboxConformance:
         later = T0 + timedelta(minutes=1)
         with storage.transaction() as uow:
             assert uow.outbox.schedule_retry(batch.id, error="HTTP 500", next_attempt_at=later)
-            assert (
-                uow.outbox.claim_due_batch(
-                    now=later - timedelta(seconds=1), lease_until=later + LEASE
-                )
-                is None
-            )
+        assert _freeze_and_claim(storage, now=later - timedelta(seconds=1)) is None
         _enqueue(storage, 2, start=10)  # newer events never join a frozen batch
-        with storage.transaction() as uow:
-            again = uow.outbox.claim_due_batch(now=later, lease_until=later + LEASE)
+        again = _freeze_and_claim(storage, now=later)
         assert again.id == batch.id
         assert again.attempts == 2
         assert [e.event_id for e in again.events] == ids
@@ -93,8 +155,8 @@ class OutboxConformance:
         delivered = _freeze_and_claim(storage, size=1)
         failing = _freeze_and_claim(storage, size=1)
         with storage.transaction() as uow:
-            assert uow.outbox.settle_delivered(delivered.id, at=T0)
-            assert not uow.outbox.settle_delivered(delivered.id, at=T0)  # not sending any more
+            assert uow.outbox.settle_delivered([delivered.id], at=T0) == 1
+            assert uow.outbox.settle_delivered([delivered.id], at=T0) == 0  # not sending now
             assert uow.outbox.mark_failed(failing.id, error="HTTP 400", at=T0)
             status = uow.outbox.status()
             record = uow.outbox.get_batch(failing.id)
@@ -112,9 +174,7 @@ class OutboxConformance:
         with storage.transaction() as uow:
             assert uow.outbox.release_expired_leases(now=T0 + LEASE) == 0
             assert uow.outbox.release_expired_leases(now=T0 + LEASE + timedelta(seconds=1)) == 1
-            again = uow.outbox.claim_due_batch(
-                now=T0 + LEASE + timedelta(seconds=1), lease_until=T0 + 2 * LEASE
-            )
+        again = _freeze_and_claim(storage, now=T0 + LEASE + timedelta(seconds=1))
         assert again.id == batch.id
         assert again.attempts == 2
 
@@ -127,7 +187,7 @@ class OutboxConformance:
         assert status.last_error is None
         batch = _freeze_and_claim(storage, size=1)
         with storage.transaction() as uow:
-            uow.outbox.settle_delivered(batch.id, at=T0)
+            uow.outbox.settle_delivered([batch.id], at=T0)
             status = uow.outbox.status()
         assert (status.unbatched, status.undelivered_events) == (2, 2)
         assert status.oldest_pending_at == T0 + timedelta(seconds=1)
@@ -147,7 +207,9 @@ class OutboxConformance:
             assert [r.id for r in page + rest] == ids
             assert uow.outbox.replay_failed(ids[0], at=T0) == 1
             assert uow.outbox.replay_failed(ids[0], at=T0) == 0  # no longer failed
-            again = uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE)
+            again = uow.outbox.claim_batches(
+                now=T0, lease_until=T0 + LEASE, batch_size=100, max_batches=1
+            )[0]
             assert again.id == ids[0]
             assert again.attempts == 1  # a fresh ladder
             assert uow.outbox.replay_failed(None, at=T0) == 2
@@ -155,10 +217,12 @@ class OutboxConformance:
     def test_erasure_empties_a_frozen_batch(self, storage: Any) -> None:
         _enqueue(storage, 2, key="gone")
         _enqueue(storage, 1, key="kept", start=5)
+        first = _freeze_and_claim(storage)
         with storage.transaction() as uow:
-            uow.outbox.freeze_batch(batch_id=str(uuid.uuid4()), max_events=100, at=T0)
             assert uow.outbox.discard_for_subscriber("gone") == 2
-            batch = uow.outbox.claim_due_batch(now=T0, lease_until=T0 + LEASE)
+            uow.outbox.release_claims([first.id], lease_until=first.lease_until)
+        batch = _freeze_and_claim(storage)
+        assert batch.id == first.id
         assert [e.payload for e in batch.events] == [{"n": 5}]
 
     def test_concurrent_claims_never_share_a_batch(self, storage: Any) -> None:
@@ -168,11 +232,11 @@ class OutboxConformance:
 
         def worker() -> None:
             while True:
-                batch = _freeze_and_claim(storage, size=3)
-                if batch is None:
+                batches = _claim(storage, size=3, batches=2)
+                if not batches:
                     return
                 with lock:
-                    claimed.append([batch.id] + [e.event_id for e in batch.events])
+                    claimed.extend([b.id] + [e.event_id for e in b.events] for b in batches)
 
         threads = [threading.Thread(target=worker) for _ in range(4)]
         for thread in threads:
@@ -190,8 +254,8 @@ class OutboxConformance:
         recent = _freeze_and_claim(storage, size=1)
         failed = _freeze_and_claim(storage, size=1)
         with storage.transaction() as uow:
-            uow.outbox.settle_delivered(old.id, at=T0)
-            uow.outbox.settle_delivered(recent.id, at=T0 + timedelta(days=2))
+            uow.outbox.settle_delivered([old.id], at=T0)
+            uow.outbox.settle_delivered([recent.id], at=T0 + timedelta(days=2))
             uow.outbox.mark_failed(failed.id, error="x", at=T0)
             assert uow.outbox.prune_delivered(settled_before=T0 + timedelta(days=1)) == 1
             assert uow.outbox.get_batch(old.id) is None
@@ -207,7 +271,7 @@ class OutboxConformance:
         later = T0 + LEASE + timedelta(seconds=1)
         with storage.transaction() as uow:
             uow.outbox.release_expired_leases(now=later)
-            fresh = uow.outbox.claim_due_batch(now=later, lease_until=later + LEASE)
+        fresh = _freeze_and_claim(storage, now=later)
         assert fresh.id == stale.id
         with storage.transaction() as uow:
             assert not uow.outbox.schedule_retry(
@@ -216,5 +280,6 @@ class OutboxConformance:
             assert not uow.outbox.mark_failed(
                 stale.id, error="late", at=later, lease_until=stale.lease_until
             )
-            assert uow.outbox.settle_delivered(fresh.id, at=later, lease_until=fresh.lease_until)
+            assert not uow.outbox.release_claims([stale.id], lease_until=stale.lease_until)
+            assert uow.outbox.settle_delivered([fresh.id], at=later, lease_until=fresh.lease_until)
             assert uow.outbox.get_batch(fresh.id).state == "delivered"

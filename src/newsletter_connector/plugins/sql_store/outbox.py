@@ -1,19 +1,19 @@
 """The SQL outbox: events queued with the change that caused them, for the sync runner.
 
-Claims are safe with several runners: on PostgreSQL every row the runner takes is selected
-``FOR UPDATE SKIP LOCKED`` (two runners skip each other's rows); on SQLite the store's write
-transactions begin ``BEGIN IMMEDIATE``, so a claim holds the only write lock.
+Claims (several runners may claim at once) live in :mod:`.outbox_claims`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
-from ...storage import ClaimedBatch, OutboxBatchRecord, OutboxEvent, OutboxStatus
+from ...storage import ClaimedBatch, OutboxBatchRecord, OutboxStatus
+from . import outbox_claims
 from .tables import outbox_batches, outbox_events
 
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
@@ -66,71 +66,19 @@ class SqlOutbox:
 
     # -- delivery (the sync runner) ----------------------------------------------------------
 
-    def freeze_batch(self, *, batch_id: str, max_events: int, at: datetime) -> int:
-        events = outbox_events.c
-        seqs = list(
-            self.connection.scalars(
-                select(events.seq)
-                .where(events.batch_id.is_(None))
-                .order_by(events.seq)
-                .limit(max_events)
-                .with_for_update(skip_locked=True)
-            )
-        )
-        if not seqs:
-            return 0
-        self.connection.execute(
-            insert(outbox_batches).values(
-                id=batch_id, state="pending", attempts=0, next_attempt_at=at, created_at=at
-            )
-        )
-        result = self.connection.execute(
-            update(outbox_events)
-            .where(events.seq.in_(seqs), events.batch_id.is_(None))
-            .values(batch_id=batch_id)
-        )
-        return int(result.rowcount)
-
-    def claim_due_batch(self, *, now: datetime, lease_until: datetime) -> ClaimedBatch | None:
-        batches = outbox_batches.c
-        row = self.connection.execute(
-            select(batches.id, batches.attempts)
-            .where(batches.state == "pending", batches.next_attempt_at <= now)
-            .order_by(batches.next_attempt_at, batches.created_at, batches.id)
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        ).first()
-        if row is None:
-            return None
-        attempts = int(row.attempts) + 1
-        self.connection.execute(
-            update(outbox_batches)
-            .where(batches.id == row.id)
-            .values(state="sending", attempts=attempts, lease_until=lease_until)
-        )
-        events = outbox_events.c
-        members = self.connection.execute(
-            select(
-                events.seq, events.event_id, events.event_type, events.occurred_at, events.payload
-            )
-            .where(events.batch_id == row.id)
-            .order_by(events.seq)
-        )
-        return ClaimedBatch(
-            id=str(row.id),
-            attempts=attempts,
+    def claim_batches(
+        self, *, now: datetime, lease_until: datetime, batch_size: int, max_batches: int
+    ) -> list[ClaimedBatch]:
+        return outbox_claims.claim_batches(
+            self.connection,
+            now=now,
             lease_until=lease_until,
-            events=[
-                OutboxEvent(
-                    seq=int(m.seq),
-                    event_id=str(m.event_id),
-                    event_type=str(m.event_type),
-                    occurred_at=m.occurred_at,
-                    payload=dict(m.payload),
-                )
-                for m in members
-            ],
+            batch_size=batch_size,
+            max_batches=max_batches,
         )
+
+    def release_claims(self, batch_ids: Sequence[str], *, lease_until: datetime) -> int:
+        return outbox_claims.release_claims(self.connection, batch_ids, lease_until=lease_until)
 
     def _settle(self, batch_id: str, lease_until: datetime | None, **values: Any) -> bool:
         batches = outbox_batches.c
@@ -143,11 +91,20 @@ class SqlOutbox:
         return bool(result.rowcount)
 
     def settle_delivered(
-        self, batch_id: str, *, at: datetime, lease_until: datetime | None = None
-    ) -> bool:
-        return self._settle(
-            batch_id, lease_until, state="delivered", settled_at=at, last_error=None
+        self, batch_ids: Sequence[str], *, at: datetime, lease_until: datetime | None = None
+    ) -> int:
+        if not batch_ids:
+            return 0
+        batches = outbox_batches.c
+        conditions = [batches.id.in_(list(batch_ids)), batches.state == "sending"]
+        if lease_until is not None:
+            conditions.append(batches.lease_until == lease_until)
+        result = self.connection.execute(
+            update(outbox_batches)
+            .where(*conditions)
+            .values(lease_until=None, state="delivered", settled_at=at, last_error=None)
         )
+        return int(result.rowcount)
 
     def schedule_retry(
         self,

@@ -220,6 +220,9 @@ outbox_batches = Table(
     Column("last_error", Text),
     Column("created_at", DateTime, nullable=False),
     Column("settled_at", DateTime),
+    # The seq of the batch's first event: batches frozen in one claim share created_at, and
+    # retries and returned leases must still go out oldest first (issue 10, migration 0003).
+    Column("first_seq", BigInteger),
     CheckConstraint(_in("state", ("pending", "sending", "delivered", "failed")), name="state"),
     Index(None, "state", "next_attempt_at"),
 )

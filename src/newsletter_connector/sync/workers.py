@@ -1,0 +1,74 @@
+"""Threads that run the runner's HTTP requests, so a caller can stop waiting at a deadline.
+
+Used by :class:`~newsletter_connector.sync.http.DeadlineTransport`.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+
+
+class Job:
+    """One request handed to a worker thread, and what became of it."""
+
+    def __init__(self, run: Callable[[], None]) -> None:
+        self.run = run
+        self.done = threading.Event()
+        #: Set by the caller when it stopped waiting (deadline): the worker then exits after
+        #: the job instead of being reused, so a late request never delays a new one.
+        self.abandoned = False
+
+
+class RequestWorkers:
+    """Long-lived threads that run one request at a time (starting a thread per request cost
+    more than a keep-alive request itself; issue 10).
+
+    A job never waits for a busy thread: :meth:`submit` hands it to an idle worker or starts
+    a new one. A worker whose job was abandoned (its caller's deadline passed) exits when the
+    job ends; an idle worker exits after :attr:`idle_seconds`, or at :meth:`close`. At most one
+    worker is kept idle.
+    """
+
+    THREAD_NAME = "newsletter-sync-request"
+
+    def __init__(self, *, idle_seconds: float = 30.0) -> None:
+        self.idle_seconds = idle_seconds
+        self._lock = threading.Lock()
+        self._idle: list[queue.SimpleQueue[Job | None]] = []
+
+    def submit(self, job: Job) -> None:
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(
+                target=self._work, args=(inbox,), name=self.THREAD_NAME, daemon=True
+            ).start()
+        inbox.put(job)
+
+    def _work(self, inbox: queue.SimpleQueue[Job | None]) -> None:
+        while True:
+            try:
+                job = inbox.get(timeout=self.idle_seconds)
+            except queue.Empty:
+                with self._lock:
+                    if inbox in self._idle:  # nobody took this worker meanwhile: retire
+                        self._idle.remove(inbox)
+                        return
+                job = inbox.get()  # a submitter took it just now; its job is on the way
+            if job is None:
+                return
+            job.run()
+            with self._lock:
+                if job.abandoned or self._idle:
+                    return
+                self._idle.append(inbox)
+
+    def close(self) -> None:
+        """Let idle workers exit (busy ones exit when their job ends)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for inbox in idle:
+            inbox.put(None)
