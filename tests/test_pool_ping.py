@@ -9,6 +9,7 @@ whole-server outage is ``test_outage.py``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -69,3 +70,19 @@ def test_a_connection_in_steady_use_fails_once_then_the_pool_reconnects(
     with pytest.raises(DbUnavailable):
         backend_pid(storages["in steady use"])  # not pinged: no round trip for a busy one
     assert backend_pid(storages["in steady use"]) != dead
+
+
+def test_the_key_check_reconnects_the_same_way(
+    pg_url: str, storages: dict[str, SqlStorage], newsletter_storage: Any
+) -> None:
+    """The per-request key check (a pooled DB-API connection, not a unit of work) loses a
+    dead connection once, then reconnects; an idle dead one is replaced unseen."""
+    busy, pinged = storages["in steady use"], storages["pinged"]
+    for storage in (busy, pinged):
+        assert storage.find_active_api_key("no-such-digest") is None  # pools one connection
+    terminate(pg_url, backend_pid(busy))
+    with pytest.raises(DbUnavailable):
+        busy.find_active_api_key("no-such-digest")
+    assert busy.find_active_api_key("no-such-digest") is None
+    terminate(pg_url, backend_pid(pinged))
+    assert pinged.find_active_api_key("no-such-digest") is None

@@ -756,6 +756,12 @@ class Storage(Protocol):
             gives every statement its own snapshot anyway).
         """
 
+    def find_active_api_key(self, key_digest: str) -> ApiKeyRecord | None:
+        """The unrevoked API key with this digest, or ``None``: the same answer as
+        ``keys.find_active_by_digest`` in a read-only unit of work, which a backend may give a
+        lighter path (every authenticated request asks, and a revocation must be seen by the
+        very next one). Raises ``DbUnavailable`` as a unit of work would."""
+
     def check_ready(self) -> None:
         """Raise ``NotMigrated`` (saying how to migrate) unless the schema is current, and
         ``DbUnavailable`` if the database does not answer."""

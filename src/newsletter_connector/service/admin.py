@@ -88,8 +88,7 @@ class AdminService:
 
         :raises Unauthorized: unknown or revoked key.
         """
-        with self.context.storage.transaction(write=False) as uow:
-            record = uow.keys.find_active_by_digest(sha256_hex(presented))
+        record = self.context.storage.find_active_api_key(sha256_hex(presented))
         if record is None:
             raise Unauthorized("the API key is unknown or revoked")
         return record

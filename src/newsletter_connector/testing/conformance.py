@@ -78,6 +78,23 @@ class StorageConformance(
             assert uow.keys.find_active_by_digest("nope") is None
             assert [k.label for k in uow.keys.list()] == ["a", "b"]
 
+    def test_keys_find_active_outside_a_unit_of_work(self, storage: Any) -> None:
+        """``Storage.find_active_api_key`` answers as the repository does, and sees a
+        revocation as soon as it commits."""
+        with storage.transaction() as uow:
+            kept = uow.keys.add(label="kept", key_prefix="nlk_k", key_digest="dk", created_at=T0)
+            uow.keys.add(label="gone", key_prefix="nlk_g", key_digest="dg", created_at=T0)
+        found = storage.find_active_api_key("dk")
+        with storage.transaction(write=False) as uow:
+            assert found == uow.keys.find_active_by_digest("dk")
+        assert found is not None and found.id == kept and found.label == "kept"
+        assert found.key_prefix == "nlk_k" and found.created_at == T0 and found.active
+        assert storage.find_active_api_key("dg") is not None
+        with storage.transaction() as uow:
+            uow.keys.revoke("gone", at=T0 + timedelta(minutes=1))
+        assert storage.find_active_api_key("dg") is None
+        assert storage.find_active_api_key("unknown") is None
+
     def test_keys_label_is_unique(self, storage: Any) -> None:
         with storage.transaction() as uow:
             uow.keys.add(label="dup", key_prefix="nlk_x", key_digest="d1", created_at=T0)

@@ -11,11 +11,13 @@ from sqlalchemy.engine import Connection, Engine
 
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
+from ...storage import ApiKeyRecord
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .campaigns import SqlCampaigns
 from .engine import BEGIN_OPTION, make_engine
 from .issues import SqlIssues
+from .key_lookup import ActiveKeyLookup
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
@@ -107,23 +109,30 @@ class SqlStorage:
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
-        try:
-            with self.engine.connect() as connection:
-                if self.dialect == "sqlite":
-                    connection.execution_options(
-                        **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
-                    )
-                elif not write:
-                    # Under READ COMMITTED every statement takes its own snapshot, so a read
-                    # transaction guarantees nothing autocommit does not; it only costs the
-                    # BEGIN and COMMIT round trips (issue 10: every request checks its key).
-                    connection.execution_options(isolation_level="AUTOCOMMIT")
-                with connection.begin():
-                    yield self.unit_of_work_class(connection)
-        except (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.ProgrammingError) as exc:
-            raise translate_db_error(exc) from exc
-        except sa_exc.TimeoutError as exc:  # connection pool exhausted
-            raise DbUnavailable("the database did not answer in time") from exc
+        with _translated_errors(), self.engine.connect() as connection:
+            if self.dialect == "sqlite":
+                connection.execution_options(
+                    **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
+                )
+            elif not write:
+                # Under READ COMMITTED every statement takes its own snapshot, so a read
+                # transaction guarantees nothing autocommit does not; it only costs the
+                # BEGIN and COMMIT round trips (issue 10: every request checks its key).
+                connection.execution_options(isolation_level="AUTOCOMMIT")
+            with connection.begin():
+                yield self.unit_of_work_class(connection)
+
+    @cached_property
+    def _active_key_lookup(self) -> ActiveKeyLookup:
+        return ActiveKeyLookup(self.engine)
+
+    def find_active_api_key(self, key_digest: str) -> ApiKeyRecord | None:
+        if self.unit_of_work_class.keys is not SqlUnitOfWork.keys:
+            # A host swapped the keys repository in: ask it, not the built-in table.
+            with self.transaction(write=False) as uow:
+                return uow.keys.find_active_by_digest(key_digest)
+        with _translated_errors():
+            return self._active_key_lookup.find(key_digest)
 
     def check_ready(self) -> None:
         try:
@@ -147,6 +156,17 @@ class SqlStorage:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+@contextmanager
+def _translated_errors() -> Iterator[None]:
+    """Driver and pool failures inside the block raised as domain errors."""
+    try:
+        yield
+    except (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.ProgrammingError) as exc:
+        raise translate_db_error(exc) from exc
+    except sa_exc.TimeoutError as exc:  # connection pool exhausted
+        raise DbUnavailable("the database did not answer in time") from exc
 
 
 def translate_db_error(exc: Exception) -> Exception:
