@@ -173,21 +173,23 @@ def _freeze_leased(
         ClaimedBatch(str(uuid.uuid4()), 1, lease_until, events[start : start + batch_size])
         for start in range(0, len(events), batch_size)
     ]
+    # One multi-row VALUES statement: an executemany of ten rows cost ten round trips.
     connection.execute(
-        _NEW_BATCH,
-        [
-            {
-                "id": batch.id,
-                "state": "sending",
-                "attempts": 1,
-                "next_attempt_at": now,
-                "lease_until": lease_until,
-                "created_at": now,
-                "first_seq": batch.events[0].seq,
-                "last_seq": batch.events[-1].seq,
-            }
-            for batch in claimed
-        ],
+        _NEW_BATCH.values(
+            [
+                {
+                    "id": batch.id,
+                    "state": "sending",
+                    "attempts": 1,
+                    "next_attempt_at": now,
+                    "lease_until": lease_until,
+                    "created_at": now,
+                    "first_seq": batch.events[0].seq,
+                    "last_seq": batch.events[-1].seq,
+                }
+                for batch in claimed
+            ]
+        )
     )
     return claimed
 
