@@ -70,7 +70,12 @@ _QUEUED = (
     .limit(bindparam("limit"))
 )
 _FRONTIER = select(func.coalesce(func.max(_b.last_seq), 0))
-_TAKE_FREEZE_TURN = text("SELECT pg_advisory_xact_lock(:lock)")
+# With it, ``enable_sort = off`` for the rest of the claim's transaction: the queue's row
+# estimate is often far too low (it churns faster than ANALYZE runs), and PostgreSQL then
+# bitmap-scanned every queued event and sorted them rather than read the primary key in order.
+_TAKE_FREEZE_TURN = text(
+    "SELECT pg_advisory_xact_lock(:lock), set_config('enable_sort', 'off', true)"
+)
 _BARRIER = text("SELECT pg_advisory_lock(:lock)")
 # One statement, one snapshot taken while the barrier is held (no enqueue in flight): the
 # horizon, the frontier (this transaction holds the freeze turn, so it is current), release.
