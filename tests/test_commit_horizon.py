@@ -88,14 +88,14 @@ TABLES = {
 class OpenInsert:
     """An insert whose transaction stays open (on its own thread) until :meth:`commit`."""
 
-    def __init__(self, storage: Any, add: Callable[[Any, str], int], name: str) -> None:
-        self._added: Future[int] = Future()
+    def __init__(self, storage: Any, add: Callable[[Any, str], Any], name: str) -> None:
+        self._added: Future[Any] = Future()
         self._release = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(storage, add, name))
         self._thread.start()
         self.id = self._added.result(timeout=WAIT)
 
-    def _run(self, storage: Any, add: Callable[[Any, str], int], name: str) -> None:
+    def _run(self, storage: Any, add: Callable[[Any, str], Any], name: str) -> None:
         try:
             with storage.transaction() as uow:
                 self._added.set_result(add(uow, name))

@@ -10,17 +10,18 @@ PostgreSQL pass. The whole runner under concurrent signups is ``test_reliability
 
 from __future__ import annotations
 
-import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
+from tests.test_commit_horizon import OpenInsert
+
 T0 = datetime(2026, 11, 21, 12, 0)
-WAIT = 10.0
+WAIT = 10.0  # seconds
 
 
 @pytest.fixture
@@ -53,34 +54,13 @@ def claim(storage: Any) -> list[Any]:
         )
 
 
-class OpenEnqueue:
-    """An enqueue whose transaction stays open (on its own thread) until :meth:`commit`."""
-
-    def __init__(self, storage: Any) -> None:
-        self._queued: Future[str] = Future()
-        self._release = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(storage,))
-        self._thread.start()
-        self.event_id = self._queued.result(timeout=WAIT)
-
-    def _run(self, storage: Any) -> None:
-        try:
-            with storage.transaction() as uow:
-                self._queued.set_result(enqueue(uow, 0))
-                self._release.wait(WAIT)
-        except BaseException as exc:
-            if not self._queued.done():
-                self._queued.set_exception(exc)
-            raise
-
-    def commit(self) -> None:
-        self._release.set()
-        self._thread.join(WAIT)
-        assert not self._thread.is_alive()
+def open_enqueue(storage: Any) -> OpenInsert:
+    """An enqueue whose transaction stays open until ``.commit()``; ``.id`` is its event id."""
+    return OpenInsert(storage, lambda uow, _: enqueue(uow, 0), "enqueue")
 
 
 def test_a_claim_waits_for_an_enqueue_in_flight_and_freezes_it_first(pg_storage: Any) -> None:
-    early = OpenEnqueue(pg_storage)  # the smaller seq, committing last
+    early = open_enqueue(pg_storage)  # the smaller seq, committing last
     with pg_storage.transaction() as uow:
         late = enqueue(uow, 1)
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -89,12 +69,12 @@ def test_a_claim_waits_for_an_enqueue_in_flight_and_freezes_it_first(pg_storage:
             claimed.result(timeout=0.5)  # freezing now would put ``late`` alone in a range
         early.commit()
         batches = claimed.result(timeout=WAIT)
-    assert [[e.event_id for e in b.events] for b in batches] == [[early.event_id, late]]
+    assert [[e.event_id for e in b.events] for b in batches] == [[early.id, late]]
     assert claim(pg_storage) == []
 
 
 def test_enqueues_do_not_wait_for_each_other(pg_storage: Any) -> None:
-    held = OpenEnqueue(pg_storage)
+    held = open_enqueue(pg_storage)
     try:
 
         def second() -> str:
