@@ -25,14 +25,6 @@ NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 WAIT = 10.0  # seconds: far above any honest wait here, so only a real block times out
 
 
-@pytest.fixture
-def pg_storage(newsletter_service: Any) -> Any:
-    storage = newsletter_service.storage
-    if storage.dialect != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite writers take turns, so no insert is ever in flight")
-    return storage
-
-
 def subscriber(email: str) -> SubscriberData:
     return SubscriberData(
         email=email, first_name=None, last_name=None, zip=None, phone=None,

@@ -24,14 +24,6 @@ T0 = datetime(2026, 11, 21, 12, 0)
 WAIT = 10.0  # seconds
 
 
-@pytest.fixture
-def pg_storage(newsletter_service: Any) -> Any:
-    storage = newsletter_service.storage
-    if storage.dialect != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite writers take turns, so no enqueue is in flight")
-    return storage
-
-
 def enqueue(uow: Any, n: int) -> str:
     event_id = str(uuid.uuid4())
     uow.outbox.enqueue(
