@@ -8,11 +8,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from alembic import command
 from sqlalchemy import text
 
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.migrate import upgrade
+from newsletter_connector.plugins.sql_store.migrate import alembic_config, upgrade
 
 from .test_rollup_day_migration import empty_database
 
@@ -101,5 +102,41 @@ def test_0004_keeps_every_batch_its_events_and_queued_events_queued(tmp_path: Pa
                     created_at=T,
                 )
                 assert uow.outbox.status().unbatched == 1
+        finally:
+            storage.close()
+
+
+def test_0004_downgrades_to_batch_ids_and_back(tmp_path: Path) -> None:
+    with empty_database(tmp_path) as url:
+        engine = make_engine(url)
+        upgrade(engine)
+        storage = SqlStorage(engine)
+        try:
+            with storage.transaction() as uow:
+                for n in range(5):
+                    uow.outbox.enqueue(
+                        event_id=eid(f"e{n}"),
+                        event_type="contact.message",
+                        occurred_at=T,
+                        payload={},
+                        subscriber_key=None,
+                        created_at=T,
+                    )
+            with storage.transaction() as uow:
+                [batch] = uow.outbox.claim_batches(
+                    now=T, lease_until=T + timedelta(minutes=1), batch_size=3, max_batches=1
+                )
+            command.downgrade(alembic_config(engine), "0003")
+            with engine.connect() as connection:
+                members = connection.execute(
+                    text("SELECT event_id, batch_id FROM nc_outbox_events ORDER BY seq")
+                ).all()
+            # SQLite: rebuilding nc_outbox_batches must not cascade to events already pointing
+            # at it (they were deleted before the downgrade's steps were put in order).
+            assert members == [(eid(f"e{n}"), batch.id if n < 3 else None) for n in range(5)]
+            upgrade(engine)
+            with storage.transaction(write=False) as uow:
+                assert uow.outbox.get_batch(batch.id).event_count == 3
+                assert uow.outbox.status().unbatched == 2
         finally:
             storage.close()

@@ -115,16 +115,21 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # In this order on SQLite: rebuilding nc_outbox_batches drops the old table, and with
+    # foreign keys on, that deletes (cascades to) every event whose batch_id already refers to it.
     with op.batch_alter_table("nc_outbox_events", schema=None) as batch_op:
         batch_op.add_column(sa.Column("batch_id", sa.String(length=36), nullable=True))
-        batch_op.create_foreign_key(
-            _FK, "nc_outbox_batches", ["batch_id"], ["id"], ondelete="CASCADE"
-        )
     op.execute(
         "UPDATE nc_outbox_events SET batch_id = (SELECT b.id FROM nc_outbox_batches b "
         "WHERE nc_outbox_events.seq BETWEEN b.first_seq AND b.last_seq)"
     )
+    with op.batch_alter_table("nc_outbox_batches", schema=None) as batch_op:
+        batch_op.drop_index("ix_nc_outbox_batches_last_seq")
+        batch_op.drop_column("last_seq")
     with op.batch_alter_table("nc_outbox_events", schema=None) as batch_op:
+        batch_op.create_foreign_key(
+            _FK, "nc_outbox_batches", ["batch_id"], ["id"], ondelete="CASCADE"
+        )
         batch_op.create_index("ix_nc_outbox_events_batch_id_seq", ["batch_id", "seq"], unique=False)
         batch_op.create_index(
             "ix_nc_outbox_events_unbatched",
@@ -133,6 +138,3 @@ def downgrade() -> None:
             postgresql_where=sa.text("batch_id IS NULL"),
             sqlite_where=sa.text("batch_id IS NULL"),
         )
-    with op.batch_alter_table("nc_outbox_batches", schema=None) as batch_op:
-        batch_op.drop_index("ix_nc_outbox_batches_last_seq")
-        batch_op.drop_column("last_seq")
