@@ -37,3 +37,13 @@ def api_key(newsletter_service: Any) -> str:
 def auth(api_key: str) -> dict[str, str]:
     """Headers authenticating as ``api_key``."""
     return {"Authorization": f"Bearer {api_key}"}
+
+
+@pytest.fixture
+def pg_storage(newsletter_service: Any) -> Any:
+    """The service's store, PostgreSQL only: SQLite writers take turns (``BEGIN IMMEDIATE``),
+    so no insert is ever in flight beside another transaction there."""
+    storage = newsletter_service.storage
+    if storage.dialect != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite writers take turns, so no insert is ever in flight")
+    return storage

@@ -25,14 +25,6 @@ NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 WAIT = 10.0  # seconds: far above any honest wait here, so only a real block times out
 
 
-@pytest.fixture
-def pg_storage(newsletter_service: Any) -> Any:
-    storage = newsletter_service.storage
-    if storage.dialect != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite writers take turns, so no insert is ever in flight")
-    return storage
-
-
 def subscriber(email: str) -> SubscriberData:
     return SubscriberData(
         email=email, first_name=None, last_name=None, zip=None, phone=None,
@@ -88,14 +80,14 @@ TABLES = {
 class OpenInsert:
     """An insert whose transaction stays open (on its own thread) until :meth:`commit`."""
 
-    def __init__(self, storage: Any, add: Callable[[Any, str], int], name: str) -> None:
-        self._added: Future[int] = Future()
+    def __init__(self, storage: Any, add: Callable[[Any, str], Any], name: str) -> None:
+        self._added: Future[Any] = Future()
         self._release = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(storage, add, name))
         self._thread.start()
         self.id = self._added.result(timeout=WAIT)
 
-    def _run(self, storage: Any, add: Callable[[Any, str], int], name: str) -> None:
+    def _run(self, storage: Any, add: Callable[[Any, str], Any], name: str) -> None:
         try:
             with storage.transaction() as uow:
                 self._added.set_result(add(uow, name))

@@ -37,7 +37,7 @@ def test_0003_fills_first_seq_of_batches_stored_before_it(tmp_path: Path) -> Non
                     {"event_id": f"00000000-0000-4000-8000-00000000000{n}", "batch": batch_id},
                 )
             seqs = list(connection.scalars(text("SELECT seq FROM nc_outbox_events ORDER BY seq")))
-        upgrade(engine)
+        upgrade(engine, "0003")
         with engine.connect() as connection:
             b = outbox_batches.c
             first = dict(connection.execute(select(b.id, b.first_seq)).all())

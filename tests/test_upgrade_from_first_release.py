@@ -205,6 +205,11 @@ def test_upgrade_from_the_first_release_keeps_every_row(database_url: str) -> No
             for name, rows in ROWS.items():
                 connection.execute(old.tables[name].insert(), rows)
         columns = {name: [c.name for c in old.tables[name].columns] for name in ROWS}
+        # 0004: batches own seq ranges; events are renumbered (same order) and lose batch_id.
+        # Which batch holds which event is checked through the service below.
+        columns["nc_outbox_events"] = [
+            c for c in columns["nc_outbox_events"] if c not in ("seq", "batch_id")
+        ]
         before = snapshot(engine, columns)
         assert all(len(before[name]) == len(rows) for name, rows in ROWS.items())
     finally:
@@ -242,7 +247,7 @@ def test_upgrade_from_the_first_release_keeps_every_row(database_url: str) -> No
         assert confirmed.status == "confirmed" and confirmed.categories == ("health", "money")
         with service.storage.transaction(write=False) as uow:
             status = uow.outbox.status()
-            assert [b.id for b in uow.outbox.failed_batches()] == [BATCH]
+            assert [(b.id, b.event_count) for b in uow.outbox.failed_batches()] == [(BATCH, 1)]
         assert status.failed_events == 1 and status.unbatched == 2  # old one + the confirmation
     finally:
         service.close()

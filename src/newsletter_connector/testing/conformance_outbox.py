@@ -225,6 +225,35 @@ class OutboxConformance:
         assert batch.id == first.id
         assert [e.payload for e in batch.events] == [{"n": 5}]
 
+    def test_erasing_the_newest_frozen_event_never_hides_a_later_one(self, storage: Any) -> None:
+        # A store that owns batches by seq range must never hand a later event the seq of an
+        # erased one inside a frozen range (SQLite reuses the largest rowid without
+        # AUTOINCREMENT): the later event would count as frozen and never be sent.
+        _enqueue(storage, 1)
+        _enqueue(storage, 1, key="gone", start=1)
+        first = _freeze_and_claim(storage)
+        with storage.transaction() as uow:
+            assert uow.outbox.discard_for_subscriber("gone") == 1
+        _enqueue(storage, 1, start=2)
+        with storage.transaction() as uow:
+            assert uow.outbox.status().unbatched == 1
+            assert uow.outbox.get_batch(first.id).event_count == 1
+        later = _freeze_and_claim(storage)
+        assert later.id != first.id
+        assert [e.payload for e in later.events] == [{"n": 2}]
+
+    def test_pruning_the_newest_batch_leaves_later_events_queued(self, storage: Any) -> None:
+        _enqueue(storage, 2)
+        old = _freeze_and_claim(storage)
+        with storage.transaction() as uow:
+            uow.outbox.settle_delivered([old.id], at=T0)
+            assert uow.outbox.prune_delivered(settled_before=T0 + timedelta(days=8)) == 1
+        _enqueue(storage, 1, start=2)
+        with storage.transaction() as uow:
+            status = uow.outbox.status()
+        assert status.unbatched == status.undelivered_events == 1
+        assert [e.payload for e in _freeze_and_claim(storage).events] == [{"n": 2}]
+
     def test_concurrent_claims_never_share_a_batch(self, storage: Any) -> None:
         _enqueue(storage, 40)
         claimed: list[list[str]] = []

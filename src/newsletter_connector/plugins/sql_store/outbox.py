@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, OutboxBatchRecord, OutboxStatus
@@ -19,8 +28,31 @@ from .tables import outbox_batches, outbox_events
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
 
 
-# Every signup and change queues events: the statement is built once (issue 10).
+_b = outbox_batches.c
+_e = outbox_events.c
+
+# Every signup and change queues events: the statements are built once (issue 10).
 _ENQUEUE = insert(outbox_events)
+_ENQUEUE_COLUMNS = (
+    "event_id",
+    "event_type",
+    "occurred_at",
+    "payload",
+    "subscriber_key",
+    "created_at",
+)
+# PostgreSQL: the same insert, entering the outbox's commit horizon first, in the same round
+# trip. The lock is taken by a subquery the insert reads its row from (``OFFSET 0`` keeps the
+# planner from flattening it away), so it is held before the row's seq is drawn — which the
+# claim's ranges rely on (see outbox_claims).
+_ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
+    _ENQUEUE_COLUMNS,
+    select(*[bindparam(name, type_=_e[name].type) for name in _ENQUEUE_COLUMNS]).select_from(
+        select(func.pg_advisory_xact_lock_shared(outbox_claims.OUTBOX_LOCK_ID).label("entered"))
+        .offset(0)
+        .subquery("horizon")
+    ),
+)
 
 
 class SqlOutbox:
@@ -38,7 +70,7 @@ class SqlOutbox:
         created_at: datetime,
     ) -> None:
         self.connection.execute(
-            _ENQUEUE,
+            _ENQUEUE_IN_HORIZON if self.connection.dialect.name == "postgresql" else _ENQUEUE,
             {
                 "event_id": event_id,
                 "event_type": event_type,
@@ -50,18 +82,21 @@ class SqlOutbox:
         )
 
     def discard_for_subscriber(self, subscriber_key: str) -> int:
-        delivered = select(outbox_batches.c.id).where(outbox_batches.c.state == "delivered")
+        # Delivered = in the range of a delivered batch. Per event: the one batch that may hold
+        # it (an index look-up on last_seq), then whether it does and is delivered.
+        holder = (
+            select(case((and_(_b.first_seq <= _e.seq, _b.state == "delivered"), 1), else_=0))
+            .where(_b.last_seq >= _e.seq)
+            .order_by(_b.last_seq)
+            .limit(1)
+            .scalar_subquery()
+        )
         undelivered = self.connection.scalar(
             select(func.count())
             .select_from(outbox_events)
-            .where(
-                outbox_events.c.subscriber_key == subscriber_key,
-                or_(outbox_events.c.batch_id.is_(None), outbox_events.c.batch_id.not_in(delivered)),
-            )
+            .where(_e.subscriber_key == subscriber_key, func.coalesce(holder, 0) == 0)
         )
-        self.connection.execute(
-            delete(outbox_events).where(outbox_events.c.subscriber_key == subscriber_key)
-        )
+        self.connection.execute(delete(outbox_events).where(_e.subscriber_key == subscriber_key))
         return int(undelivered or 0)
 
     # -- delivery (the sync runner) ----------------------------------------------------------
@@ -138,57 +173,82 @@ class SqlOutbox:
 
     def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
         batches = outbox_batches.c
-        ids = list(
-            self.connection.scalars(
-                select(batches.id)
-                .where(batches.state == "delivered", batches.settled_at < settled_before)
-                .order_by(batches.settled_at)
-                .limit(limit)
-            )
-        )
-        if not ids:
+        rows = self.connection.execute(
+            select(batches.id, batches.first_seq, batches.last_seq)
+            .where(batches.state == "delivered", batches.settled_at < settled_before)
+            .order_by(batches.settled_at)
+            .limit(limit)
+        ).all()
+        if not rows:
             return 0
-        self.connection.execute(delete(outbox_events).where(outbox_events.c.batch_id.in_(ids)))
-        result = self.connection.execute(delete(outbox_batches).where(batches.id.in_(ids)))
+        ranges = [{"lo": r[1], "hi": r[2]} for r in rows if r[1] is not None]
+        if ranges:
+            self.connection.execute(
+                delete(outbox_events).where(_e.seq.between(bindparam("lo"), bindparam("hi"))),
+                ranges,
+            )
+        # The newest batch's last_seq is the queue's frontier: it may be pruned, since the
+        # events of its range go with it (a lower frontier then covers no event).
+        result = self.connection.execute(
+            delete(outbox_batches).where(batches.id.in_([str(r[0]) for r in rows]))
+        )
         return int(result.rowcount)
 
     def status(self) -> OutboxStatus:
-        batches = outbox_batches.c
-        events = outbox_events.c
         counts = dict.fromkeys(BATCH_STATES, 0)
         for state, count in self.connection.execute(
-            select(batches.state, func.count()).group_by(batches.state)
+            select(_b.state, func.count()).group_by(_b.state)
         ):
             counts[str(state)] = int(count)
-        joined = outbox_events.outerjoin(outbox_batches, events.batch_id == batches.id)
-        undelivered = or_(events.batch_id.is_(None), batches.state.in_(("pending", "sending")))
-        row = self.connection.execute(
-            select(
-                func.count().filter(events.batch_id.is_(None)),
-                func.count().filter(undelivered),
-                func.count().filter(batches.state == "failed"),
-                func.min(events.occurred_at).filter(undelivered),
-            ).select_from(joined)
+        frontier = select(func.coalesce(func.max(_b.last_seq), 0)).scalar_subquery()
+        queued_count, queued_oldest = self.connection.execute(
+            select(func.count(), func.min(_e.occurred_at)).where(_e.seq > frontier)
         ).one()
+        # From the batches (few) to their events (a primary-key range each).
+        by_state = {
+            str(state): (int(count), oldest)
+            for state, count, oldest in self.connection.execute(
+                select(_b.state, func.count(_e.seq), func.min(_e.occurred_at))
+                .select_from(
+                    outbox_batches.join(outbox_events, _e.seq.between(_b.first_seq, _b.last_seq))
+                )
+                .where(_b.state.in_(("pending", "sending", "failed")))
+                .group_by(_b.state)
+            )
+        }
+        undelivered = int(queued_count) + sum(
+            by_state.get(state, (0, None))[0] for state in ("pending", "sending")
+        )
+        oldest = [
+            at
+            for at in (
+                queued_oldest,
+                by_state.get("pending", (0, None))[1],
+                by_state.get("sending", (0, None))[1],
+            )
+            if at is not None
+        ]
         last_error = self.connection.scalar(
-            select(batches.last_error)
-            .where(batches.last_error.is_not(None), batches.state.in_(("pending", "failed")))
-            .order_by(func.coalesce(batches.settled_at, batches.next_attempt_at).desc())
+            select(_b.last_error)
+            .where(_b.last_error.is_not(None), _b.state.in_(("pending", "failed")))
+            .order_by(func.coalesce(_b.settled_at, _b.next_attempt_at).desc())
             .limit(1)
         )
         return OutboxStatus(
             batches=counts,
-            unbatched=int(row[0]),
-            undelivered_events=int(row[1]),
-            failed_events=int(row[2]),
-            oldest_pending_at=row[3],
+            unbatched=int(queued_count),
+            undelivered_events=undelivered,
+            failed_events=by_state.get("failed", (0, None))[0],
+            oldest_pending_at=min(oldest) if oldest else None,
             last_error=last_error,
         )
 
     def _records(self, *conditions: Any, limit: int) -> list[OutboxBatchRecord]:
         batches = outbox_batches.c
         members = (
-            select(func.count()).where(outbox_events.c.batch_id == batches.id).scalar_subquery()
+            select(func.count())
+            .where(_e.seq.between(batches.first_seq, batches.last_seq))
+            .scalar_subquery()
         )
         rows = self.connection.execute(
             select(

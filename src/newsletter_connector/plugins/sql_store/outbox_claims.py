@@ -2,14 +2,22 @@
 
 A claim is one short write transaction of a handful of statements, however many batches it
 takes (issue 10): the oldest due batches are leased, then, while there is room, the oldest
-unbatched events are frozen **directly into leased batches** and returned with them, so no
-batch is written as pending and read back. A batch still owns its events by ``batch_id``
-(never by a ``seq`` range: events inserted by concurrent transactions can commit out of ``seq``
-order, and a range would skip one that commits late).
+queued events are frozen **directly into leased batches** and returned with them, so no
+batch is written as pending and read back.
 
-Concurrency: on PostgreSQL every row taken is selected ``FOR UPDATE SKIP LOCKED`` (two runners
-skip each other's rows); on SQLite the store's write transactions begin ``BEGIN IMMEDIATE``, so
-a claim holds the only write lock.
+A batch owns the events whose ``seq`` lies in ``[first_seq, last_seq]``; the queue is every
+event above the newest batch's ``last_seq`` (the *frontier*). Freezing writes only the batch
+rows, never the events (updating 1,000 wide event rows and their indexes was most of a claim's
+time on PostgreSQL). A range is safe because it never reaches past the outbox's **commit
+horizon** (:mod:`.commit_horizon`): on PostgreSQL every enqueue takes the outbox lock shared
+before drawing its seq, and the freeze takes it exclusively for one look-up of ``max(seq)``, so
+every seq up to that horizon is final — no event can still commit inside a frozen range, and
+every later event lands above it. On SQLite writers take turns (``BEGIN IMMEDIATE``), so every
+stored seq is final, and seqs are never reused (AUTOINCREMENT).
+
+Concurrency: due batches are selected ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (two runners
+skip each other's); freezes take turns on a transaction-level advisory lock, so the second
+reads the frontier the first committed. On SQLite a claim holds the only write lock.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, insert, select, text, update
+from sqlalchemy import Text, bindparam, cast, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, OutboxEvent
@@ -27,6 +35,12 @@ from .tables import outbox_batches, outbox_events
 
 _b = outbox_batches.c
 _e = outbox_events.c
+
+# Taken shared by every enqueue before it draws its seq (SqlOutbox.enqueue), exclusively for
+# one look-up by the freeze. "nlobox".
+OUTBOX_LOCK_ID = 0x6E6C_6F62_6F78
+# Freezes take turns (transaction-scoped, exclusive): the next reads the frontier this one left.
+FREEZE_LOCK_ID = OUTBOX_LOCK_ID + 1
 
 # Built once: a claim runs every few milliseconds under load.
 _DUE = (
@@ -44,30 +58,35 @@ _LEASE_DUE = (
 # Payloads are read as their stored JSON text and handed on undecoded (see OutboxEvent).
 _PAYLOAD_TEXT = cast(_e.payload, Text)
 _MEMBERS = (
-    select(_e.batch_id, _e.seq, _e.event_id, _e.event_type, _e.occurred_at, _PAYLOAD_TEXT)
-    .where(_e.batch_id.in_(bindparam("ids", expanding=True)))
+    select(_b.id, _e.seq, _e.event_id, _e.event_type, _e.occurred_at, _PAYLOAD_TEXT)
+    .select_from(outbox_batches.join(outbox_events, _e.seq.between(_b.first_seq, _b.last_seq)))
+    .where(_b.id.in_(bindparam("ids", expanding=True)))
     .order_by(_e.seq)
 )
-_UNBATCHED = (
+_QUEUED = (
     select(_e.seq, _e.event_id, _e.event_type, _e.occurred_at, _PAYLOAD_TEXT)
-    .where(_e.batch_id.is_(None))
+    .where(_e.seq > bindparam("frontier"), _e.seq <= bindparam("horizon"))
     .order_by(_e.seq)
     .limit(bindparam("limit"))
-    .with_for_update(skip_locked=True)
+)
+_FRONTIER = select(func.coalesce(func.max(_b.last_seq), 0))
+# With it, ``enable_sort = off`` for the rest of the claim's transaction: the queue's row
+# estimate is often far too low (it churns faster than ANALYZE runs), and PostgreSQL then
+# bitmap-scanned every queued event and sorted them rather than read the primary key in order.
+_TAKE_FREEZE_TURN = text(
+    "SELECT pg_advisory_xact_lock(:lock), set_config('enable_sort', 'off', true)"
+)
+_BARRIER = text("SELECT pg_advisory_lock(:lock)")
+# One statement, one snapshot taken while the barrier is held (no enqueue in flight): the
+# horizon, the frontier (this transaction holds the freeze turn, so it is current), release.
+_FRONTIER_HORIZON_RELEASE = select(
+    _FRONTIER.scalar_subquery(),
+    select(func.max(_e.seq)).scalar_subquery(),
+    func.pg_advisory_unlock(bindparam("lock")),
 )
 _NEW_BATCH = insert(outbox_batches)
-# By seq alone (the primary key): the rows were read by this transaction FOR UPDATE (SQLite:
-# under its write lock), so nobody else can have batched or deleted them since. Adding
-# ``batch_id IS NULL`` made PostgreSQL scan every unbatched event per batch.
-_JOIN = (
-    update(outbox_events)
-    .where(_e.seq.in_(bindparam("seqs", expanding=True)))
-    .values(batch_id=bindparam("batch_id"))
-)
-# The queue's row estimate is often far too low (it churns faster than ANALYZE runs): then
-# PostgreSQL sorted every unbatched event rather than read the partial index in seq order.
-# Scoped to the claim's transaction.
-_PREFER_INDEX_ORDER = text("SET LOCAL enable_sort = off")
+# Beyond any seq either database hands out (SQLite needs no horizon).
+_NO_HORIZON = 2**62
 _RELEASE = (
     update(outbox_batches)
     .where(
@@ -121,6 +140,23 @@ def _lease_due(
     ]
 
 
+def _frontier_and_horizon(connection: Connection) -> tuple[int, int]:
+    """The last seq frozen into a batch, and the last seq that may be frozen now."""
+    if connection.dialect.name != "postgresql":
+        return int(connection.scalar(_FRONTIER) or 0), _NO_HORIZON
+    connection.execute(_TAKE_FREEZE_TURN, {"lock": FREEZE_LOCK_ID})
+    connection.execute(_BARRIER, {"lock": OUTBOX_LOCK_ID})
+    try:
+        frontier, horizon, _ = connection.execute(
+            _FRONTIER_HORIZON_RELEASE, {"lock": OUTBOX_LOCK_ID}
+        ).one()
+    except BaseException:
+        # A session lock outlives the transaction: never pool a connection that may hold it.
+        connection.invalidate()
+        raise
+    return int(frontier or 0), int(horizon or 0)
+
+
 def _freeze_leased(
     connection: Connection,
     *,
@@ -129,34 +165,37 @@ def _freeze_leased(
     batch_size: int,
     batches: int,
 ) -> list[ClaimedBatch]:
-    if connection.dialect.name == "postgresql":
-        connection.execute(_PREFER_INDEX_ORDER)
-    events = [
-        _event(row) for row in connection.execute(_UNBATCHED, {"limit": batch_size * batches}).all()
-    ]
-    if not events:
+    frontier, horizon = _frontier_and_horizon(connection)
+    if horizon <= frontier:
         return []
+    rows = connection.execute(
+        _QUEUED, {"frontier": frontier, "horizon": horizon, "limit": batch_size * batches}
+    ).all()
+    if not rows:
+        return []
+    events = [_event(row) for row in rows]
     claimed = [
         ClaimedBatch(str(uuid.uuid4()), 1, lease_until, events[start : start + batch_size])
         for start in range(0, len(events), batch_size)
     ]
+    # One multi-row VALUES statement: an executemany of ten rows cost ten round trips.
     connection.execute(
-        _NEW_BATCH,
-        [
-            {
-                "id": batch.id,
-                "state": "sending",
-                "attempts": 1,
-                "next_attempt_at": now,
-                "lease_until": lease_until,
-                "created_at": now,
-                "first_seq": batch.events[0].seq,
-            }
-            for batch in claimed
-        ],
+        _NEW_BATCH.values(
+            [
+                {
+                    "id": batch.id,
+                    "state": "sending",
+                    "attempts": 1,
+                    "next_attempt_at": now,
+                    "lease_until": lease_until,
+                    "created_at": now,
+                    "first_seq": batch.events[0].seq,
+                    "last_seq": batch.events[-1].seq,
+                }
+                for batch in claimed
+            ]
+        )
     )
-    for batch in claimed:
-        connection.execute(_JOIN, {"seqs": [e.seq for e in batch.events], "batch_id": batch.id})
     return claimed
 
 

@@ -17,14 +17,12 @@ from sqlalchemy import (
     Date,
     DateTime,
     Float,
-    ForeignKey,
     Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
-    text,
 )
 
 metadata = MetaData(
@@ -223,14 +221,22 @@ outbox_batches = Table(
     # The seq of the batch's first event: batches frozen in one claim share created_at, and
     # retries and returned leases must still go out oldest first (issue 10, migration 0003).
     Column("first_seq", BigInteger),
+    # A batch owns the events whose seq lies in [first_seq, last_seq] (migration 0004): frozen
+    # ranges never overlap, and each covers only seqs that were final when it was frozen (the
+    # outbox's commit horizon), so a range is exactly the events it was frozen with, less any
+    # erased since. NULL (both) for a batch emptied by erasure before 0004.
+    Column("last_seq", BigInteger),
     CheckConstraint(_in("state", ("pending", "sending", "delivered", "failed")), name="state"),
     Index(None, "state", "next_attempt_at"),
+    # The freeze frontier (max) and "which batch holds this seq" (the first last_seq >= seq).
+    Index(None, "last_seq"),
 )
 
 outbox_events = Table(
     "nc_outbox_events",
     metadata,
-    # Queue order: the runner sends the oldest first.
+    # Queue order: the runner sends the oldest first. Never reused (SQLite: AUTOINCREMENT), since
+    # batches own their events by seq range.
     Column("seq", Id, primary_key=True, autoincrement=True),
     Column("event_id", String(36), nullable=False, unique=True),
     Column("event_type", String(64), nullable=False),
@@ -238,23 +244,10 @@ outbox_events = Table(
     Column("payload", JSON, nullable=False),
     # HMAC of the address the event carries (same key as deletions), so erasure can discard it.
     Column("subscriber_key", String(64), index=True),
-    # NULL until the runner freezes the event into a batch; a batch never changes members.
-    Column(
-        "batch_id",
-        String(36),
-        ForeignKey("nc_outbox_batches.id", ondelete="CASCADE"),
-    ),
     Column("created_at", DateTime, nullable=False),
-    Index(None, "batch_id", "seq"),
-    # The queue itself, oldest first: freezing a batch reads its first 100 entries instead of
-    # sorting every unbatched event (PostgreSQL cannot order by seq on (batch_id, seq) for
-    # ``batch_id IS NULL``; issue 10).
-    Index(
-        "ix_nc_outbox_events_unbatched",
-        "seq",
-        postgresql_where=text("batch_id IS NULL"),
-        sqlite_where=text("batch_id IS NULL"),
-    ),
+    # Events above the newest batch's last_seq are queued; the rest belong to the batch whose
+    # range holds them (see nc_outbox_batches.last_seq; migration 0004 dropped batch_id).
+    sqlite_autoincrement=True,
 )
 
 job_runs = Table(

@@ -1,0 +1,140 @@
+"""Outbox batches own a seq range instead of their events carrying ``batch_id`` (issue 10: sync)
+
+Freezing a batch no longer updates its events: a batch owns ``[first_seq, last_seq]``, the
+queue is every event above the newest batch's ``last_seq``, and the outbox's commit horizon
+keeps a range from being frozen past an event still to commit (see ``outbox_claims``).
+
+Batches frozen before this revision own events by ``batch_id``; their seqs may interleave (an
+event that committed late joined a later batch) and queued events may sit below a batch. So
+every event is renumbered, above every seq ever drawn: batch by batch in the order the batches
+were frozen (``first_seq``), each batch's events contiguous and in their old order, then the
+queued events in their old order. Each batch keeps exactly its events and ids; queued events
+stay queued, oldest first. ``seq`` is internal (queue order only), so nothing outside the
+outbox notices. On SQLite the table is rebuilt with AUTOINCREMENT: a seq must never be reused
+once a range may have covered it.
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-11-21 08:40:00.000000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0004"
+down_revision: str | None = "0003"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+_FK = "fk_nc_outbox_events_batch_id_nc_outbox_batches"
+
+
+def _renumber() -> None:
+    bind = op.get_bind()
+    offset = bind.scalar(sa.text("SELECT COALESCE(MAX(seq), 0) FROM nc_outbox_events"))
+    if bind.dialect.name == "postgresql":
+        # Above every seq the sequence ever handed out, not only the largest one still stored.
+        offset = max(
+            int(offset),
+            int(
+                bind.scalar(
+                    sa.text(
+                        "SELECT last_value FROM "
+                        "pg_sequences WHERE sequencename = 'nc_outbox_events_seq_seq'"
+                    )
+                )
+                or 0
+            ),
+        )
+    else:
+        offset = max(
+            int(offset),
+            int(
+                bind.scalar(
+                    sa.text(
+                        "SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence "
+                        "WHERE name = 'nc_outbox_events'"
+                    )
+                )
+                if bind.scalar(
+                    sa.text("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_sequence'")
+                )
+                else 0
+            ),
+        )
+    op.execute(
+        sa.text(
+            "CREATE TEMPORARY TABLE nc_outbox_renumber AS SELECT e.seq AS old_seq, "
+            "ROW_NUMBER() OVER (ORDER BY CASE WHEN b.id IS NULL THEN 1 ELSE 0 END, "
+            "b.first_seq, b.id, e.seq) + :offset AS new_seq "
+            "FROM nc_outbox_events e LEFT JOIN nc_outbox_batches b ON b.id = e.batch_id"
+        ).bindparams(offset=int(offset))
+    )
+    op.execute("CREATE UNIQUE INDEX nc_outbox_renumber_old ON nc_outbox_renumber (old_seq)")
+    # Every new seq is above every old one, so no two rows ever share a seq on the way.
+    op.execute(
+        "UPDATE nc_outbox_events SET seq = (SELECT r.new_seq FROM nc_outbox_renumber r "
+        "WHERE r.old_seq = nc_outbox_events.seq)"
+    )
+    op.execute("DROP TABLE nc_outbox_renumber")
+    op.execute(
+        "UPDATE nc_outbox_batches SET "
+        "first_seq = (SELECT MIN(e.seq) FROM nc_outbox_events e WHERE e.batch_id = "
+        "nc_outbox_batches.id), "
+        "last_seq = (SELECT MAX(e.seq) FROM nc_outbox_events e WHERE e.batch_id = "
+        "nc_outbox_batches.id)"
+    )
+    if bind.dialect.name == "postgresql":
+        op.execute(
+            "SELECT setval(pg_get_serial_sequence('nc_outbox_events', 'seq'), "
+            "(SELECT MAX(seq) FROM nc_outbox_events)) "
+            "WHERE EXISTS (SELECT 1 FROM nc_outbox_events)"
+        )
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("nc_outbox_batches", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("last_seq", sa.BigInteger(), nullable=True))
+        batch_op.create_index("ix_nc_outbox_batches_last_seq", ["last_seq"], unique=False)
+    _renumber()
+    with op.batch_alter_table("nc_outbox_events", schema=None) as batch_op:
+        batch_op.drop_index("ix_nc_outbox_events_unbatched")
+        batch_op.drop_index("ix_nc_outbox_events_batch_id_seq")
+    with op.batch_alter_table(
+        "nc_outbox_events",
+        schema=None,
+        recreate="always" if op.get_bind().dialect.name == "sqlite" else "auto",
+        table_kwargs={"sqlite_autoincrement": True},
+    ) as batch_op:
+        batch_op.drop_constraint(_FK, type_="foreignkey")
+        batch_op.drop_column("batch_id")
+
+
+def downgrade() -> None:
+    # In this order on SQLite: rebuilding nc_outbox_batches drops the old table, and with
+    # foreign keys on, that deletes (cascades to) every event whose batch_id already refers to it.
+    with op.batch_alter_table("nc_outbox_events", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("batch_id", sa.String(length=36), nullable=True))
+    op.execute(
+        "UPDATE nc_outbox_events SET batch_id = (SELECT b.id FROM nc_outbox_batches b "
+        "WHERE nc_outbox_events.seq BETWEEN b.first_seq AND b.last_seq)"
+    )
+    with op.batch_alter_table("nc_outbox_batches", schema=None) as batch_op:
+        batch_op.drop_index("ix_nc_outbox_batches_last_seq")
+        batch_op.drop_column("last_seq")
+    with op.batch_alter_table("nc_outbox_events", schema=None) as batch_op:
+        batch_op.create_foreign_key(
+            _FK, "nc_outbox_batches", ["batch_id"], ["id"], ondelete="CASCADE"
+        )
+        batch_op.create_index("ix_nc_outbox_events_batch_id_seq", ["batch_id", "seq"], unique=False)
+        batch_op.create_index(
+            "ix_nc_outbox_events_unbatched",
+            ["seq"],
+            unique=False,
+            postgresql_where=sa.text("batch_id IS NULL"),
+            sqlite_where=sa.text("batch_id IS NULL"),
+        )

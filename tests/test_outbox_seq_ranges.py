@@ -1,0 +1,98 @@
+"""Outbox batches own seq ranges (issue 10, migration 0004): on PostgreSQL a freeze must never
+cover a seq that can still commit. Every enqueue enters the outbox's commit horizon (a shared
+advisory lock, taken in the INSERT before the seq is drawn); the freeze waits for the enqueues
+in flight. Without that, a claim would freeze the later event alone, and the earlier one,
+committing afterwards below the frozen range, would never be sent.
+
+SQLite writers take turns, so no enqueue is ever in flight during a claim; these run in the
+PostgreSQL pass. The whole runner under concurrent signups is ``test_reliability_*``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from tests.test_commit_horizon import OpenInsert
+
+T0 = datetime(2026, 11, 21, 12, 0)
+WAIT = 10.0  # seconds
+
+
+def enqueue(uow: Any, n: int) -> str:
+    event_id = str(uuid.uuid4())
+    uow.outbox.enqueue(
+        event_id=event_id,
+        event_type="contact.message",
+        occurred_at=T0,
+        payload={"n": n},
+        subscriber_key=None,
+        created_at=T0,
+    )
+    return event_id
+
+
+def claim(storage: Any) -> list[Any]:
+    with storage.transaction() as uow:
+        return list(
+            uow.outbox.claim_batches(
+                now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
+            )
+        )
+
+
+def open_enqueue(storage: Any) -> OpenInsert:
+    """An enqueue whose transaction stays open until ``.commit()``; ``.id`` is its event id."""
+    return OpenInsert(storage, lambda uow, _: enqueue(uow, 0), "enqueue")
+
+
+def test_a_claim_waits_for_an_enqueue_in_flight_and_freezes_it_first(pg_storage: Any) -> None:
+    early = open_enqueue(pg_storage)  # the smaller seq, committing last
+    with pg_storage.transaction() as uow:
+        late = enqueue(uow, 1)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        claimed = pool.submit(claim, pg_storage)
+        with pytest.raises(TimeoutError):
+            claimed.result(timeout=0.5)  # freezing now would put ``late`` alone in a range
+        early.commit()
+        batches = claimed.result(timeout=WAIT)
+    assert [[e.event_id for e in b.events] for b in batches] == [[early.id, late]]
+    assert claim(pg_storage) == []
+
+
+def test_enqueues_do_not_wait_for_each_other(pg_storage: Any) -> None:
+    held = open_enqueue(pg_storage)
+    try:
+
+        def second() -> str:
+            with pg_storage.transaction() as uow:
+                return enqueue(uow, 1)
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pool.submit(second).result(timeout=WAIT)
+    finally:
+        held.commit()
+
+
+def test_the_enqueue_takes_the_horizon_lock_before_drawing_its_seq(pg_storage: Any) -> None:
+    # The lock comes from a subquery the INSERT reads its row from: the plan must evaluate it
+    # below the row (where the seq default is computed), not flatten it away.
+    with pg_storage.transaction() as uow:
+        enqueue(uow, 0)
+        held = uow.connection.scalar(
+            text(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                "AND mode = 'ShareLock' AND pid = pg_backend_pid()"
+            )
+        )
+    assert held == 1
+    with pg_storage.transaction() as uow:
+        after = uow.connection.scalar(
+            text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+        )
+    assert after == 0  # transaction-scoped: gone with the commit; the claim's barrier too
