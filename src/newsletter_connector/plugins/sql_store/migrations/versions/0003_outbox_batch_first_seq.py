@@ -30,5 +30,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("nc_outbox_batches", schema=None) as batch_op:
-        batch_op.drop_column("first_seq")
+    if op.get_bind().dialect.name == "sqlite":
+        # Not batch mode: it rebuilds the table, and dropping the old one deletes every event
+        # whose batch_id references it (ON DELETE CASCADE with foreign keys on). SQLite drops
+        # a column in place since 3.35, which the store needs anyway (RETURNING).
+        op.execute("ALTER TABLE nc_outbox_batches DROP COLUMN first_seq")
+        return
+    op.drop_column("nc_outbox_batches", "first_seq")
