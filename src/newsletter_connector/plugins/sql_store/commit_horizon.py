@@ -20,10 +20,11 @@ insert rate (issue 10).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, bindparam, false, func, select, text
+from sqlalchemy import ColumnElement, Select, Table, bindparam, false, func, select, text
 from sqlalchemy.engine import Connection
 
 _ENTER_INSERT = text("SELECT pg_advisory_xact_lock_shared(:lock)")
@@ -51,6 +52,20 @@ class CommitHorizon:
         a no-op elsewhere). Held until that transaction ends."""
         if connection.dialect.name == "postgresql":
             connection.execute(_ENTER_INSERT, {"lock": self.lock})
+
+    def row_entering(self, table: Table, columns: Sequence[str]) -> Select[Any]:
+        """A one-row ``SELECT`` of the bound parameters ``columns`` (typed as ``table``'s) that
+        enters the horizon as it is read, for ``insert(table).from_select(columns, row)`` on
+        PostgreSQL: the shared lock is taken before the row's id is drawn, in the insert's own
+        round trip instead of a statement of its own. The lock is in a subquery the row is
+        read from (``OFFSET 0`` keeps the planner from flattening it away)."""
+        entered = (
+            select(func.pg_advisory_xact_lock_shared(self.lock).label("entered"))
+            .offset(0)
+            .subquery("horizon")
+        )
+        values = [bindparam(name, type_=table.c[name].type) for name in columns]
+        return select(*values).select_from(entered)
 
     def horizon(self, connection: Connection) -> int | None:
         """The largest id below which nothing can still appear (``None``: no rows yet).

@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, OutboxBatchRecord, OutboxStatus
 from . import outbox_claims
+from .commit_horizon import CommitHorizon
 from .tables import outbox_batches, outbox_events
 
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
@@ -41,16 +42,12 @@ _ENQUEUE_COLUMNS = (
     "subscriber_key",
     "created_at",
 )
-# PostgreSQL: the same insert, entering the outbox's commit horizon first, in the same round
-# trip. The lock is taken by a subquery the insert reads its row from (``OFFSET 0`` keeps the
-# planner from flattening it away), so it is held before the row's seq is drawn — which the
-# claim's ranges rely on (see outbox_claims).
+# PostgreSQL: the same insert, entering the outbox's commit horizon before the row's seq is
+# drawn, in the same round trip — which the claim's ranges rely on (see outbox_claims).
 _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
     _ENQUEUE_COLUMNS,
-    select(*[bindparam(name, type_=_e[name].type) for name in _ENQUEUE_COLUMNS]).select_from(
-        select(func.pg_advisory_xact_lock_shared(outbox_claims.OUTBOX_LOCK_ID).label("entered"))
-        .offset(0)
-        .subquery("horizon")
+    CommitHorizon(outbox_claims.OUTBOX_LOCK_ID, _e.seq).row_entering(
+        outbox_events, _ENQUEUE_COLUMNS
     ),
 )
 

@@ -7,8 +7,6 @@ from typing import Any
 from sqlalchemy import Insert
 from sqlalchemy.dialects import postgresql, sqlite
 
-DIALECTS = ("postgresql", "sqlite")
-
 
 def insert_ignoring_duplicates(
     dialect: str, table: Any, *, index_elements: list[Any] | None = None
