@@ -40,13 +40,6 @@ class CommitHorizon:
     lock: int
     column: ColumnElement[int]
 
-    @property
-    def _largest_then_release(self) -> Select[Any]:
-        return select(
-            select(func.max(self.column)).scalar_subquery(),
-            func.pg_advisory_unlock(bindparam("lock")),
-        )
-
     def enter_insert(self, connection: Connection) -> None:
         """Call in the inserting transaction before the insert draws its id (PostgreSQL only;
         a no-op elsewhere). Held until that transaction ends."""
@@ -72,17 +65,31 @@ class CommitHorizon:
 
         PostgreSQL only. Waits for inserts in flight to end, for as long as they take.
         """
+        largest: int | None = self.read_at_horizon(connection)[0]
+        return largest
+
+    def read_at_horizon(self, connection: Connection, *also: Any) -> tuple[Any, ...]:
+        """The horizon (as :meth:`horizon`) followed by the scalar subqueries ``also``, all
+        read in the one snapshot taken while the barrier is held."""
         connection.execute(_BARRIER, {"lock": self.lock})
         try:
             # Under READ COMMITTED this statement's snapshot is taken as it starts, while the
             # lock is held: no insert is in flight, so every id up to the maximum is final.
-            row = connection.execute(self._largest_then_release, {"lock": self.lock}).one()
+            row = connection.execute(
+                select(
+                    select(func.max(self.column)).scalar_subquery(),
+                    *also,
+                    func.pg_advisory_unlock(bindparam("lock")),
+                ),
+                {"lock": self.lock},
+            ).one()
         except BaseException:
             # A session lock outlives the transaction: never return this connection to the
             # pool while it may still hold the lock (closing it releases the lock).
             connection.invalidate()
             raise
-        return None if row[0] is None else int(row[0])
+        largest = None if row[0] is None else int(row[0])
+        return (largest, *row[1:-1])
 
     def bound(self, connection: Connection, query: SelectT) -> SelectT:
         """``query`` limited to ids at or below the horizon (unchanged off PostgreSQL)."""

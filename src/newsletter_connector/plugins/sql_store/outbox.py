@@ -23,7 +23,6 @@ from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, OutboxBatchRecord, OutboxStatus
 from . import outbox_claims
-from .commit_horizon import CommitHorizon
 from .tables import outbox_batches, outbox_events
 
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
@@ -46,9 +45,7 @@ _ENQUEUE_COLUMNS = (
 # drawn, in the same round trip — which the claim's ranges rely on (see outbox_claims).
 _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
     _ENQUEUE_COLUMNS,
-    CommitHorizon(outbox_claims.OUTBOX_LOCK_ID, _e.seq).row_entering(
-        outbox_events, _ENQUEUE_COLUMNS
-    ),
+    outbox_claims.OUTBOX_HORIZON.row_entering(outbox_events, _ENQUEUE_COLUMNS),
 )
 
 

@@ -31,6 +31,7 @@ from sqlalchemy import Text, bindparam, cast, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, OutboxEvent
+from .commit_horizon import CommitHorizon
 from .tables import outbox_batches, outbox_events
 
 _b = outbox_batches.c
@@ -41,6 +42,7 @@ _e = outbox_events.c
 OUTBOX_LOCK_ID = 0x6E6C_6F62_6F78
 # Freezes take turns (transaction-scoped, exclusive): the next reads the frontier this one left.
 FREEZE_LOCK_ID = OUTBOX_LOCK_ID + 1
+OUTBOX_HORIZON = CommitHorizon(OUTBOX_LOCK_ID, _e.seq)
 
 # Built once: a claim runs every few milliseconds under load.
 _DUE = (
@@ -75,14 +77,6 @@ _FRONTIER = select(func.coalesce(func.max(_b.last_seq), 0))
 # bitmap-scanned every queued event and sorted them rather than read the primary key in order.
 _TAKE_FREEZE_TURN = text(
     "SELECT pg_advisory_xact_lock(:lock), set_config('enable_sort', 'off', true)"
-)
-_BARRIER = text("SELECT pg_advisory_lock(:lock)")
-# One statement, one snapshot taken while the barrier is held (no enqueue in flight): the
-# horizon, the frontier (this transaction holds the freeze turn, so it is current), release.
-_FRONTIER_HORIZON_RELEASE = select(
-    _FRONTIER.scalar_subquery(),
-    select(func.max(_e.seq)).scalar_subquery(),
-    func.pg_advisory_unlock(bindparam("lock")),
 )
 _NEW_BATCH = insert(outbox_batches)
 # Beyond any seq either database hands out (SQLite needs no horizon).
@@ -145,15 +139,9 @@ def _frontier_and_horizon(connection: Connection) -> tuple[int, int]:
     if connection.dialect.name != "postgresql":
         return int(connection.scalar(_FRONTIER) or 0), _NO_HORIZON
     connection.execute(_TAKE_FREEZE_TURN, {"lock": FREEZE_LOCK_ID})
-    connection.execute(_BARRIER, {"lock": OUTBOX_LOCK_ID})
-    try:
-        frontier, horizon, _ = connection.execute(
-            _FRONTIER_HORIZON_RELEASE, {"lock": OUTBOX_LOCK_ID}
-        ).one()
-    except BaseException:
-        # A session lock outlives the transaction: never pool a connection that may hold it.
-        connection.invalidate()
-        raise
+    # The frontier is read in the horizon's snapshot; it is current, as this transaction holds
+    # the freeze turn.
+    horizon, frontier = OUTBOX_HORIZON.read_at_horizon(connection, _FRONTIER.scalar_subquery())
     return int(frontier or 0), int(horizon or 0)
 
 
