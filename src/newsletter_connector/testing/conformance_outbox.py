@@ -66,6 +66,30 @@ class OutboxConformance:
         second = _freeze_and_claim(storage, size=3)
         assert [e.event_id for e in second.events] == ids[3:]
 
+    def test_claimed_events_carry_what_was_enqueued(self, storage: Any) -> None:
+        times = [T0, T0.replace(microsecond=5), T0.replace(microsecond=999999)]
+        payloads = [{"n": 0, "name": "Zoë"}, {"nested": {"a": [1, 2.5]}}, {}]
+        with storage.transaction() as uow:
+            for n, (at, payload) in enumerate(zip(times, payloads, strict=True)):
+                uow.outbox.enqueue(
+                    event_id=f"e-{n}",
+                    event_type=f"type.{n}",
+                    occurred_at=at,
+                    payload=payload,
+                    subscriber_key=None,
+                    created_at=T0,
+                )
+
+        def carried(batch: Any) -> list[tuple[Any, ...]]:
+            return [(e.event_id, e.event_type, e.occurred_at, e.payload) for e in batch.events]
+
+        expected = [(f"e-{n}", f"type.{n}", times[n], payloads[n]) for n in range(len(payloads))]
+        frozen = _freeze_and_claim(storage, size=10)
+        assert carried(frozen) == expected
+        with storage.transaction() as uow:  # back to pending: the same events come again
+            uow.outbox.release_claims([frozen.id], lease_until=frozen.lease_until)
+        assert carried(_freeze_and_claim(storage, size=10)) == expected
+
     def test_claim_with_nothing_queued_makes_no_batch(self, storage: Any) -> None:
         assert _claim(storage, size=10, batches=5) == []
         with storage.transaction() as uow:

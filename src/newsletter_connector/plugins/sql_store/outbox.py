@@ -48,6 +48,14 @@ _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
     outbox_claims.OUTBOX_HORIZON.row_entering(outbox_events, _ENQUEUE_COLUMNS),
 )
 
+# Built once: every claim settles the previous one's batches (issue 10).
+_SETTLE_DELIVERED_ANY_LEASE = (
+    update(outbox_batches)
+    .where(_b.id.in_(bindparam("ids", expanding=True)), _b.state == "sending")
+    .values(lease_until=None, state="delivered", settled_at=bindparam("at"), last_error=None)
+)
+_SETTLE_DELIVERED = _SETTLE_DELIVERED_ANY_LEASE.where(_b.lease_until == bindparam("claimed_lease"))
+
 
 class SqlOutbox:
     def __init__(self, connection: Connection) -> None:
@@ -124,14 +132,9 @@ class SqlOutbox:
     ) -> int:
         if not batch_ids:
             return 0
-        batches = outbox_batches.c
-        conditions = [batches.id.in_(list(batch_ids)), batches.state == "sending"]
-        if lease_until is not None:
-            conditions.append(batches.lease_until == lease_until)
+        statement = _SETTLE_DELIVERED if lease_until is not None else _SETTLE_DELIVERED_ANY_LEASE
         result = self.connection.execute(
-            update(outbox_batches)
-            .where(*conditions)
-            .values(lease_until=None, state="delivered", settled_at=at, last_error=None)
+            statement, {"ids": list(batch_ids), "at": at, "claimed_lease": lease_until}
         )
         return int(result.rowcount)
 
