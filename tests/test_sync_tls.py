@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+import httpcore
 import pytest
 
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event
+from newsletter_connector.sync import http as sync_http
 from newsletter_connector.sync.runner import SyncRunner
 
 from . import sync_payloads as p
@@ -161,24 +164,113 @@ def test_platform_transport_over_tls(service: Any, receiver: TlsReceiver) -> Non
     ]
 
 
-def test_request_threads_are_reused_between_requests(
-    service: Any, receiver: TlsReceiver, monkeypatch: Any
-) -> None:
-    queue(service, 250)
-    runner = SyncRunner(service, periodic_tasks=[])
+def counting_thread_starts(monkeypatch: Any) -> list[threading.Thread]:
+    """Every thread started from now on (for the rest of the test)."""
     started: list[threading.Thread] = []
     original = threading.Thread.start
 
     def counting_start(thread: threading.Thread) -> None:
-        if thread.name == "newsletter-sync-request":
-            started.append(thread)
+        started.append(thread)
         original(thread)
 
     monkeypatch.setattr(threading.Thread, "start", counting_start)
+    return started
+
+
+def test_requests_run_on_the_runners_own_thread(
+    service: Any, receiver: TlsReceiver, monkeypatch: Any
+) -> None:
+    # issue 10: handing each request to a worker thread cost more than the request itself; the
+    # backend bounds every operation, so the request runs where it is made
+    queue(service, 250)
+    runner = SyncRunner(service, periodic_tasks=[])
+    started = counting_thread_starts(monkeypatch)
     try:
         assert runner.run_once().delivered_events == 250
     finally:
         runner.close()
     assert len(receiver.received) == 3
-    assert len(started) == 1  # one worker carried all three requests
-    assert wait_until(lambda: started[0] not in request_threads(), timeout=2.0)  # closed
+    names = {thread.name for thread in started}
+    assert "newsletter-sync-request" not in names
+    assert "newsletter-sync-resolve" not in names  # an IP address needs no look-up
+
+
+def test_a_host_name_is_resolved_and_delivered_to(
+    service: Any, receiver: TlsReceiver, monkeypatch: Any
+) -> None:
+    service.admin.set_connection(
+        platform_base=receiver.base.replace("127.0.0.1", "localhost"),
+        transport="events",
+        token=TOKEN,
+    )
+    queue(service, 3)
+    runner = SyncRunner(service, periodic_tasks=[])
+    started = counting_thread_starts(monkeypatch)
+    try:
+        assert runner.run_once().delivered_events == 3
+    finally:
+        runner.close()
+    assert [t.name for t in started].count("newsletter-sync-resolve") == 1
+
+
+def test_a_resolver_that_never_answers_fails_at_the_deadline(
+    service: Any, receiver: TlsReceiver, monkeypatch: Any
+) -> None:
+    service.admin.set_connection(
+        platform_base=receiver.base.replace("127.0.0.1", "platform.invalid"),
+        transport="events",
+        token=TOKEN,
+    )
+    queue(service, 1)
+    real_getaddrinfo = socket.getaddrinfo
+
+    def stuck_resolver(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "platform.invalid":
+            time.sleep(3.0)  # getaddrinfo has no timeout of its own
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", stuck_resolver)
+    started = time.monotonic()
+    outcome = SyncRunner(service, periodic_tasks=[], deadline=0.5).run_once().outcomes[0]
+    assert time.monotonic() - started < 2.0
+    assert outcome.result == "retry"
+    assert (outcome.error or "").startswith("timeout")
+    assert receiver.received == []
+
+
+def test_a_peer_reading_slowly_cannot_stretch_a_write_past_the_deadline() -> None:
+    # every send of the loop gets only the time left: httpcore's own loop gave each send the
+    # whole timeout again, so a peer taking a little at a time kept one write going for ever
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def read_slowly() -> None:
+        peer, _ = listener.accept()
+        with peer:
+            peer.settimeout(0.2)
+            give_up_at = time.monotonic() + 6.0
+            while not stop.is_set() and time.monotonic() < give_up_at:
+                try:
+                    if not peer.recv(65536):
+                        return
+                except TimeoutError:
+                    pass
+                time.sleep(0.01)
+
+    reader = threading.Thread(target=read_slowly, daemon=True)
+    reader.start()
+    backend = sync_http.DeadlineBackend()
+    backend.arm(1.0)
+    stream = backend.connect_tcp("127.0.0.1", port)
+    started = time.monotonic()
+    try:
+        with pytest.raises(httpcore.WriteTimeout):
+            stream.write(b"x" * 200_000_000)  # far beyond what the socket buffers hold
+        assert time.monotonic() - started < 2.0
+    finally:
+        stop.set()
+        stream.close()
+        reader.join(10)
+        listener.close()
+        backend.close()

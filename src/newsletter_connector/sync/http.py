@@ -1,19 +1,25 @@
 """The runner's HTTP client: who it trusts, and a total deadline per request.
 
 httpx timeouts apply per phase (connect, each read, each write), so a receiver that drips one
-byte at a time never trips them. Two layers make the deadline total:
+byte at a time never trips them. The deadline is made total by the connection pool's network
+backend (:class:`DeadlineBackend`): every operation of a request — name resolution, connect,
+the TLS handshake, every read and every write — is bounded by the time left until the deadline
+armed for the request on the thread that runs it, so a request ends by itself once its deadline
+passes:
 
-- the connection pool's network backend (:class:`DeadlineBackend`) bounds each socket
-  operation (connect, TLS, every read and write) by the time left until the deadline of the
-  request the current thread is running, so a request ends by itself once its deadline passes
-  (one TLS handshake that is itself dripped is the only per-operation exception; the caller is
-  still released on time by the second layer);
-- :class:`DeadlineTransport` runs the request (headers and the whole body) on a worker thread
-  (reused between requests, :mod:`.workers`),
-  arms that thread's deadline, and releases the caller with :class:`httpx.TimeoutException` at
-  the deadline whatever the inner transport does. Nothing is ever closed from another thread
-  (closing a socket under a blocked reader can let its file descriptor be reused by an
-  unrelated file): the pool is closed only when no request is in flight.
+- reads, the TLS handshake and connects are single socket operations given the time left
+  (since Python 3.5 an SSL socket's timeout bounds a whole handshake or read, not each byte);
+- a write is a loop of sends, each given the time that is left (a platform reading a byte at a
+  time cannot stretch it);
+- name resolution (``getaddrinfo`` has no timeout) runs on a helper thread that the request
+  stops waiting for at the deadline; an IP address needs none.
+
+So requests run on the caller's thread (issue 10: handing each one to a worker thread cost
+more CPU than the whole HTTP exchange of a bare client). A transport whose sockets the backend
+does not bound (tests pass an :class:`httpx.MockTransport`) is instead run on a worker thread
+that the caller stops waiting for at the deadline (:class:`DeadlineTransport`). Nothing is ever
+closed from another thread (closing a socket under a blocked reader can let its file
+descriptor be reused by an unrelated file).
 
 Connections are kept alive and reused between requests, so a batch costs one request on an
 open connection rather than a new TCP and TLS handshake (httpcore discards a connection the
@@ -22,7 +28,9 @@ platform has closed before reusing it).
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import socket
 import ssl
 import threading
 import time
@@ -50,7 +58,21 @@ class DeadlineStream(httpcore.NetworkStream):
         return self.inner.read(max_bytes, self.backend.time_left(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self.inner.write(buffer, self.backend.time_left(timeout, httpcore.WriteTimeout))
+        """Send all of ``buffer`` by the deadline: each send is given only the time left
+        (httpcore's own loop gives every send the whole timeout again)."""
+        sock = self.inner.get_extra_info("socket")
+        if sock is None:  # not a socket stream: one bounded write is all we can do
+            self.inner.write(buffer, self.backend.time_left(timeout, httpcore.WriteTimeout))
+            return
+        left = memoryview(buffer)
+        try:
+            while left:
+                sock.settimeout(self.backend.time_left(timeout, httpcore.WriteTimeout))
+                left = left[sock.send(left) :]
+        except TimeoutError as exc:
+            raise httpcore.WriteTimeout(exc) from exc
+        except OSError as exc:
+            raise httpcore.WriteError(exc) from exc
 
     def close(self) -> None:
         self.inner.close()
@@ -71,11 +93,16 @@ class DeadlineStream(httpcore.NetworkStream):
 
 
 class DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend whose socket operations end by the deadline armed (with
-    :meth:`arm`) on the thread that performs them."""
+    """httpcore's sync backend whose operations end by the deadline armed (with :meth:`arm`)
+    on the thread that performs them. Host names are resolved on helper threads
+    (:class:`~.workers.RequestWorkers` named :data:`RESOLVER_THREAD_NAME`), waited for only
+    until the deadline; close them with :meth:`close`."""
+
+    RESOLVER_THREAD_NAME = "newsletter-sync-resolve"
 
     def __init__(self) -> None:
         self.inner = httpcore.SyncBackend()
+        self.resolvers = RequestWorkers(thread_name=self.RESOLVER_THREAD_NAME)
         self._local = threading.local()
 
     def arm(self, seconds: float) -> None:
@@ -91,6 +118,39 @@ class DeadlineBackend(httpcore.NetworkBackend):
             raise error("the request deadline has passed")
         return left if timeout is None else min(timeout, left)
 
+    def resolve(self, host: str, port: int, timeout: float | None = None) -> list[str]:
+        """The addresses to try for ``host``, in the resolver's order; an IP address as is.
+
+        :raises httpcore.ConnectTimeout: the resolver did not answer by the deadline.
+        :raises httpcore.ConnectError: the name does not resolve.
+        """
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            pass
+        else:
+            return [host]
+        found: list[list[str]] = []
+        errors: list[OSError] = []
+
+        def run() -> None:
+            try:
+                answers = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+                found.append(list(dict.fromkeys(str(answer[4][0]) for answer in answers)))
+            except OSError as exc:
+                errors.append(exc)
+            finally:
+                job.done.set()
+
+        job = Job(run)
+        self.resolvers.submit(job)
+        if not job.done.wait(self.time_left(timeout, httpcore.ConnectTimeout)):
+            job.abandoned = True
+            raise httpcore.ConnectTimeout(f"{host} did not resolve by the request deadline")
+        if errors or not found or not found[0]:
+            raise httpcore.ConnectError(f"{host} does not resolve: {errors[0] if errors else ''}")
+        return found[0]
+
     def connect_tcp(
         self,
         host: str,
@@ -99,9 +159,16 @@ class DeadlineBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
-        left = self.time_left(timeout, httpcore.ConnectTimeout)
-        stream = self.inner.connect_tcp(host, port, left, local_address, socket_options)
-        return DeadlineStream(stream, self)
+        failure: Exception | None = None
+        for address in self.resolve(host, port, timeout):
+            left = self.time_left(timeout, httpcore.ConnectTimeout)
+            try:
+                stream = self.inner.connect_tcp(address, port, left, local_address, socket_options)
+            except httpcore.ConnectError as exc:  # the next address, as create_connection does
+                failure = exc
+                continue
+            return DeadlineStream(stream, self)
+        raise failure or httpcore.ConnectError(f"{host} has no address")
 
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
@@ -111,6 +178,10 @@ class DeadlineBackend(httpcore.NetworkBackend):
 
     def sleep(self, seconds: float) -> None:
         self.inner.sleep(seconds)
+
+    def close(self) -> None:
+        """Let idle resolver threads exit (one still resolving exits when it is done)."""
+        self.resolvers.close()
 
 
 def deadline_http_transport(
@@ -140,12 +211,15 @@ def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
 
 
 class DeadlineTransport(httpx.BaseTransport):
-    """Runs each request of ``inner`` on a worker thread with a total deadline.
+    """Runs each request of ``inner`` with a total deadline.
 
     :param inner: the transport every request goes through (kept, not rebuilt per request).
     :param deadline: seconds from the start of the request to the last byte of the body.
-    :param arm: called on the worker thread before the request with ``deadline``, so the
-        inner transport's socket operations end by it too (see :class:`DeadlineBackend`).
+    :param backend: the :class:`DeadlineBackend` under ``inner``'s connection pool, when it has
+        one. Then every operation of a request ends by the deadline armed on the caller's
+        thread, and the request runs there. Without one, ``inner`` is run on a worker thread
+        (:mod:`.workers`, reused between requests), which the caller stops waiting for at the
+        deadline with :class:`httpx.TimeoutException`.
     """
 
     def __init__(
@@ -153,38 +227,40 @@ class DeadlineTransport(httpx.BaseTransport):
         inner: httpx.BaseTransport,
         deadline: float,
         *,
-        arm: Callable[[float], None] | None = None,
+        backend: DeadlineBackend | None = None,
     ) -> None:
         if deadline <= 0:
             raise ValueError("deadline must be positive")
         self.inner = inner
         self.deadline = deadline
-        self.arm = arm
+        self.backend = backend
         self.workers = RequestWorkers()
         self._lock = threading.Lock()
         self._in_flight = 0
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if self.backend is None:
+            return self._on_worker(request)
+        self.backend.arm(self.deadline)
+        response = self.inner.handle_request(request)
+        try:
+            response.read()  # the whole body, by the deadline; returns the connection
+        finally:
+            response.close()
+        return response
+
+    def _on_worker(self, request: httpx.Request) -> httpx.Response:
         result: list[httpx.Response] = []
         errors: list[BaseException] = []
 
         def run() -> None:
             try:
-                if self.arm is not None:
-                    self.arm(self.deadline)
                 response = self.inner.handle_request(request)
                 try:
-                    body = b"".join(response.stream)  # type: ignore[arg-type]
+                    response.read()
                 finally:
                     response.close()  # on this thread: returns the connection to the pool
-                result.append(
-                    httpx.Response(
-                        response.status_code,
-                        headers=response.headers,
-                        content=body,
-                        request=request,
-                    )
-                )
+                result.append(response)
             except BaseException as exc:  # handed to the caller below
                 errors.append(exc)
             finally:
@@ -210,6 +286,8 @@ class DeadlineTransport(httpx.BaseTransport):
         """Close the pool, unless a timed-out request's worker still holds a connection: that
         worker ends by its own deadline, and its connection must not be closed under it."""
         self.workers.close()
+        if self.backend is not None:
+            self.backend.close()
         with self._lock:
             idle = self._in_flight == 0
         if idle:
@@ -233,7 +311,7 @@ def build_http_client(
         transport = DeadlineTransport(
             deadline_http_transport(trusted_ssl_context(settings), backend),
             deadline,
-            arm=backend.arm,
+            backend=backend,
         )
     else:
         transport = DeadlineTransport(inner(), deadline)

@@ -1,6 +1,8 @@
-"""Threads that run the runner's HTTP requests, so a caller can stop waiting at a deadline.
+"""Threads that run blocking work (a request, a name look-up) so a caller can stop waiting at
+a deadline.
 
-Used by :class:`~newsletter_connector.sync.http.DeadlineTransport`.
+Used by :class:`~newsletter_connector.sync.http.DeadlineTransport` and
+:class:`~newsletter_connector.sync.http.DeadlineBackend`.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ class RequestWorkers:
 
     THREAD_NAME = "newsletter-sync-request"
 
-    def __init__(self, *, idle_seconds: float = 30.0) -> None:
+    def __init__(self, *, idle_seconds: float = 30.0, thread_name: str = THREAD_NAME) -> None:
         self.idle_seconds = idle_seconds
+        self.thread_name = thread_name
         self._lock = threading.Lock()
         self._idle: list[queue.SimpleQueue[Job | None]] = []
 
@@ -44,7 +47,7 @@ class RequestWorkers:
         if inbox is None:
             inbox = queue.SimpleQueue()
             threading.Thread(
-                target=self._work, args=(inbox,), name=self.THREAD_NAME, daemon=True
+                target=self._work, args=(inbox,), name=self.thread_name, daemon=True
             ).start()
         inbox.put(job)
 
