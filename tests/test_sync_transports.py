@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -14,6 +14,7 @@ from newsletter_connector.plugin_manager import build_plugin_manager, outbound_t
 from newsletter_connector.settings import Settings
 from newsletter_connector.storage import ConnectionRecord, OutboxEvent
 from newsletter_connector.sync.transport import DeliveryError, Transport
+from newsletter_connector.timeutil import isoformat_z
 
 from . import sync_payloads as p
 
@@ -244,6 +245,26 @@ def test_events_transport_body_matches_the_wire_events() -> None:
     assert body(request) == [wire_event(e) for e in events]
     assert body(request)[0]["confirm"] is True
     assert "confirm" not in body(request)[1]
+
+
+@pytest.mark.parametrize(
+    ("occurred_at", "on_the_wire"),
+    [
+        (datetime(2026, 11, 20, 9, 30, 0), "2026-11-20T09:30:00Z"),
+        (datetime(2026, 11, 20, 9, 30, 0, 5), "2026-11-20T09:30:00.000005Z"),
+        (datetime(2026, 11, 20, 9, 30, 0, tzinfo=timezone.utc), "2026-11-20T09:30:00Z"),
+        (
+            datetime(2026, 11, 20, 10, 30, 0, 120000, tzinfo=timezone(timedelta(hours=1))),
+            "2026-11-20T09:30:00.120000Z",
+        ),
+    ],
+)
+def test_events_transport_writes_times_in_utc_with_z(
+    occurred_at: datetime, on_the_wire: str
+) -> None:
+    sent = OutboxEvent(1, "e-1", "contact.message", occurred_at, p.message())
+    (request,) = deliver("events", [sent])
+    assert body(request)[0]["occurred_at"] == on_the_wire == isoformat_z(occurred_at)
 
 
 def test_outbox_events_from_stored_json_equal_decoded_ones_and_hide_payloads() -> None:

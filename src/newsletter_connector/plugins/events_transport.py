@@ -9,18 +9,20 @@ whole batch; anything else fails it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from json.encoder import encode_basestring_ascii as _string
 from typing import Any
 
 import httpx
+import orjson
 
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
 from ..storage import ConnectionRecord, OutboxEvent
 from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
-from ..timeutil import isoformat_z
+from ..timeutil import isoformat_z, to_naive_utc
 
 EVENTS_PATH = "/v1/events"
+# Naive datetimes are UTC, written with "Z" (microseconds only when non-zero: orjson's default).
+_TIMES_AS_UTC_Z = orjson.OPT_NAIVE_UTC | orjson.OPT_UTC_Z
 
 
 def wire_event(event: OutboxEvent) -> dict[str, Any]:
@@ -41,18 +43,29 @@ def _confirms(event: OutboxEvent) -> bool:
 
 
 def wire_body(events: Sequence[OutboxEvent]) -> bytes:
-    """The request body: the JSON array of :func:`wire_event` objects, with each payload's JSON
-    text spliced in as the store holds it (decoded and re-encoded only for a signup, whose
-    status decides ``confirm``)."""
-    parts = []
+    """The request body: the JSON array of :func:`wire_event` objects, written by orjson, with
+    each payload's JSON text spliced in as the store holds it (decoded only for a signup, whose
+    status decides ``confirm``).
+
+    orjson writes a naive (UTC) time as :func:`~newsletter_connector.timeutil.isoformat_z`
+    does — microseconds only when there are some, then ``Z``; an aware time is converted to UTC
+    first. Building the body with the stdlib was a tenth of the runner's CPU time (issue 10).
+    """
+    objects = []
     for event in events:
-        confirm = '"confirm":true,' if _confirms(event) else ""
-        parts.append(
-            f'{{"id":{_string(event.event_id)},"type":{_string(event.event_type)},'
-            f'"occurred_at":"{isoformat_z(event.occurred_at)}",{confirm}'
-            f'"payload":{event.payload_json}}}'
-        )
-    return ("[" + ",".join(parts) + "]").encode()
+        occurred_at = event.occurred_at
+        if occurred_at.tzinfo is not None:
+            occurred_at = to_naive_utc(occurred_at)
+        wire: dict[str, Any] = {
+            "id": event.event_id,
+            "type": event.event_type,
+            "occurred_at": occurred_at,
+        }
+        if _confirms(event):
+            wire["confirm"] = True
+        wire["payload"] = orjson.Fragment(event.payload_json)
+        objects.append(wire)
+    return orjson.dumps(objects, option=_TIMES_AS_UTC_Z)
 
 
 class EventsTransport:
@@ -65,6 +78,9 @@ class EventsTransport:
         self.url = connection.platform_base + EVENTS_PATH
         self.token = connection.token
         self.http = http_client
+        # Parsed once, not on every request (issue 10).
+        self._url = httpx.URL(self.url)
+        self._headers = bearer_headers(self.token)
 
     def __repr__(self) -> str:
         return f"EventsTransport(url={self.url!r})"
@@ -72,9 +88,7 @@ class EventsTransport:
     def deliver(self, events: Sequence[OutboxEvent]) -> None:
         if not events:
             return
-        response = self.http.post(
-            self.url, content=wire_body(events), headers=bearer_headers(self.token)
-        )
+        response = self.http.post(self._url, content=wire_body(events), headers=self._headers)
         require_2xx(response)
 
 
