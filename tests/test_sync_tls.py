@@ -195,14 +195,16 @@ def test_requests_run_on_the_runners_own_thread(
     assert "newsletter-sync-resolve" not in names  # an IP address needs no look-up
 
 
+def connect_by_name(service: Any, receiver: TlsReceiver, host: str) -> None:
+    """Point the connection at the receiver by ``host`` rather than its IP address."""
+    base = receiver.base.replace("127.0.0.1", host)
+    service.admin.set_connection(platform_base=base, transport="events", token=TOKEN)
+
+
 def test_a_host_name_is_resolved_and_delivered_to(
     service: Any, receiver: TlsReceiver, monkeypatch: Any
 ) -> None:
-    service.admin.set_connection(
-        platform_base=receiver.base.replace("127.0.0.1", "localhost"),
-        transport="events",
-        token=TOKEN,
-    )
+    connect_by_name(service, receiver, "localhost")
     queue(service, 3)
     runner = SyncRunner(service, periodic_tasks=[])
     started = counting_thread_starts(monkeypatch)
@@ -216,11 +218,7 @@ def test_a_host_name_is_resolved_and_delivered_to(
 def test_a_resolver_that_never_answers_fails_at_the_deadline(
     service: Any, receiver: TlsReceiver, monkeypatch: Any
 ) -> None:
-    service.admin.set_connection(
-        platform_base=receiver.base.replace("127.0.0.1", "platform.invalid"),
-        transport="events",
-        token=TOKEN,
-    )
+    connect_by_name(service, receiver, "platform.invalid")
     queue(service, 1)
     real_getaddrinfo = socket.getaddrinfo
 
