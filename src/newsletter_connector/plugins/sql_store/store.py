@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 
@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
-from ...storage import ApiKeyRecord
+from ...storage import ApiKeyRecord, NewEvent, SubscriberData, SubscriberRecord
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .campaigns import SqlCampaigns
@@ -133,6 +133,16 @@ class SqlStorage:
                 return uow.keys.find_active_by_digest(key_digest)
         with _translated_errors():
             return self._active_key_lookup.find(key_digest)
+
+    def add_subscriber(
+        self, data: SubscriberData, events: Sequence[NewEvent]
+    ) -> SubscriberRecord | None:
+        with self.transaction() as uow:
+            record = uow.subscribers.add(data)
+            if record is not None:
+                for event in events:
+                    event.enqueue_in(uow.outbox)
+        return record
 
     def check_ready(self) -> None:
         try:
