@@ -17,31 +17,36 @@ turns it into ``DbUnavailable``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import exc
 from sqlalchemy.engine import Engine
-from sqlalchemy.sql import Executable
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ClauseElement
 
 
 class PooledStatement:
     """``statement`` compiled for ``engine``; :meth:`first_row` runs it on a pooled connection.
 
-    Every bound parameter must be given a value at each run (none has a default).
+    Each run gives a value to every bound parameter the statement does not hold a value for.
     """
 
-    def __init__(self, engine: Engine, statement: Executable) -> None:
+    def __init__(self, engine: Engine, statement: ClauseElement) -> None:
         self.engine = engine
         dialect = engine.dialect
-        compiled = statement.compile(dialect=dialect)
+        compiled = cast(SQLCompiler, statement.compile(dialect=dialect))
         self.sql = str(compiled)
         self._names = list(compiled.positiontup or []) if dialect.positional else None
-        processors = {}
-        for name, bind in compiled.binds.items():
+        processors: dict[str, Callable[[Any], Any]] = {}
+        fixed: dict[str, Any] = {}
+        for bind, name in compiled.bind_names.items():
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
             if processor is not None:
                 processors[name] = processor
-        self._processors: dict[str, Callable[[Any], Any]] = processors
+            if not bind.required:  # a value built into the statement (a lock id, OFFSET 0)
+                fixed[name] = bind.effective_value
+        self._processors = processors
+        self._fixed = fixed
         self._autocommit = dialect.name == "postgresql"
 
     def first_row(self, params: Mapping[str, Any]) -> Any | None:
@@ -50,7 +55,7 @@ class PooledStatement:
 
         :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
         """
-        values: Any = dict(params)
+        values: Any = {**self._fixed, **params}
         for name, processor in self._processors.items():
             values[name] = processor(values[name])
         if self._names is not None:
