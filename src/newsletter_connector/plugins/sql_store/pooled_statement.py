@@ -50,8 +50,8 @@ class PooledStatement:
         self._autocommit = dialect.name == "postgresql"
 
     def first_row(self, params: Mapping[str, Any]) -> Any | None:
-        """Run the statement with ``params`` (by bound parameter name); its first row or
-        ``None`` (no rows, or a statement that returns none).
+        """Run the statement (one that returns rows: a ``SELECT`` or ``... RETURNING``) with
+        ``params`` (by bound parameter name); its first row, or ``None`` when it has none.
 
         :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
         """
@@ -72,7 +72,7 @@ class PooledStatement:
             cursor = connection.cursor()
             try:
                 cursor.execute(self.sql, values)
-                row = cursor.fetchone() if cursor.description is not None else None
+                row = cursor.fetchone()
             finally:
                 cursor.close()
         except dbapi_error as error:
