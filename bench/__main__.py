@@ -29,6 +29,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
         ["--count", "20000", "--limit", "500", "--sample", "10"],
     ),
     "signups": (["--seconds", "10"], ["--seconds", "2"]),
+    "signup_cpu": (["--count", "3000"], ["--count", "300"]),
     "sync": (["--events", "100000"], ["--events", "5000"]),
     "export_walk": (["--size", "1000000"], ["--size", "50000"]),
     "rollups": (["--size", "1000000"], ["--size", "50000"]),

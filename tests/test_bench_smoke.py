@@ -65,6 +65,11 @@ def test_subscriber_walk_bench_runs() -> None:
         result_line(output, name)
 
 
+def test_signup_cpu_bench_runs() -> None:
+    output = run_bench("bench.signup_cpu", "--count", "20", *db_args())
+    assert "ms/signup" in result_line(output, "signup_cpu")
+
+
 def test_signups_bench_runs() -> None:
     output = run_bench("bench.signups", "--seconds", "1", "--workers", "2", *db_args())
     assert "MISSING" not in output

@@ -121,3 +121,17 @@ def test_surfaces_not_built_yet_answer_404(newsletter_client: Any) -> None:
     unknown = newsletter_client.simulate_get("/api/export/no-such-endpoint")
     assert status.status_code == unknown.status_code == 404
     assert status.content == unknown.content
+
+
+@pytest.mark.parametrize("space", [" ", "\t", "\x0b", "\x1c", "\x85", "\xa0", "\u2003", "\u3000"])
+def test_a_token_with_any_whitespace_inside_is_malformed(space: str) -> None:
+    from falcon import testing
+
+    from newsletter_connector.web.auth import bearer_token
+
+    def token(header: str) -> str | None:
+        return bearer_token(testing.create_req(headers={"Authorization": header}))
+
+    assert space.isspace()
+    assert token(f"Bearer nlk_a{space}b") is None
+    assert token(f"Bearer nlk_ab{space}") == "nlk_ab"  # trailing space is trimmed

@@ -8,7 +8,10 @@ whole-server outage is ``test_outage.py``.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from datetime import datetime
+from functools import partial
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ from sqlalchemy import text
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.store import SqlStorage
+from newsletter_connector.storage import NewEvent
 
 
 @pytest.fixture
@@ -86,3 +90,23 @@ def test_the_key_check_reconnects_the_same_way(
     assert busy.find_active_api_key("no-such-digest") is None
     terminate(pg_url, backend_pid(pinged))
     assert pinged.find_active_api_key("no-such-digest") is None
+
+
+def test_the_signup_reconnects_the_same_way(
+    pg_url: str, storages: dict[str, SqlStorage], newsletter_storage: Any
+) -> None:
+    """PostgreSQL's one-statement signup runs on a pooled DB-API connection too."""
+    from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
+
+    busy = storages["in steady use"]
+    assert busy.add_subscriber(make_subscriber_data("a@example.org"), []) is not None
+    terminate(pg_url, backend_pid(busy))
+    signup = partial(busy.add_subscriber, make_subscriber_data("b@example.org"))
+    with pytest.raises(DbUnavailable):
+        signup([_event()])
+    assert signup([_event()]) is not None
+
+
+def _event() -> NewEvent:
+    now = datetime(2026, 1, 1)
+    return NewEvent(str(uuid.uuid4()), "newsletter.signup", now, {}, None, now)

@@ -150,3 +150,22 @@ def test_list_page_validates_like_the_api(newsletter_service: Any) -> None:
         with pytest.raises(InvalidRequest) as raised:
             subscribers.list_page(**kwargs)
         assert raised.value.field == field
+
+
+def test_signup_retries_when_its_address_was_erased_between_insert_and_look_up(
+    newsletter_service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The insert found the address taken, and the subscriber holding it was erased before
+    the look-up: the address is free again, so the signup inserts once more."""
+    storage = newsletter_service.storage
+    add = storage.add_subscriber
+    calls: list[int] = []
+
+    def taken_once(data: Any, events: Any) -> Any:
+        calls.append(len(events))
+        return None if len(calls) == 1 else add(data, events)
+
+    monkeypatch.setattr(storage, "add_subscriber", taken_once)
+    result = newsletter_service.subscribers.subscribe({"email": "gone@example.org"})
+    assert result.created and calls == [1, 1]
+    assert [e["type"] for e in outbox(newsletter_service)] == ["newsletter.signup"]

@@ -471,6 +471,31 @@ class OutboxDeliveryRepository(Protocol):
         """
 
 
+@dataclass(frozen=True)
+class NewEvent:
+    """One event to queue, as :meth:`OutboxRepository.enqueue` takes it (fields by name).
+
+    ``subscriber_key`` is the keyed hash of the address the payload carries, or ``None``."""
+
+    event_id: str
+    event_type: str
+    occurred_at: datetime
+    payload: dict[str, Any] = field(repr=False)  # it may carry a contact's data
+    subscriber_key: str | None
+    created_at: datetime
+
+    def enqueue_in(self, outbox: OutboxRepository) -> None:
+        """Queue this event in ``outbox`` (its unit of work's transaction)."""
+        outbox.enqueue(
+            event_id=self.event_id,
+            event_type=self.event_type,
+            occurred_at=self.occurred_at,
+            payload=self.payload,
+            subscriber_key=self.subscriber_key,
+            created_at=self.created_at,
+        )
+
+
 class OutboxRepository(OutboxDeliveryRepository, Protocol):
     """Outbound events, written in the same transaction as the change that caused them."""
 
@@ -780,6 +805,15 @@ class Storage(Protocol):
         ``keys.find_active_by_digest`` in a read-only unit of work, which a backend may give a
         lighter path (every authenticated request asks, and a revocation must be seen by the
         very next one). Raises ``DbUnavailable`` as a unit of work would."""
+
+    def add_subscriber(
+        self, data: SubscriberData, events: Sequence[NewEvent]
+    ) -> SubscriberRecord | None:
+        """Store a new subscriber and queue ``events`` (in order) with it, all or nothing: the
+        same as ``subscribers.add(data)`` and, when it stored the subscriber, ``outbox.enqueue``
+        of each event in one unit of work, which a backend may give a lighter path (every
+        signup takes it). ``None``, and nothing written, when the address is already taken.
+        Raises ``DbUnavailable`` as a unit of work would."""
 
     def check_ready(self) -> None:
         """Raise ``NotMigrated`` (saying how to migrate) unless the schema is current, and

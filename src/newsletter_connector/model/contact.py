@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import InvalidRequest
 from ..links import confirm_url, profile_url, unsubscribe_url
 from ..settings import Settings
-from ..storage import EmailPrefs, SubscriberRecord
+from ..storage import EmailPrefs, SubscriberData
 from ..timeutil import isoformat_z
 
 STATUSES = ("pending", "confirmed", "unsubscribed", "bounced")
@@ -53,7 +53,7 @@ _ZIP_RE = re.compile(r"^[0-9]{5}$")
 _PHONE_RE = re.compile(r"^\+?[0-9 ().-]{7,31}$")
 
 
-def contact_payload(record: SubscriberRecord, settings: Settings) -> dict[str, Any]:
+def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any]:
     """The contact (SPEC 2.1), fields in the spec's order.
 
     ``confirm_url`` only while pending; ``phone`` only with SMS consent (``prefs.sms.enabled``).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from ..storage import UnitOfWork
+from ..storage import NewEvent, UnitOfWork
 from .context import ServiceContext
 
 #: Every event type the service emits (SPEC section 6).
@@ -33,6 +33,31 @@ def subscriber_key(context: ServiceContext, email: str) -> str:
     return context.keyed_hash(SUBSCRIBER_KEY_PURPOSE, email.strip().lower())
 
 
+def new_event(
+    context: ServiceContext,
+    event_type: str,
+    payload: dict[str, Any],
+    *,
+    subscriber_email: str | None = None,
+) -> NewEvent:
+    """An event to queue, with a new id (a UUID, the idempotency key) and the time now.
+
+    :param subscriber_email: the address the payload carries, if any, so that erasing that
+        subscriber discards the event.
+    """
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {event_type!r}")
+    now = context.clock()
+    return NewEvent(
+        event_id=str(uuid.uuid4()),
+        event_type=event_type,
+        occurred_at=now,
+        payload=payload,
+        subscriber_key=subscriber_key(context, subscriber_email) if subscriber_email else None,
+        created_at=now,
+    )
+
+
 def queue_event(
     uow: UnitOfWork,
     context: ServiceContext,
@@ -41,21 +66,7 @@ def queue_event(
     *,
     subscriber_email: str | None = None,
 ) -> str:
-    """Queue an event in ``uow``'s transaction and return its id (a UUID, the idempotency key).
-
-    :param subscriber_email: the address the payload carries, if any, so that erasing that
-        subscriber discards the event.
-    """
-    if event_type not in EVENT_TYPES:
-        raise ValueError(f"unknown event type {event_type!r}")
-    event_id = str(uuid.uuid4())
-    now = context.clock()
-    uow.outbox.enqueue(
-        event_id=event_id,
-        event_type=event_type,
-        occurred_at=now,
-        payload=payload,
-        subscriber_key=subscriber_key(context, subscriber_email) if subscriber_email else None,
-        created_at=now,
-    )
-    return event_id
+    """Queue an event in ``uow``'s transaction and return its id (see :func:`new_event`)."""
+    event = new_event(context, event_type, payload, subscriber_email=subscriber_email)
+    event.enqueue_in(uow.outbox)
+    return event.event_id

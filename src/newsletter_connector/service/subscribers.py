@@ -39,7 +39,7 @@ from ..storage import DeletionRecord, SubscriberData, SubscriberRecord, TokenKin
 from ..timeutil import to_naive_utc
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
-from .events import queue_event, subscriber_key
+from .events import new_event, queue_event, subscriber_key
 
 SIGNUP_FIELDS = (
     "email",
@@ -237,19 +237,26 @@ class SubscriberService:
             unsubscribe_token=new_token(),
             profile_token=new_token(),
         )
-        with self.context.storage.transaction() as uow:
+        # The events' payload is the contact of the record to be stored (a contact has no id).
+        payload = contact_payload(data, self.context.settings)
+        events = [new_event(self.context, "newsletter.signup", payload, subscriber_email=email)]
+        if status == "confirmed":
+            events.append(
+                new_event(self.context, "newsletter.confirmed", payload, subscriber_email=email)
+            )
+        storage = self.context.storage
+        while True:
             # Insert first: a new address (the common case) needs no look-up before it.
-            created = uow.subscribers.add(data)
-            if created is None:
+            created = storage.add_subscriber(data, events)
+            if created is not None:
+                return SubscribeResult(created, created=True)
+            with storage.transaction() as uow:
                 existing = uow.subscribers.get_by_email(email, lock=True)
-                assert existing is not None, "add refused an address that does not exist"
+                if existing is None:
+                    continue  # erased since the insert found it taken: the address is free
                 if existing.status == "pending":
                     self._queue(uow, "newsletter.signup", existing)
                 return SubscribeResult(existing, created=False)
-            self._queue(uow, "newsletter.signup", created)
-            if created.status == "confirmed":
-                self._queue(uow, "newsletter.confirmed", created)
-        return SubscribeResult(created, created=True)
 
     @staticmethod
     def _parse_consent(value: Any, now: datetime) -> tuple[str, datetime] | None:

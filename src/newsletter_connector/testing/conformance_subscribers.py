@@ -11,13 +11,14 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+import uuid
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
-from ..storage import EmailPrefs, SubscriberData
+from ..storage import EmailPrefs, NewEvent, SubscriberData
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456)
 
@@ -109,6 +110,37 @@ class SubscribersConformance:
         with storage.transaction(write=False) as uow:
             page = uow.subscribers.list_page(status=None, after_id=None, limit=10)
         assert [r.email for r in page] == ["taken@example.org", "free@example.org"]
+
+    # -- Storage.add_subscriber: a subscriber with its events, all or nothing ----------------
+
+    @pytest.mark.parametrize("event_count", [0, 1, 2, 3])
+    def test_add_subscriber_stores_it_with_its_events_in_order(
+        self, storage: Any, event_count: int
+    ) -> None:
+        data = make_subscriber_data("events@example.org", categories=("food",), zip="02134")
+        events = [_new_event(n, "key-events") for n in range(event_count)]
+        record = storage.add_subscriber(data, events)
+        assert record is not None and record.email == "events@example.org"
+        with storage.transaction(write=False) as uow:
+            assert uow.subscribers.get_by_email("events@example.org") == record
+        assert _queued(storage) == [(e.event_id, e.event_type, e.payload) for e in events]
+        for event in _claimed_events(storage):
+            assert event.occurred_at == T0 + timedelta(seconds=int(event.payload["n"]))
+        with storage.transaction() as uow:  # the events carry the subscriber's key
+            assert uow.outbox.discard_for_subscriber("key-events") == event_count
+
+    def test_add_subscriber_with_a_taken_address_writes_nothing(self, storage: Any) -> None:
+        first = storage.add_subscriber(
+            make_subscriber_data("twice@example.org"), [_new_event(0, "key-1")]
+        )
+        assert first is not None
+        again = [_new_event(n, "key-2") for n in (1, 2)]
+        for count in (1, 2):
+            data = make_subscriber_data("twice@example.org", first_name="Other")
+            assert storage.add_subscriber(data, again[:count]) is None
+        with storage.transaction(write=False) as uow:
+            assert uow.subscribers.get_by_email("twice@example.org") == first
+        assert [payload["n"] for _, _, payload in _queued(storage)] == [0]
 
     def test_subscribers_save_and_delete(self, storage: Any) -> None:
         record = self._add(storage, "s@example.org")
@@ -231,3 +263,35 @@ class SubscribersConformance:
             assert uow.subscribers.count() == 5
             assert uow.subscribers.count(status="confirmed") == 2
             assert uow.subscribers.count(status="bounced") == 1
+
+
+def _new_event(n: int, key: str) -> NewEvent:
+    """A distinct event: its payload says ``n``, it occurred ``n`` seconds after ``T0``."""
+    return NewEvent(
+        event_id=str(uuid.uuid4()),
+        event_type="newsletter.signup" if n % 2 == 0 else "newsletter.confirmed",
+        occurred_at=T0 + timedelta(seconds=n),
+        payload={"n": n, "email": "x@example.org"},
+        subscriber_key=key,
+        created_at=T0 + timedelta(seconds=n),
+    )
+
+
+def _claimed_events(storage: Any) -> list[Any]:
+    """Every queued event in queue order, through one claim (the storage is then spent)."""
+    with storage.transaction() as uow:
+        batches = uow.outbox.claim_batches(
+            now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
+        )
+    return [event for batch in batches for event in batch.events]
+
+
+def _queued(storage: Any) -> list[tuple[str, str, Any]]:
+    """``(event_id, event_type, payload)`` of every queued event, in queue order; the claim
+    is released again."""
+    with storage.transaction() as uow:
+        batches = uow.outbox.claim_batches(
+            now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
+        )
+        uow.outbox.release_claims([batch.id for batch in batches], lease_until=T0)
+    return [(e.event_id, e.event_type, e.payload) for batch in batches for e in batch.events]

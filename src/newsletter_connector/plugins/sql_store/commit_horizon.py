@@ -46,18 +46,21 @@ class CommitHorizon:
         if connection.dialect.name == "postgresql":
             connection.execute(_ENTER_INSERT, {"lock": self.lock})
 
-    def row_entering(self, table: Table, columns: Sequence[str]) -> Select[Any]:
+    def row_entering(
+        self, table: Table, columns: Sequence[str], *, prefix: str = ""
+    ) -> Select[Any]:
         """A one-row ``SELECT`` of the bound parameters ``columns`` (typed as ``table``'s) that
         enters the horizon as it is read, for ``insert(table).from_select(columns, row)`` on
         PostgreSQL: the shared lock is taken before the row's id is drawn, in the insert's own
         round trip instead of a statement of its own. The lock is in a subquery the row is
-        read from (``OFFSET 0`` keeps the planner from flattening it away)."""
+        read from (``OFFSET 0`` keeps the planner from flattening it away). The parameters are
+        named ``prefix`` + column name."""
         entered = (
             select(func.pg_advisory_xact_lock_shared(self.lock).label("entered"))
             .offset(0)
             .subquery("horizon")
         )
-        values = [bindparam(name, type_=table.c[name].type) for name in columns]
+        values = [bindparam(prefix + name, type_=table.c[name].type) for name in columns]
         return select(*values).select_from(entered)
 
     def horizon(self, connection: Connection) -> int | None:

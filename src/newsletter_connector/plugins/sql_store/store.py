@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 
@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
-from ...storage import ApiKeyRecord
+from ...storage import ApiKeyRecord, NewEvent, SubscriberData, SubscriberRecord
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .campaigns import SqlCampaigns
@@ -20,6 +20,7 @@ from .issues import SqlIssues
 from .key_lookup import ActiveKeyLookup
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
+from .signup_insert import SignupInsert
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
@@ -133,6 +134,32 @@ class SqlStorage:
                 return uow.keys.find_active_by_digest(key_digest)
         with _translated_errors():
             return self._active_key_lookup.find(key_digest)
+
+    @cached_property
+    def _signup_insert(self) -> SignupInsert | None:
+        uow = self.unit_of_work_class
+        if self.dialect != "postgresql" or (
+            uow.subscribers is not SqlUnitOfWork.subscribers
+            or uow.outbox is not SqlUnitOfWork.outbox
+        ):
+            # SQLite's unit of work is as quick (no server round trips); a host that swapped
+            # either repository in is asked through it.
+            return None
+        return SignupInsert(self.engine)
+
+    def add_subscriber(
+        self, data: SubscriberData, events: Sequence[NewEvent]
+    ) -> SubscriberRecord | None:
+        signup = self._signup_insert
+        if signup is not None and signup.handles(events):
+            with _translated_errors():
+                return signup.add(data, events)
+        with self.transaction() as uow:
+            record = uow.subscribers.add(data)
+            if record is not None:
+                for event in events:
+                    event.enqueue_in(uow.outbox)
+        return record
 
     def check_ready(self) -> None:
         try:

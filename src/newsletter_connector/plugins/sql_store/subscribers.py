@@ -44,8 +44,9 @@ _TOKEN_COLUMNS = {
 }
 
 
-def _columns(data: SubscriberData) -> dict[str, Any]:
-    values = _fields(data)  # shallow: asdict's deep copy cost more than the insert (issue 10)
+def subscriber_columns(data: SubscriberData) -> dict[str, Any]:
+    """The insert's column values of ``data`` (every column but ``id``)."""
+    values = subscriber_fields(data)  # shallow: asdict's deep copy cost more (issue 10)
     prefs = values.pop("prefs")
     values.pop("id", None)
     values["categories"] = list(data.categories)
@@ -123,6 +124,14 @@ _INSERT = {
         "sqlite", subscribers, index_elements=[subscribers.c.email]
     ).returning(subscribers.c.id),
 }
+
+
+def insert_subscriber_statement() -> Any:
+    """PostgreSQL's signup insert (entering the horizon; ``id`` of a new row, none for an
+    address already stored), for statements that add more to the same round trip."""
+    return _INSERT["postgresql"]
+
+
 _BY_EMAIL = _SELECT_RECORD.where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
 
@@ -133,10 +142,11 @@ class SqlSubscribers:
 
     def add(self, data: SubscriberData) -> SubscriberRecord | None:
         dialect = self.connection.dialect.name  # PostgreSQL's insert enters the horizon
-        new_id = self.connection.execute(_INSERT[dialect], _columns(data)).scalar_one_or_none()
+        values = subscriber_columns(data)
+        new_id = self.connection.execute(_INSERT[dialect], values).scalar_one_or_none()
         if new_id is None:
             return None  # the address is already stored
-        return SubscriberRecord(id=int(new_id), **_fields(data))
+        return SubscriberRecord(id=int(new_id), **subscriber_fields(data))
 
     def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
         row = self.connection.execute(_BY_EMAIL_LOCKED if lock else _BY_EMAIL, {"email": email})
@@ -155,7 +165,7 @@ class SqlSubscribers:
         return _subscriber(row) if row else None
 
     def save(self, record: SubscriberRecord) -> None:
-        values = _columns(record)
+        values = subscriber_columns(record)
         values.pop("email")
         self.connection.execute(
             update(subscribers).where(subscribers.c.id == record.id).values(**values)
@@ -185,7 +195,7 @@ class SqlSubscribers:
         return int(self.connection.scalar(query) or 0)
 
 
-def _fields(data: SubscriberData) -> dict[str, Any]:
+def subscriber_fields(data: SubscriberData) -> dict[str, Any]:
     """The dataclass fields of ``data`` as keyword arguments (shallow: prefs stays a record)."""
     return {name: getattr(data, name) for name in SubscriberData.__dataclass_fields__}
 
