@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from newsletter_connector.errors import InvalidRequest, NotFound
+from newsletter_connector.errors import DbUnavailable, InvalidRequest, NotFound
+from newsletter_connector.service.subscribers import SIGNUP_ATTEMPTS
 from tests.subscriber_helpers import events_of, outbox, wire
 
 
@@ -169,3 +170,22 @@ def test_signup_retries_when_its_address_was_erased_between_insert_and_look_up(
     result = newsletter_service.subscribers.subscribe({"email": "gone@example.org"})
     assert result.created and calls == [1, 1]
     assert [e["type"] for e in outbox(newsletter_service)] == ["newsletter.signup"]
+
+
+def test_a_signup_racing_erasures_gives_up_after_a_few_attempts(
+    newsletter_service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken at every insert and gone at every look-up: the signup answers "try again"
+    (db_unavailable, 503) instead of spinning, and stores nothing."""
+    storage = newsletter_service.storage
+    attempts: list[int] = []
+
+    def always_taken(data: Any, events: Any) -> Any:
+        attempts.append(len(events))
+        return None
+
+    monkeypatch.setattr(storage, "add_subscriber", always_taken)
+    with pytest.raises(DbUnavailable, match="try again"):
+        newsletter_service.subscribers.subscribe({"email": "flicker@example.org"})
+    assert len(attempts) == SIGNUP_ATTEMPTS
+    assert outbox(newsletter_service) == []

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from ..errors import ConsentRequired, InvalidRequest, NotFound
+from ..errors import ConsentRequired, DbUnavailable, InvalidRequest, NotFound
 from ..model.contact import (
     AGE_RANGES,
     DEFAULT_PREFS,
@@ -40,6 +40,10 @@ from ..timeutil import to_naive_utc
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
 from .events import new_event, queue_event, subscriber_key
+
+#: Inserts a signup tries when its address is taken and then erased before it is looked up
+#: (each time): a race, not a loop to spin in.
+SIGNUP_ATTEMPTS = 3
 
 SIGNUP_FIELDS = (
     "email",
@@ -245,7 +249,7 @@ class SubscriberService:
                 new_event(self.context, "newsletter.confirmed", payload, subscriber_email=email)
             )
         storage = self.context.storage
-        while True:
+        for _attempt in range(SIGNUP_ATTEMPTS):
             # Insert first: a new address (the common case) needs no look-up before it.
             created = storage.add_subscriber(data, events)
             if created is not None:
@@ -257,6 +261,9 @@ class SubscriberService:
                 if existing.status == "pending":
                     self._queue(uow, "newsletter.signup", existing)
                 return SubscribeResult(existing, created=False)
+        raise DbUnavailable(
+            "the address was taken and erased again while this signup ran; try again"
+        )
 
     @staticmethod
     def _parse_consent(value: Any, now: datetime) -> tuple[str, datetime] | None:
