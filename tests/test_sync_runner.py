@@ -57,6 +57,8 @@ class Recorder:
             action = action(request)
         if isinstance(action, BaseException):
             raise action
+        if isinstance(action, httpx.Response):
+            return action
         return httpx.Response(int(action), json={"ok": True})
 
     def bodies(self) -> list[Any]:
@@ -150,6 +152,27 @@ def test_activation_sends_the_backlog_oldest_first_in_batches_of_100(
     figures = status(service)
     assert figures.batches["delivered"] == 3
     assert figures.undelivered_events == 0
+
+
+@pytest.mark.parametrize("transport", ["events", "platform"])
+def test_requests_send_the_clients_headers_and_never_a_cookie_the_platform_set(
+    service: Any, make_runner: Any, recorder: Recorder, transport: str
+) -> None:
+    connect(service, transport)
+    recorder.script = [
+        lambda r: httpx.Response(200, headers={"Set-Cookie": "session=abc; Path=/"}, json={})
+    ]
+    queue(service, 1)
+    runner = make_runner()
+    assert runner.run_once().delivered_events == 1
+    queue(service, 1)
+    assert runner.run_once().delivered_events == 1
+    first, second = recorder.requests
+    assert "cookie" not in second.headers  # a push carries its body and headers, nothing kept
+    for request in (first, second):
+        assert request.headers["user-agent"].startswith("python-httpx/")
+        assert request.headers["authorization"] == f"Bearer {TOKEN}"
+        assert request.headers["content-type"] == "application/json"
 
 
 def test_500s_then_200_resend_the_same_ids_on_the_ladder(

@@ -17,6 +17,7 @@ import orjson
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
 from ..storage import ConnectionRecord, OutboxEvent
+from ..sync.http import RunnerClient
 from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
 from ..timeutil import isoformat_z, to_naive_utc
 
@@ -88,7 +89,11 @@ class EventsTransport:
     def deliver(self, events: Sequence[OutboxEvent]) -> None:
         if not events:
             return
-        response = self.http.post(self._url, content=wire_body(events), headers=self._headers)
+        body = wire_body(events)
+        if isinstance(self.http, RunnerClient):
+            response = self.http.push(self._url, content=body, headers=self._headers)
+        else:  # a client of the host's own
+            response = self.http.post(self._url, content=body, headers=self._headers)
         require_2xx(response)
 
 
