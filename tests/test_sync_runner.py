@@ -609,3 +609,10 @@ def test_a_platform_claim_is_one_batch_with_a_one_batch_lease(
     assert runner.lease_for(transport, 1) == timedelta(seconds=20 * 15) + runner.lease_margin
     connect(service)
     assert runner.batches_per_claim(runner.transport()) == 10
+
+
+def test_a_closed_runner_client_refuses_a_push(service: Any) -> None:
+    client = sync_http.build_http_client(service.settings)
+    client.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        client.push(httpx.URL(f"{PLATFORM}/v1/events"), content=b"[]", headers={})

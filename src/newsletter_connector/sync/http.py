@@ -332,6 +332,8 @@ class RunnerClient(httpx.Client):
     def push(self, url: httpx.URL, *, content: bytes, headers: dict[str, str]) -> httpx.Response:
         """``POST`` ``content`` to ``url`` with ``headers`` (added to the client's defaults);
         the whole response, read by the deadline."""
+        if self.is_closed:
+            raise RuntimeError("cannot push: the runner's HTTP client has been closed")
         request = httpx.Request(
             "POST",
             url,
