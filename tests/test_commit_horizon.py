@@ -18,6 +18,8 @@ import pytest
 from sqlalchemy import text
 
 from newsletter_connector.model.contact import DEFAULT_PREFS
+from newsletter_connector.plugins.sql_store.analytics import EVENTS_HORIZON as ANALYTICS_HORIZON
+from newsletter_connector.plugins.sql_store.subscribers import SIGNUP_LOCK_ID
 from newsletter_connector.storage import SubscriberData
 from tests.subscriber_helpers import SUBSCRIBERS
 
@@ -74,6 +76,12 @@ TABLES = {
     "subscribers": (add_subscriber, walk_subscribers),
     "contact messages": (add_message, walk_messages),
     "analytics events": (add_event, walk_events),
+}
+#: Each table's horizon lock and the sequence its ids are drawn from.
+HORIZONS = {
+    "subscribers": (SIGNUP_LOCK_ID, "nc_subscribers_id_seq"),
+    "contact messages": (SIGNUP_LOCK_ID + 1, "nc_contact_messages_id_seq"),
+    "analytics events": (ANALYTICS_HORIZON.lock, "nc_analytics_events_id_seq"),
 }
 
 
@@ -146,6 +154,32 @@ def test_a_walk_page_waits_for_an_insert_in_flight_and_does_not_skip_it(
         walked.result(timeout=0.5)  # waiting for ``held``: returning now would skip its id
     held.commit()
     assert walked.result(timeout=WAIT) == [held.id, later]
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_an_insert_enters_the_horizon_before_drawing_its_id(
+    pg_storage: Any, pool: ThreadPoolExecutor, table: str
+) -> None:
+    add, _ = TABLES[table]
+    lock, sequence = HORIZONS[table]
+    with pg_storage.engine.connect() as admin:
+        admin = admin.execution_options(isolation_level="AUTOCOMMIT")
+        drawn = text(f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {sequence}")
+        before = admin.scalar(drawn)
+        admin.execute(text("SELECT pg_advisory_lock(:lock)"), {"lock": lock})  # a walk's barrier
+        try:
+
+            def insert() -> int:
+                with pg_storage.transaction() as uow:
+                    return add(uow, "held")
+
+            added = pool.submit(insert)
+            with pytest.raises(TimeoutError):
+                added.result(timeout=0.5)  # waits for the barrier...
+            assert admin.scalar(drawn) == before  # ...before drawing its id
+        finally:
+            admin.execute(text("SELECT pg_advisory_unlock(:lock)"), {"lock": lock})
+        assert added.result(timeout=WAIT) > before
 
 
 def test_a_walk_leaves_no_advisory_lock_behind(

@@ -26,7 +26,29 @@ ENGAGEMENT_PING = "engagement ping"
 
 #: The export's ``after_id`` walk never passes an event still being captured (any constant
 #: distinct from the other horizons' locks).
-_EVENTS_HORIZON = CommitHorizon(0x6E6C_6576_7473, analytics_events.c.id)  # "nlevts"
+EVENTS_HORIZON = CommitHorizon(0x6E6C_6576_7473, analytics_events.c.id)  # "nlevts"
+
+_ADD_EVENT_COLUMNS = (
+    "occurred_at",
+    "day",
+    "event_type",
+    "visitor_id",
+    "session_id",
+    "path",
+    "referrer",
+    "props",
+    "engaged_seconds",
+)
+_ADD_EVENT = insert(analytics_events).returning(analytics_events.c.id)
+# PostgreSQL: the same insert, entering the events' commit horizon before the row's id is
+# drawn, in its own round trip (not a statement of its own before it).
+_ADD_EVENT_IN_HORIZON = (
+    insert(analytics_events)
+    .from_select(
+        _ADD_EVENT_COLUMNS, EVENTS_HORIZON.row_entering(analytics_events, _ADD_EVENT_COLUMNS)
+    )
+    .returning(analytics_events.c.id)
+)
 
 
 def utc_day(connection: Connection, column: Any) -> ColumnElement[Any]:
@@ -76,22 +98,21 @@ class SqlAnalytics:
                 visitor_id=visitor_id, first_seen_at=occurred_at
             )
         )
-        _EVENTS_HORIZON.enter_insert(self.connection)
+        postgres = self.connection.dialect.name == "postgresql"
         return int(
             self.connection.execute(
-                insert(analytics_events)
-                .values(
-                    occurred_at=occurred_at,
-                    day=occurred_at.date(),
-                    event_type=event_type,
-                    visitor_id=visitor_id,
-                    session_id=session_id,
-                    path=path,
-                    referrer=referrer,
-                    props=props,
-                    engaged_seconds=engaged_seconds,
-                )
-                .returning(analytics_events.c.id)
+                _ADD_EVENT_IN_HORIZON if postgres else _ADD_EVENT,
+                {
+                    "occurred_at": occurred_at,
+                    "day": occurred_at.date(),
+                    "event_type": event_type,
+                    "visitor_id": visitor_id,
+                    "session_id": session_id,
+                    "path": path,
+                    "referrer": referrer,
+                    "props": props,
+                    "engaged_seconds": engaged_seconds,
+                },
             ).scalar_one()
         )
 
@@ -102,7 +123,7 @@ class SqlAnalytics:
             .order_by(analytics_events.c.id)
             .limit(limit)
         )
-        rows = self.connection.execute(_EVENTS_HORIZON.bound(self.connection, query)).all()
+        rows = self.connection.execute(EVENTS_HORIZON.bound(self.connection, query)).all()
         return [_build_event(row) for row in rows]
 
     def daily_traffic(
