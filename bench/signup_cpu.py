@@ -21,9 +21,10 @@ import uuid
 
 import falcon.testing
 
-from bench.bare_signup_app import create, create_tables
+from bench.bare_signup_app import create
 from bench.harness import database, report
-from newsletter_connector import NewsletterService, Settings, create_app
+from bench.signups import prepared_service
+from newsletter_connector import create_app
 
 PATH = "/api/newsletter/v1/subscribers"
 TARGET = "<= 0.7 ms/signup on PostgreSQL"
@@ -58,10 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     backend = "postgresql" if args.database_url else "sqlite"
     with database(args.database_url) as url:
-        settings = Settings(database_url=url, base_url="https://bench.example", site_secret="b")
-        service = NewsletterService.build(settings)
-        key = service.admin.create_api_key("bench").key
-        create_tables(service.storage.engine)  # type: ignore[attr-defined]
+        service, key = prepared_service(url)
         bare = cpu_per_signup(falcon.testing.TestClient(create(url)), args.count, {})
         ours = cpu_per_signup(
             falcon.testing.TestClient(create_app(service=service)),

@@ -54,6 +54,15 @@ def post_for(client: falcon.testing.TestClient, seconds: float, headers: dict[st
     raise AssertionError("unreachable")
 
 
+def prepared_service(url: str) -> tuple[NewsletterService, str]:
+    """The service on ``url`` with an API key (returned) and the bare app's tables created."""
+    settings = Settings(database_url=url, base_url="https://bench.example", site_secret="b")
+    service = NewsletterService.build(settings)
+    key = service.admin.create_api_key("bench").key
+    create_tables(service.storage.engine)  # type: ignore[attr-defined]
+    return service, key
+
+
 def stored(url: str) -> tuple[int, int]:
     """Subscribers and queued ``newsletter.signup`` events in the database."""
     engine = make_engine(url)
@@ -81,10 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     backend = "postgresql" if args.database_url else "sqlite"
 
     with database(args.database_url) as url:
-        settings = Settings(database_url=url, base_url="https://bench.example", site_secret="b")
-        service = NewsletterService.build(settings)
-        key = service.admin.create_api_key("bench").key
-        create_tables(service.storage.engine)  # type: ignore[attr-defined]
+        service, key = prepared_service(url)
         auth = {"Authorization": f"Bearer {key}"}
         if backend == "sqlite":
             bare_client = falcon.testing.TestClient(create(url))

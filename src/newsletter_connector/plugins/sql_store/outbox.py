@@ -33,7 +33,8 @@ _e = outbox_events.c
 
 # Every signup and change queues events: the statements are built once (issue 10).
 _ENQUEUE = insert(outbox_events)
-_ENQUEUE_COLUMNS = (
+#: The columns an enqueue writes (also the one-statement signup's event inserts).
+ENQUEUE_COLUMNS = (
     "event_id",
     "event_type",
     "occurred_at",
@@ -44,8 +45,8 @@ _ENQUEUE_COLUMNS = (
 # PostgreSQL: the same insert, entering the outbox's commit horizon before the row's seq is
 # drawn, in the same round trip — which the claim's ranges rely on (see outbox_claims).
 _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
-    _ENQUEUE_COLUMNS,
-    outbox_claims.OUTBOX_HORIZON.row_entering(outbox_events, _ENQUEUE_COLUMNS),
+    ENQUEUE_COLUMNS,
+    outbox_claims.OUTBOX_HORIZON.row_entering(outbox_events, ENQUEUE_COLUMNS),
 )
 
 # Built once: every claim settles the previous one's batches (issue 10).

@@ -27,19 +27,12 @@ from sqlalchemy import CTE, Select, insert, select
 from sqlalchemy.engine import Engine
 
 from ...storage import NewEvent, SubscriberData, SubscriberRecord
+from .outbox import ENQUEUE_COLUMNS
 from .outbox_claims import OUTBOX_HORIZON
 from .pooled_statement import PooledStatement
 from .subscribers import insert_subscriber_statement, subscriber_columns, subscriber_fields
 from .tables import outbox_events
 
-_EVENT_COLUMNS = (
-    "event_id",
-    "event_type",
-    "occurred_at",
-    "payload",
-    "subscriber_key",
-    "created_at",
-)
 #: Signups queue one event (``newsletter.signup``), or two with consent (``.confirmed``).
 MAX_EVENTS = 2
 
@@ -52,11 +45,11 @@ def signup_statement(event_count: int) -> Select[Any]:
     statement = select(added.c.id)
     for index in range(event_count):
         row = OUTBOX_HORIZON.row_entering(
-            outbox_events, _EVENT_COLUMNS, prefix=f"e{index}_"
+            outbox_events, ENQUEUE_COLUMNS, prefix=f"e{index}_"
         ).select_from(previous)
         event = (
             insert(outbox_events)
-            .from_select(_EVENT_COLUMNS, row)
+            .from_select(ENQUEUE_COLUMNS, row)
             .returning(outbox_events.c.seq)
             .cte(f"event_{index}")
         )
