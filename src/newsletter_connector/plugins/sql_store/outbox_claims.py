@@ -25,17 +25,16 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, func, select, text, update
 from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import TextClause
 
 from ...storage import ClaimedBatch, OutboxEvent, stored_outbox_event
 from .commit_horizon import CommitHorizon
+from .pooled_statement import DriverStatement
 from .tables import outbox_batches, outbox_events
 
 _b = outbox_batches.c
@@ -152,22 +151,12 @@ def _lease_due(
     ]
 
 
-@dataclass(frozen=True)
-class _DriverQuery:
-    """:data:`_QUEUED` compiled for one dialect, to be fetched as the driver's plain rows."""
-
-    compiled: SQLCompiler
-    sql: str
-    positional: bool
-    #: The ``occurred_at`` column's result processor (SQLite's turns text into a datetime).
-    occurred_at: Callable[[Any], Any] | None
-
-
 @functools.lru_cache(maxsize=8)
-def _driver_queued(dialect: Dialect) -> _DriverQuery:
-    compiled = _QUEUED.compile(dialect=dialect)
+def _driver_queued(dialect: Dialect) -> tuple[DriverStatement, Callable[[Any], Any] | None]:
+    """:data:`_QUEUED` for ``dialect``, and the ``occurred_at`` column's result processor
+    (SQLite's turns text into a datetime; none on PostgreSQL)."""
     occurred_at = _e.occurred_at.type.dialect_impl(dialect).result_processor(dialect, None)
-    return _DriverQuery(compiled, str(compiled), dialect.positional, occurred_at)
+    return DriverStatement(_QUEUED, dialect), occurred_at
 
 
 def _queued_events(connection: Connection, params: dict[str, Any]) -> list[OutboxEvent]:
@@ -178,17 +167,12 @@ def _queued_events(connection: Connection, params: dict[str, Any]) -> list[Outbo
     cost as much as the query itself for a claim's 1,000 rows (issue 10), and only
     ``occurred_at`` needs processing, on SQLite.
     """
-    query = _driver_queued(connection.dialect)
-    bound: dict[str, Any] = dict(query.compiled.construct_params(params))
-    driver_params: Any = bound
-    if query.positional:
-        driver_params = tuple(bound[name] for name in query.compiled.positiontup or ())
-    result = connection.exec_driver_sql(query.sql, driver_params)
+    query, parse = _driver_queued(connection.dialect)
+    result = connection.exec_driver_sql(query.sql, query.parameters(params))
     try:
         rows = result.cursor.fetchall()
     finally:
         result.close()
-    parse = query.occurred_at
     if parse is None:
         return [stored_outbox_event(*row) for row in rows]
     return [

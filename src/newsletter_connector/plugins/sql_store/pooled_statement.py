@@ -20,20 +20,16 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from sqlalchemy import exc
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
 
-class PooledStatement:
-    """``statement`` compiled for ``engine``; :meth:`first_row` runs it on a pooled connection.
+class DriverStatement:
+    """``statement`` compiled once for ``dialect``, in the driver's own terms: :attr:`sql` and
+    :meth:`parameters`, for a DB-API cursor or ``Connection.exec_driver_sql``."""
 
-    Each run gives a value to every bound parameter the statement does not hold a value for.
-    """
-
-    def __init__(self, engine: Engine, statement: ClauseElement) -> None:
-        self.engine = engine
-        dialect = engine.dialect
+    def __init__(self, statement: ClauseElement, dialect: Dialect) -> None:
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect))
         self.sql = str(compiled)
         self._names = list(compiled.positiontup or []) if dialect.positional else None
@@ -47,7 +43,29 @@ class PooledStatement:
                 fixed[name] = bind.effective_value
         self._processors = processors
         self._fixed = fixed
-        self._autocommit = dialect.name == "postgresql"
+
+    def parameters(self, params: Mapping[str, Any]) -> Any:
+        """``params`` (by bound parameter name; the statement's own values added) through
+        their types' bind processors, in the driver's parameter style."""
+        values: Any = {**self._fixed, **params}
+        for name, processor in self._processors.items():
+            values[name] = processor(values[name])
+        if self._names is not None:
+            values = tuple(values[name] for name in self._names)
+        return values
+
+
+class PooledStatement:
+    """``statement`` compiled for ``engine``; :meth:`first_row` runs it on a pooled connection.
+
+    Each run gives a value to every bound parameter the statement does not hold a value for.
+    """
+
+    def __init__(self, engine: Engine, statement: ClauseElement) -> None:
+        self.engine = engine
+        self._driver = DriverStatement(statement, engine.dialect)
+        self.sql = self._driver.sql
+        self._autocommit = engine.dialect.name == "postgresql"
 
     def first_row(self, params: Mapping[str, Any]) -> Any | None:
         """Run the statement (one that returns rows: a ``SELECT`` or ``... RETURNING``) with
@@ -55,11 +73,7 @@ class PooledStatement:
 
         :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
         """
-        values: Any = {**self._fixed, **params}
-        for name, processor in self._processors.items():
-            values[name] = processor(values[name])
-        if self._names is not None:
-            values = tuple(values[name] for name in self._names)
+        values = self._driver.parameters(params)
         dbapi_error = self.engine.dialect.loaded_dbapi.Error
         try:
             connection = self.engine.raw_connection()
