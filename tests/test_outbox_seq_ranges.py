@@ -96,3 +96,65 @@ def test_the_enqueue_takes_the_horizon_lock_before_drawing_its_seq(pg_storage: A
             text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
         )
     assert after == 0  # transaction-scoped: gone with the commit; the claim's barrier too
+
+
+def advisory_locks(storage: Any) -> int:
+    """Advisory locks held by any session (idle pooled connections included)."""
+    with storage.transaction(write=False) as uow:
+        return int(
+            uow.connection.scalar(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"))
+        )
+
+
+def test_a_claim_lets_go_of_the_barrier_it_froze_behind(pg_storage: Any) -> None:
+    # The barrier is a session-level lock, released inside the statement that reads the queue:
+    # a pooled connection still holding it would make every later enqueue wait forever.
+    with pg_storage.transaction() as uow:
+        enqueue(uow, 0)
+    assert len(claim(pg_storage)) == 1
+    assert advisory_locks(pg_storage) == 0
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(enqueue_alone, pg_storage).result(timeout=WAIT)
+
+
+def enqueue_alone(storage: Any) -> str:
+    with storage.transaction() as uow:
+        return enqueue(uow, 1)
+
+
+def test_a_claim_failing_behind_the_barrier_does_not_keep_it(
+    pg_storage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy.exc import DataError
+
+    from newsletter_connector.plugins.sql_store import outbox_claims
+    from newsletter_connector.plugins.sql_store.pooled_statement import DriverStatement
+
+    with pg_storage.transaction() as uow:
+        enqueue(uow, 0)
+    broken = DriverStatement(text("SELECT 1 / 0"), pg_storage.engine.dialect)
+    monkeypatch.setattr(outbox_claims, "_driver_queued", lambda dialect: (broken, None))
+    with pytest.raises(DataError):
+        claim(pg_storage)  # fails after the barrier was taken, before it was let go
+    monkeypatch.undo()
+    assert advisory_locks(pg_storage) == 0  # the connection was closed, not pooled
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(enqueue_alone, pg_storage).result(timeout=WAIT)
+    assert [len(batch.events) for batch in claim(pg_storage)] == [2]
+
+
+def test_a_claim_turns_off_sorting_and_jit_for_its_transaction(pg_storage: Any) -> None:
+    # enable_sort: the queue's estimate is often stale and PostgreSQL then sorted every queued
+    # event; jit: a plan keeping a disabled sort costs enough to be JIT-compiled (~130 ms).
+    with pg_storage.transaction() as uow:
+        enqueue(uow, 0)
+    with pg_storage.transaction() as uow:
+        uow.outbox.claim_batches(
+            now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
+        )
+        settings = uow.connection.execute(
+            text("SELECT current_setting('enable_sort'), current_setting('jit')")
+        ).one()
+    assert tuple(settings) == ("off", "off")
+    with pg_storage.transaction() as uow:
+        assert uow.connection.scalar(text("SELECT current_setting('enable_sort')")) == "on"

@@ -13,6 +13,9 @@ to that horizon is then final (committed or never to exist), and every id drawn 
 larger, so the page reads ``id <= horizon`` and cannot skip. The lock is held for one index
 look-up, not for the page's query.
 
+The outbox's freeze passes the same barrier in statements of its own
+(:mod:`.outbox_freeze_pg`), to read its frontier in the horizon's snapshot.
+
 An earlier design (issue 3) took the lock exclusively for every insert until its commit: walks
 were safe, but signups took turns and PostgreSQL reached about a third of the bare
 insert rate (issue 10).
@@ -68,12 +71,6 @@ class CommitHorizon:
 
         PostgreSQL only. Waits for inserts in flight to end, for as long as they take.
         """
-        largest: int | None = self.read_at_horizon(connection)[0]
-        return largest
-
-    def read_at_horizon(self, connection: Connection, *also: Any) -> tuple[Any, ...]:
-        """The horizon (as :meth:`horizon`) followed by the scalar subqueries ``also``, all
-        read in the one snapshot taken while the barrier is held."""
         connection.execute(_BARRIER, {"lock": self.lock})
         try:
             # Under READ COMMITTED this statement's snapshot is taken as it starts, while the
@@ -81,7 +78,6 @@ class CommitHorizon:
             row = connection.execute(
                 select(
                     select(func.max(self.column)).scalar_subquery(),
-                    *also,
                     func.pg_advisory_unlock(bindparam("lock")),
                 ),
                 {"lock": self.lock},
@@ -91,8 +87,7 @@ class CommitHorizon:
             # pool while it may still hold the lock (closing it releases the lock).
             connection.invalidate()
             raise
-        largest = None if row[0] is None else int(row[0])
-        return (largest, *row[1:-1])
+        return None if row[0] is None else int(row[0])
 
     def bound(self, connection: Connection, query: SelectT) -> SelectT:
         """``query`` limited to ids at or below the horizon (unchanged off PostgreSQL)."""

@@ -10,10 +10,31 @@ event above the newest batch's ``last_seq`` (the *frontier*). Freezing writes on
 rows, never the events (updating 1,000 wide event rows and their indexes was most of a claim's
 time on PostgreSQL). A range is safe because it never reaches past the outbox's **commit
 horizon** (:mod:`.commit_horizon`): on PostgreSQL every enqueue takes the outbox lock shared
-before drawing its seq, and the freeze takes it exclusively for one look-up of ``max(seq)``, so
-every seq up to that horizon is final — no event can still commit inside a frozen range, and
-every later event lands above it. On SQLite writers take turns (``BEGIN IMMEDIATE``), so every
-stored seq is final, and seqs are never reused (AUTOINCREMENT).
+before drawing its seq, and the freeze takes it exclusively until the snapshot it reads the
+queue in is taken, so every seq up to that horizon is final — no event can still commit
+inside a frozen range, and every later event lands above it. On SQLite writers take turns
+(``BEGIN IMMEDIATE``), so every stored seq is final, and seqs are never reused (AUTOINCREMENT).
+
+On PostgreSQL the freeze is three statements (issue 10; it was five, and each round trip cost
+~0.1 ms of the runner's CPU and about as much of the server's, on a machine that also runs the
+receiver):
+
+1. :data:`_TAKE_TURN_AND_BARRIER` takes the freeze turn (transaction-level, held to the commit),
+   then the outbox's barrier (session-level, exclusive: it waits for every enqueue in flight),
+   and sets the transaction's planner options (below).
+2. :data:`_QUEUED_AT_HORIZON` is read in a snapshot taken while the barrier is held: a
+   ``MATERIALIZED`` CTE, evaluated once before the range it bounds is read, reads the frontier
+   and ``max(seq)`` and lets the barrier go; the oldest queued events up to that horizon follow.
+   If either statement fails, the connection may still hold the barrier, a session-level lock,
+   so it is invalidated (closing it releases the lock) rather than returned to the pool.
+3. The batches are inserted (:func:`_new_batches`), as on SQLite.
+
+Planner options for the rest of the claim's transaction: ``enable_sort = off``, as the queue's
+row estimate is often far too low (it churns faster than ``ANALYZE`` runs) and PostgreSQL then
+bitmap-scanned every queued event and sorted them rather than read the primary key in order;
+and ``jit = off``, since a disabled sort that a plan cannot avoid adds a huge cost to it, and
+that cost alone sent a 1 ms prototype of the claim's statement through 130 ms of JIT
+compilation.
 
 Concurrency: due batches are selected ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (two runners
 skip each other's); freezes take turns on a transaction-level advisory lock, so the second
@@ -40,8 +61,8 @@ from .tables import outbox_batches, outbox_events
 _b = outbox_batches.c
 _e = outbox_events.c
 
-# Taken shared by every enqueue before it draws its seq (SqlOutbox.enqueue), exclusively for
-# one look-up by the freeze. "nlobox".
+# Taken shared by every enqueue before it draws its seq (SqlOutbox.enqueue), exclusively by the
+# freeze until its snapshot is taken. "nlobox".
 OUTBOX_LOCK_ID = 0x6E6C_6F62_6F78
 # Freezes take turns (transaction-scoped, exclusive): the next reads the frontier this one left.
 FREEZE_LOCK_ID = OUTBOX_LOCK_ID + 1
@@ -68,18 +89,32 @@ _MEMBERS = (
     .where(_b.id.in_(bindparam("ids", expanding=True)))
     .order_by(_e.seq)
 )
-_QUEUED = (
+_FRONTIER = select(func.coalesce(func.max(_b.last_seq), 0))
+# The oldest queued events, by some bounds (below).
+_OLDEST = (
     select(_e.seq, _e.event_id, _e.event_type, _e.occurred_at, _PAYLOAD_TEXT)
-    .where(_e.seq > bindparam("frontier"), _e.seq <= bindparam("horizon"))
     .order_by(_e.seq)
     .limit(bindparam("limit"))
 )
-_FRONTIER = select(func.coalesce(func.max(_b.last_seq), 0))
-# With it, ``enable_sort = off`` for the rest of the claim's transaction: the queue's row
-# estimate is often far too low (it churns faster than ANALYZE runs), and PostgreSQL then
-# bitmap-scanned every queued event and sorted them rather than read the primary key in order.
-_TAKE_FREEZE_TURN = text(
-    "SELECT pg_advisory_xact_lock(:lock), set_config('enable_sort', 'off', true)"
+# SQLite's queue: every stored seq is final there.
+_QUEUED = _OLDEST.where(_e.seq > bindparam("frontier"))
+# PostgreSQL's (see the module docstring).
+_TAKE_TURN_AND_BARRIER = text(
+    "SELECT pg_advisory_xact_lock(:freeze_lock), pg_advisory_lock(:outbox_lock), "
+    "set_config('enable_sort', 'off', true), set_config('jit', 'off', true)"
+)
+_HORIZON = (
+    select(
+        select(func.max(_e.seq)).scalar_subquery().label("horizon"),
+        _FRONTIER.scalar_subquery().label("frontier"),
+        func.pg_advisory_unlock(bindparam("outbox_lock")).label("barrier_released"),
+    )
+    .cte("horizon")
+    .prefix_with("MATERIALIZED")
+)
+_QUEUED_AT_HORIZON = _OLDEST.where(
+    _e.seq > select(_HORIZON.c.frontier).scalar_subquery(),
+    _e.seq <= select(_HORIZON.c.horizon).scalar_subquery(),
 )
 
 
@@ -103,8 +138,6 @@ def _new_batches(count: int) -> TextClause:
     )
 
 
-# Beyond any seq either database hands out (SQLite needs no horizon).
-_NO_HORIZON = 2**62
 _RELEASE = (
     update(outbox_batches)
     .where(
@@ -153,14 +186,17 @@ def _lease_due(
 
 @functools.lru_cache(maxsize=8)
 def _driver_queued(dialect: Dialect) -> tuple[DriverStatement, Callable[[Any], Any] | None]:
-    """:data:`_QUEUED` for ``dialect``, and the ``occurred_at`` column's result processor
-    (SQLite's turns text into a datetime; none on PostgreSQL)."""
+    """The queue's statement for ``dialect`` (:data:`_QUEUED_AT_HORIZON` on PostgreSQL, else
+    :data:`_QUEUED`), and the ``occurred_at`` column's result processor (SQLite's turns text
+    into a datetime; none on PostgreSQL)."""
     occurred_at = _e.occurred_at.type.dialect_impl(dialect).result_processor(dialect, None)
-    return DriverStatement(_QUEUED, dialect), occurred_at
+    queued = _QUEUED_AT_HORIZON if dialect.name == "postgresql" else _QUEUED
+    return DriverStatement(queued, dialect), occurred_at
 
 
-def _queued_events(connection: Connection, params: dict[str, Any]) -> list[OutboxEvent]:
-    """The queued events :data:`_QUEUED` selects, oldest first.
+def _queued_events(connection: Connection, *, limit: int) -> list[OutboxEvent]:
+    """Up to ``limit`` of the oldest queued events (above the frontier; on PostgreSQL, at or
+    below the horizon too), oldest first.
 
     Run through the connection (so its errors are translated like any other statement's) but
     fetched as the driver's plain tuples: SQLAlchemy's row objects and per-column processing
@@ -168,7 +204,23 @@ def _queued_events(connection: Connection, params: dict[str, Any]) -> list[Outbo
     ``occurred_at`` needs processing, on SQLite.
     """
     query, parse = _driver_queued(connection.dialect)
-    result = connection.exec_driver_sql(query.sql, query.parameters(params))
+    if connection.dialect.name == "postgresql":
+        try:
+            connection.execute(
+                _TAKE_TURN_AND_BARRIER,
+                {"freeze_lock": FREEZE_LOCK_ID, "outbox_lock": OUTBOX_LOCK_ID},
+            )
+            result = connection.exec_driver_sql(
+                query.sql, query.parameters({"outbox_lock": OUTBOX_LOCK_ID, "limit": limit})
+            )
+        except BaseException:
+            connection.invalidate()  # it may still hold the barrier, a session-level lock
+            raise
+    else:
+        frontier = int(connection.scalar(_FRONTIER) or 0)
+        result = connection.exec_driver_sql(
+            query.sql, query.parameters({"frontier": frontier, "limit": limit})
+        )
     try:
         rows = result.cursor.fetchall()
     finally:
@@ -181,17 +233,6 @@ def _queued_events(connection: Connection, params: dict[str, Any]) -> list[Outbo
     ]
 
 
-def _frontier_and_horizon(connection: Connection) -> tuple[int, int]:
-    """The last seq frozen into a batch, and the last seq that may be frozen now."""
-    if connection.dialect.name != "postgresql":
-        return int(connection.scalar(_FRONTIER) or 0), _NO_HORIZON
-    connection.execute(_TAKE_FREEZE_TURN, {"lock": FREEZE_LOCK_ID})
-    # The frontier is read in the horizon's snapshot; it is current, as this transaction holds
-    # the freeze turn.
-    horizon, frontier = OUTBOX_HORIZON.read_at_horizon(connection, _FRONTIER.scalar_subquery())
-    return int(frontier or 0), int(horizon or 0)
-
-
 def _freeze_leased(
     connection: Connection,
     *,
@@ -200,12 +241,7 @@ def _freeze_leased(
     batch_size: int,
     batches: int,
 ) -> list[ClaimedBatch]:
-    frontier, horizon = _frontier_and_horizon(connection)
-    if horizon <= frontier:
-        return []
-    events = _queued_events(
-        connection, {"frontier": frontier, "horizon": horizon, "limit": batch_size * batches}
-    )
+    events = _queued_events(connection, limit=batch_size * batches)
     if not events:
         return []
     claimed = [
