@@ -14,7 +14,7 @@ larger, so the page reads ``id <= horizon`` and cannot skip. The lock is held fo
 look-up, not for the page's query.
 
 The outbox's freeze passes the same barrier in statements of its own
-(:mod:`.outbox_freeze_pg`), to read its frontier in the horizon's snapshot.
+(:mod:`.outbox_claims`), to read its frontier in the horizon's snapshot.
 
 An earlier design (issue 3) took the lock exclusively for every insert until its commit: walks
 were safe, but signups took turns and PostgreSQL reached about a third of the bare
