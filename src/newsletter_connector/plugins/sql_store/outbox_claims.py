@@ -53,7 +53,13 @@ from sqlalchemy import Text, bindparam, cast, func, select, text, update
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.elements import TextClause
 
-from ...storage import ClaimedBatch, OutboxEvent, stored_outbox_event
+from ...storage import (
+    ClaimedBatch,
+    OutboxEvent,
+    StoredEventRow,
+    StoredOutboxEvents,
+    stored_outbox_event,
+)
 from .commit_horizon import CommitHorizon
 from .pooled_statement import DriverStatement
 from .tables import outbox_batches, outbox_events
@@ -194,9 +200,9 @@ def _driver_queued(dialect: Dialect) -> tuple[DriverStatement, Callable[[Any], A
     return DriverStatement(queued, dialect), occurred_at
 
 
-def _queued_events(connection: Connection, *, limit: int) -> list[OutboxEvent]:
+def _queued_rows(connection: Connection, *, limit: int) -> list[StoredEventRow]:
     """Up to ``limit`` of the oldest queued events (above the frontier; on PostgreSQL, at or
-    below the horizon too), oldest first.
+    below the horizon too), oldest first, as rows (:data:`~...storage.StoredEventRow`).
 
     Run through the connection (so its errors are translated like any other statement's) but
     fetched as the driver's plain tuples: SQLAlchemy's row objects and per-column processing
@@ -222,13 +228,13 @@ def _queued_events(connection: Connection, *, limit: int) -> list[OutboxEvent]:
             query.sql, query.parameters({"frontier": frontier, "limit": limit})
         )
     try:
-        rows = result.cursor.fetchall()
+        rows = list(result.cursor.fetchall())  # the driver's tuples (already a list)
     finally:
         result.close()
     if parse is None:
-        return [stored_outbox_event(*row) for row in rows]
+        return rows
     return [
-        stored_outbox_event(seq, event_id, event_type, parse(occurred_at), payload_json)
+        (seq, event_id, event_type, parse(occurred_at), payload_json)
         for seq, event_id, event_type, occurred_at, payload_json in rows
     ]
 
@@ -241,18 +247,19 @@ def _freeze_leased(
     batch_size: int,
     batches: int,
 ) -> list[ClaimedBatch]:
-    events = _queued_events(connection, limit=batch_size * batches)
-    if not events:
+    rows = _queued_rows(connection, limit=batch_size * batches)
+    if not rows:
         return []
+    chunks = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
     claimed = [
-        ClaimedBatch(str(uuid.uuid4()), 1, lease_until, events[start : start + batch_size])
-        for start in range(0, len(events), batch_size)
+        ClaimedBatch(str(uuid.uuid4()), 1, lease_until, StoredOutboxEvents(chunk))
+        for chunk in chunks
     ]
     values: dict[str, Any] = {"now": now, "lease_until": lease_until}
-    for n, batch in enumerate(claimed):
+    for n, (batch, chunk) in enumerate(zip(claimed, chunks, strict=True)):
         values[f"id_{n}"] = batch.id
-        values[f"first_seq_{n}"] = batch.events[0].seq
-        values[f"last_seq_{n}"] = batch.events[-1].seq
+        values[f"first_seq_{n}"] = chunk[0][0]
+        values[f"last_seq_{n}"] = chunk[-1][0]
     connection.execute(_new_batches(len(claimed)), values)
     return claimed
 
