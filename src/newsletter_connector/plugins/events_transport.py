@@ -16,7 +16,13 @@ import orjson
 
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
-from ..storage import ConnectionRecord, OutboxEvent, StoredOutboxEvents, stored_outbox_event
+from ..storage import (
+    ConnectionRecord,
+    OutboxEvent,
+    StoredEventRow,
+    StoredOutboxEvents,
+    stored_outbox_event,
+)
 from ..sync.http import RunnerClient
 from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
 from ..timeutil import isoformat_z, to_naive_utc
@@ -55,33 +61,17 @@ def wire_body(events: Sequence[OutboxEvent]) -> bytes:
     does — microseconds only when there are some, then ``Z``; an aware time is converted to UTC
     first. Building the body with the stdlib was a tenth of the runner's CPU time (issue 10).
 
-    Claimed events the store kept as rows
-    (:class:`~newsletter_connector.storage.StoredOutboxEvents`) are written from the rows,
-    without an event object each (only a signup's, to decide ``confirm``): the same bytes.
+    The body is written from rows: claimed events the store kept as rows
+    (:class:`~newsletter_connector.storage.StoredOutboxEvents`) are never built into objects
+    (only a signup, to decide ``confirm``); other events are read into rows first.
     """
-    if isinstance(events, StoredOutboxEvents):
-        return _wire_body_of_rows(events)
+    rows: Sequence[StoredEventRow] = (
+        events.rows
+        if isinstance(events, StoredOutboxEvents)
+        else [(e.seq, e.event_id, e.event_type, e.occurred_at, e.payload_json) for e in events]
+    )
     objects = []
-    for event in events:
-        occurred_at = event.occurred_at
-        if occurred_at.tzinfo is not None:
-            occurred_at = to_naive_utc(occurred_at)
-        wire: dict[str, Any] = {
-            "id": event.event_id,
-            "type": event.event_type,
-            "occurred_at": occurred_at,
-        }
-        if _confirms(event):
-            wire["confirm"] = True
-        wire["payload"] = orjson.Fragment(event.payload_json)
-        objects.append(wire)
-    return orjson.dumps(objects, option=_TIMES_AS_UTC_Z)
-
-
-def _wire_body_of_rows(events: StoredOutboxEvents) -> bytes:
-    """:func:`wire_body` of events kept as rows."""
-    objects = []
-    for row in events.rows:
+    for row in rows:
         _, event_id, event_type, occurred_at, payload_json = row
         if occurred_at.tzinfo is not None:
             occurred_at = to_naive_utc(occurred_at)
