@@ -36,9 +36,11 @@ def backend_pid(storage: SqlStorage) -> int:
 
 
 def terminate(url: str, pid: int) -> None:
+    """End the server process ``pid`` and wait until it is gone."""
     admin = make_engine(url)
     with admin.connect() as connection:
-        assert connection.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        # pg_terminate_backend with a timeout waits for the process to exit.
+        assert connection.scalar(text("SELECT pg_terminate_backend(:pid, 5000)"), {"pid": pid})
     admin.dispose()
 
 
@@ -76,20 +78,40 @@ def test_a_connection_in_steady_use_fails_once_then_the_pool_reconnects(
     assert backend_pid(storages["in steady use"]) != dead
 
 
+def key_check_backend(storage: SqlStorage) -> int:
+    """The server process of ``storage``'s key check (its own connection, outside the pool):
+    the one whose last statement was the prepared look-up. Check one key first."""
+    with storage.transaction(write=False) as uow:
+        pids = uow.connection.scalars(
+            text(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND query LIKE 'SELECT nc_api_keys.id%$1%'"
+            )
+        ).all()
+    assert len(pids) == 1, pids
+    return int(pids[0])
+
+
 def test_the_key_check_reconnects_the_same_way(
     pg_url: str, storages: dict[str, SqlStorage], newsletter_storage: Any
 ) -> None:
-    """The per-request key check (a pooled DB-API connection, not a unit of work) loses a
-    dead connection once, then reconnects; an idle dead one is replaced unseen."""
+    """The per-request key check (a connection of its own, not a pooled one) loses a dead
+    connection once, then reconnects; an idle dead one is replaced unseen."""
     busy, pinged = storages["in steady use"], storages["pinged"]
-    for storage in (busy, pinged):
-        assert storage.find_active_api_key("no-such-digest") is None  # pools one connection
-    terminate(pg_url, backend_pid(busy))
-    with pytest.raises(DbUnavailable):
-        busy.find_active_api_key("no-such-digest")
     assert busy.find_active_api_key("no-such-digest") is None
-    terminate(pg_url, backend_pid(pinged))
+    dead = key_check_backend(busy)
+    terminate(pg_url, dead)
+    with pytest.raises(DbUnavailable):
+        busy.find_active_api_key("no-such-digest")  # not pinged: no round trip when busy
+    assert busy.find_active_api_key("no-such-digest") is None
+    assert key_check_backend(busy) != dead
+    busy.close()  # so the next key check found is the pinged one's
+
     assert pinged.find_active_api_key("no-such-digest") is None
+    dead = key_check_backend(pinged)
+    terminate(pg_url, dead)
+    assert pinged.find_active_api_key("no-such-digest") is None  # the ping found it dead
+    assert key_check_backend(pinged) != dead
 
 
 def test_the_signup_reconnects_the_same_way(

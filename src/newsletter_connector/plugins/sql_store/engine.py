@@ -12,6 +12,7 @@ than :data:`IDLE_PING_SECONDS` (see :func:`ping_idle_connections`), not on every
 from __future__ import annotations
 
 import time
+import weakref
 from typing import Any
 
 from sqlalchemy import event, exc
@@ -23,6 +24,7 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_SECONDS = 1.0
 _CHECKED_IN_AT = "nc_checked_in_at"
+_IDLE_PING_SECONDS: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
 
 
 def normalise_url(database_url: str) -> URL:
@@ -56,6 +58,7 @@ def ping_idle_connections(engine: Engine, idle_seconds: float) -> None:
     steady use fails its request once (``503 db_unavailable``); SQLAlchemy then invalidates
     every connection the pool held at that moment, so the requests after it reconnect.
     """
+    _IDLE_PING_SECONDS[engine] = idle_seconds
 
     @event.listens_for(engine, "checkin")
     def _on_checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
@@ -75,6 +78,13 @@ def ping_idle_connections(engine: Engine, idle_seconds: float) -> None:
         if not alive:
             # The pool discards this connection and checks out a fresh one.
             raise exc.DisconnectionError("idle connection failed its ping")
+
+
+def idle_ping_seconds(engine: Engine) -> float:
+    """How long a connection of ``engine`` may sit idle before it is pinged before use: the
+    engine's own setting (:func:`ping_idle_connections`), else :data:`IDLE_PING_SECONDS` (a
+    host's engine). Connections held outside the pool follow the same rule."""
+    return _IDLE_PING_SECONDS.get(engine, IDLE_PING_SECONDS)
 
 
 def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:

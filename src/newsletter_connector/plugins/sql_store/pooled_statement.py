@@ -103,13 +103,20 @@ class PooledStatement:
         return row
 
     def _wrapped(self, error: Exception, *, lost: bool) -> BaseException:
-        """``error`` as SQLAlchemy would raise it from a ``Connection`` (its parameters hidden)."""
-        return exc.DBAPIError.instance(
-            self.sql,
-            None,
-            error,
-            self.engine.dialect.loaded_dbapi.Error,
-            hide_parameters=True,
-            connection_invalidated=lost,
-            dialect=self.engine.dialect,
-        )
+        return wrapped_driver_error(self.engine, self.sql, error, lost=lost)
+
+
+def wrapped_driver_error(
+    engine: Engine, sql: str, error: Exception, *, lost: bool
+) -> BaseException:
+    """The driver's ``error`` from running ``sql`` as SQLAlchemy would raise it from a
+    ``Connection`` of ``engine`` (its parameters hidden; ``lost``: the connection died)."""
+    return exc.DBAPIError.instance(
+        sql,
+        None,
+        error,
+        engine.dialect.loaded_dbapi.Error,
+        hide_parameters=True,
+        connection_invalidated=lost,
+        dialect=engine.dialect,
+    )

@@ -182,6 +182,8 @@ class SqlStorage:
             raise translate_db_error(exc) from exc
 
     def close(self) -> None:
+        if "_active_key_lookup" in self.__dict__:  # made on first use (cached_property)
+            self._active_key_lookup.close()
         self.engine.dispose()
 
 

@@ -1,0 +1,237 @@
+"""A read-only statement on a PostgreSQL connection each thread keeps for it (issue 10).
+
+Every authenticated request checks its key: one round trip, and on PostgreSQL the largest part
+of the request's CPU. Through a pooled connection and a psycopg cursor the check cost ~100 µs of
+CPU per request (pool checkout and check-in with their events, autocommit switched on and back,
+a cursor, psycopg's query conversion); prepared once on a connection of its own and run through
+psycopg's libpq wrapper (``Connection.pgconn``, psycopg's public low-level interface), ~40 µs,
+which moved ``/status`` under gunicorn from 0.40x to ~0.55x of a bare falcon app.
+
+The connection is taken from the engine's pool once and detached from it, so it is set up as
+every pooled connection is (the engine's connect events run on it), then kept in autocommit:
+each run is its own transaction and sees everything committed before it (a revoked key is
+refused on the next request). The rules the pool applies hold here too:
+
+- idle longer than the engine's idle-ping threshold (:func:`.engine.idle_ping_seconds`), the
+  connection is pinged first and replaced if dead; in steady use it is not, and a dead one fails
+  one run (raised as a disconnect, so the caller answers ``db_unavailable``); the pool, whose
+  connections likely died with it, is discarded too, and the next run reconnects;
+- after a fork, the child never touches (or closes) a connection its parent opened;
+- :meth:`close` closes every thread's connection; a thread's connection is closed when the
+  thread ends.
+
+One connection per thread that runs the statement: a sync gunicorn worker holds one more
+connection than its pool lends out (``docs/decisions.md``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping
+from itertools import count
+from typing import Any, cast
+
+import psycopg
+from psycopg import pq
+from psycopg.adapt import PyFormat
+from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.sql.elements import ClauseElement
+
+from .pooled_statement import DriverStatement, wrapped_driver_error
+
+#: SQLSTATE of "prepared statement does not exist" (a pooler ran DISCARD ALL, say).
+_NO_SUCH_STATEMENT = "26000"
+_names = count(1)
+
+
+def _close_in_owner(connection: psycopg.Connection[Any], pid: int) -> None:
+    """Close ``connection`` unless this process is a fork of the one that opened it (closing
+    would end the parent's session: the socket is shared)."""
+    if os.getpid() == pid and not connection.closed:
+        connection.close()
+
+
+class _ThreadConnection:
+    """One thread's connection, the statement prepared on it, and its result loaders."""
+
+    def __init__(self, connection: psycopg.Connection[Any], name: bytes, sql: bytes) -> None:
+        self.connection = connection
+        self.pid = os.getpid()
+        self.name = name
+        self.used_at = time.monotonic()
+        self._dumpers: dict[type, Callable[[Any], Any]] = {}
+        self.prepare(sql)
+        description = connection.pgconn.describe_prepared(name)
+        self._check(description, pq.ExecStatus.COMMAND_OK)
+        adapters = connection.adapters
+        self._loaders: list[tuple[int, Callable[[Any], Any]]] = []
+        for column in range(description.nfields):
+            oid = description.ftype(column)
+            loader = adapters.get_loader(oid, pq.Format.TEXT) or adapters.get_loader(
+                0, pq.Format.TEXT
+            )
+            assert loader is not None  # psycopg always has a loader for unknown (oid 0)
+            self._loaders.append((column, loader(oid, connection).load))
+
+    def prepare(self, sql: bytes) -> None:
+        self._check(self.connection.pgconn.prepare(self.name, sql), pq.ExecStatus.COMMAND_OK)
+
+    def first_row(self, values: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        result = self.connection.pgconn.exec_prepared(self.name, [self._dump(v) for v in values])
+        if result.status != pq.ExecStatus.TUPLES_OK:
+            self._check(result, pq.ExecStatus.TUPLES_OK)
+        self.used_at = time.monotonic()
+        if result.ntuples == 0:
+            return None
+        value = result.get_value
+        # A list, not a generator: this runs on every request (issue 10).
+        return tuple(
+            [load(raw) if (raw := value(0, i)) is not None else None for i, load in self._loaders]
+        )
+
+    def _dump(self, value: Any) -> Any:
+        if value is None:
+            return None
+        kind = type(value)
+        dump = self._dumpers.get(kind)
+        if dump is None:
+            dumper = self.connection.adapters.get_dumper(kind, PyFormat.TEXT)
+            dump = self._dumpers[kind] = dumper(kind, self.connection).dump
+        return dump(value)
+
+    def _check(self, result: pq.abc.PGresult, expected: pq.ExecStatus) -> None:
+        """Raise the driver's error for a failed ``result``, as psycopg's cursor would."""
+        if result.status == expected:
+            return
+        sqlstate = result.error_field(pq.DiagnosticField.SQLSTATE)
+        message = result.error_message.decode("utf-8", "replace").strip() or "query failed"
+        error_class: type[psycopg.Error] = psycopg.OperationalError
+        if sqlstate is not None:
+            try:
+                error_class = psycopg.errors.lookup(sqlstate.decode("ascii"))
+            except KeyError:
+                error_class = psycopg.DatabaseError
+        raise error_class(message)
+
+
+class _ThreadSlot(threading.local):
+    held: _ThreadConnection | None = None
+    closer: weakref.finalize[Any, Any] | None = None
+
+
+class DedicatedReadStatement:
+    """``statement`` (a read-only ``SELECT``) run on a psycopg 3 connection of each thread's own.
+
+    :meth:`first_row` has :class:`.PooledStatement`'s contract; the key check uses whichever
+    fits the engine's driver.
+    """
+
+    def __init__(self, engine: Engine, statement: ClauseElement, *, idle_ping_seconds: float):
+        self.engine = engine
+        dialect_class: Callable[..., Dialect] = type(engine.dialect)
+        numbered = dialect_class(paramstyle="numeric_dollar")  # $1, as libpq takes them
+        self._driver = DriverStatement(statement, numbered)
+        self.sql = self._driver.sql
+        self._sql_bytes = self.sql.encode()
+        self._name = f"nc_read_{next(_names)}".encode()
+        self._idle_ping_seconds = idle_ping_seconds
+        self._slot = _ThreadSlot()
+        self._closers: set[weakref.finalize[Any, Any]] = set()
+        self._closers_lock = threading.Lock()
+
+    def first_row(self, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """Run the statement with ``params`` (by bound parameter name); its first row, or
+        ``None`` when it has none.
+
+        :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
+        """
+        values = self._driver.parameters(params)
+        held = self._connection()
+        try:
+            try:
+                return held.first_row(values)
+            except psycopg.errors.InvalidSqlStatementName:
+                held.prepare(self._sql_bytes)  # a pooler dropped it: prepare it again, once
+                return held.first_row(values)
+        except psycopg.Error as error:
+            dbapi_connection: Any = held.connection
+            lost = self.engine.dialect.is_disconnect(cast(Any, error), dbapi_connection, None)
+            if lost:
+                self._discard()
+                self.engine.dispose(close=False)  # the pooled ones likely died with it
+            raise self._wrapped(error, lost=lost) from error
+
+    def close(self) -> None:
+        """Close every thread's connection (each thread opens a new one on its next run)."""
+        with self._closers_lock:
+            closers, self._closers = self._closers, set()
+        for closer in closers:
+            closer()
+
+    def _connection(self) -> _ThreadConnection:
+        slot = self._slot
+        held = slot.held
+        if held is not None and held.pid != os.getpid():
+            self._forget()  # opened by the parent of this forked process: never touch it
+            held = None
+        if held is not None and held.connection.closed:
+            self._discard()
+            held = None
+        if (
+            held is not None
+            and time.monotonic() - held.used_at > self._idle_ping_seconds
+            and not self._alive(held)
+        ):
+            self._discard()
+            held = None
+        if held is None:
+            held = self._connect()
+        return held
+
+    def _alive(self, held: _ThreadConnection) -> bool:
+        try:
+            return bool(self.engine.dialect.do_ping(cast(Any, held.connection)))
+        except psycopg.Error:
+            return False
+
+    def _connect(self) -> _ThreadConnection:
+        dbapi_error = self.engine.dialect.loaded_dbapi.Error
+        try:
+            proxy = self.engine.raw_connection()
+        except dbapi_error as error:  # the pool does not wrap a failed connect
+            raise self._wrapped(error, lost=False) from error
+        proxy.detach()  # ours now: the pool neither lends nor closes it
+        connection = cast(psycopg.Connection[Any], proxy.dbapi_connection)  # the caller's check
+        pid = os.getpid()
+        try:
+            connection.autocommit = True
+            held = _ThreadConnection(connection, self._name, self._sql_bytes)
+        except psycopg.Error as error:
+            _close_in_owner(connection, pid)
+            raise self._wrapped(error, lost=False) from error
+        closer = weakref.finalize(held, _close_in_owner, connection, pid)
+        with self._closers_lock:
+            self._closers = {c for c in self._closers if c.alive}  # ended threads' are done
+            self._closers.add(closer)
+        self._slot.held, self._slot.closer = held, closer
+        return held
+
+    def _discard(self) -> None:
+        """Close this thread's connection and forget it."""
+        closer = self._slot.closer
+        self._slot.held = self._slot.closer = None
+        if closer is not None:
+            closer()
+
+    def _forget(self) -> None:
+        """Forget this thread's connection without closing it (a forked child's copy)."""
+        closer = self._slot.closer
+        self._slot.held = self._slot.closer = None
+        if closer is not None:
+            closer.detach()
+
+    def _wrapped(self, error: Exception, *, lost: bool) -> BaseException:
+        return wrapped_driver_error(self.engine, self.sql, error, lost=lost)
