@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from ...storage import ClaimedBatch, OutboxBatchRecord, OutboxStatus
+from ...storage import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
 from . import outbox_claims
 from .tables import outbox_batches, outbox_events
 
@@ -42,6 +42,16 @@ ENQUEUE_COLUMNS = (
     "subscriber_key",
     "created_at",
 )
+
+
+def event_columns(event: NewEvent, prefix: str = "") -> dict[str, Any]:
+    """The enqueue's column values of ``event`` (a :data:`ENQUEUE_COLUMNS` field each), each
+    named ``prefix`` + its column."""
+    return {prefix + name: getattr(event, name) for name in ENQUEUE_COLUMNS}
+
+
+#: SQLite: the enqueue with every column a parameter of its own name (to compile once).
+SQLITE_ENQUEUE = _ENQUEUE.values({name: bindparam(name) for name in ENQUEUE_COLUMNS})
 # PostgreSQL: the same insert, entering the outbox's commit horizon before the row's seq is
 # drawn, in the same round trip — which the claim's ranges rely on (see outbox_claims).
 _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(

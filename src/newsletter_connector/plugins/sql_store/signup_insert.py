@@ -27,7 +27,7 @@ from sqlalchemy import CTE, Select, insert, select
 from sqlalchemy.engine import Engine
 
 from ...storage import NewEvent, SubscriberData, SubscriberRecord
-from .outbox import ENQUEUE_COLUMNS
+from .outbox import ENQUEUE_COLUMNS, event_columns
 from .outbox_claims import OUTBOX_HORIZON
 from .pooled_statement import PooledStatement
 from .subscribers import insert_subscriber_statement, subscriber_columns, subscriber_fields
@@ -84,13 +84,7 @@ class SignupInsert:
         """
         params = subscriber_columns(data)
         for index, event in enumerate(events):
-            prefix = f"e{index}_"
-            params[prefix + "event_id"] = event.event_id
-            params[prefix + "event_type"] = event.event_type
-            params[prefix + "occurred_at"] = event.occurred_at
-            params[prefix + "payload"] = event.payload
-            params[prefix + "subscriber_key"] = event.subscriber_key
-            params[prefix + "created_at"] = event.created_at
+            params.update(event_columns(event, prefix=f"e{index}_"))
         row = self._statements[len(events)].first_row(params)
         if row is None:
             return None  # the address is already stored; nothing was written

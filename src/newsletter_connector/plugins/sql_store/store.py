@@ -21,6 +21,7 @@ from .key_lookup import ActiveKeyLookup
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .signup_insert import SignupInsert
+from .sqlite_signup import SqliteSignup
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
@@ -136,16 +137,18 @@ class SqlStorage:
             return self._active_key_lookup.find(key_digest)
 
     @cached_property
-    def _signup_insert(self) -> SignupInsert | None:
+    def _signup_insert(self) -> SignupInsert | SqliteSignup | None:
         uow = self.unit_of_work_class
-        if self.dialect != "postgresql" or (
+        if (
             uow.subscribers is not SqlUnitOfWork.subscribers
             or uow.outbox is not SqlUnitOfWork.outbox
         ):
-            # SQLite's unit of work is as quick (no server round trips); a host that swapped
-            # either repository in is asked through it.
-            return None
-        return SignupInsert(self.engine)
+            return None  # a host swapped either repository in: ask it, through the unit of work
+        if self.dialect == "sqlite":
+            return SqliteSignup(self.engine)
+        if self.dialect == "postgresql":
+            return SignupInsert(self.engine)
+        return None
 
     def add_subscriber(
         self, data: SubscriberData, events: Sequence[NewEvent]

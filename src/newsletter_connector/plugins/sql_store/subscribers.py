@@ -132,6 +132,12 @@ def insert_subscriber_statement() -> Any:
     return _INSERT["postgresql"]
 
 
+def sqlite_insert_subscriber_statement() -> Any:
+    """SQLite's signup insert with every column a parameter of its own name (to compile once):
+    ``id`` of a new row, none for an address already stored."""
+    return _INSERT["sqlite"].values({name: bindparam(name) for name in _INSERT_COLUMNS})
+
+
 _BY_EMAIL = _SELECT_RECORD.where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
 
