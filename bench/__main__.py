@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from bench.harness import ROOT
+from bench.harness import ROOT, machine_probe
 
 #: name -> (full-size arguments, --quick arguments). Every module takes --database-url.
 BENCHES: dict[str, tuple[list[str], list[str]]] = {
@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     env.pop("NEWSLETTER_TEST_DATABASE_URL", None)  # each bench is told its database explicitly
     results: list[str] = []
     failures: list[str] = []
+    probes = [machine_probe()]
+    print(f"== machine probe: {probes[0]:.3f} s (10,000,000 Python additions; lower is faster)")
     for name, (full, quick) in BENCHES.items():
         if args.only and name not in args.only:
             continue
@@ -76,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
             if process.wait() != 0:
                 failures.append(label)
             print(f"== {label}: {time.monotonic() - began:.0f} s", flush=True)
+    probes.append(machine_probe())
     print("\nSummary")
+    print(f"machine probe: {probes[0]:.3f} s before, {probes[1]:.3f} s after (lower is faster)")
     for line in results:
         print(line)
     for label in failures:

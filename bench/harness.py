@@ -28,6 +28,20 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def machine_probe() -> float:
+    """Seconds a fixed pure-Python loop (10,000,000 additions) takes here, best of three: the
+    machine's speed, printed beside a full run so absolute figures from different runs (and
+    machines) can be read against each other. Lower is faster."""
+    best = float("inf")
+    for _ in range(3):
+        began = time.perf_counter()
+        total = 0
+        for number in range(10_000_000):
+            total += number
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
 def report(
     name: str,
     figure: float,
