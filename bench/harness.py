@@ -10,7 +10,9 @@ figure and its baseline are always measured in the same run on the same machine.
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -18,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,18 +30,38 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def machine_probe() -> float:
-    """Seconds a fixed pure-Python loop (10,000,000 additions) takes here, best of three: the
-    machine's speed, printed beside a full run so absolute figures from different runs (and
-    machines) can be read against each other. Lower is faster."""
+def _best_of_three(work: Callable[[], object]) -> float:
     best = float("inf")
     for _ in range(3):
         began = time.perf_counter()
-        total = 0
-        for number in range(10_000_000):
-            total += number
+        work()
         best = min(best, time.perf_counter() - began)
     return best
+
+
+def _cpu_loop() -> int:
+    total = 0
+    for number in range(10_000_000):
+        total += number
+    return total
+
+
+def _memory_workload() -> int:
+    rows = [
+        {"id": n, "email": f"user{n}@example.org", "tags": [n % 7, n % 11]} for n in range(200_000)
+    ]
+    random.Random(1).shuffle(rows)  # scattered reads: caches and memory, not just the core
+    return sum(row["id"] for row in json.loads(json.dumps(rows)))
+
+
+def machine_probe() -> str:
+    """The machine's speed, printed beside a full run so absolute figures from different runs
+    (and machines) can be read against each other: seconds (best of three, lower is faster)
+    of a tight pure-Python loop (10,000,000 additions: the core) and of building, shuffling
+    and JSON round-tripping 200,000 small dicts (caches and memory too: a tight loop alone can
+    miss a slowdown of work with a larger footprint)."""
+    cpu, memory = _best_of_three(_cpu_loop), _best_of_three(_memory_workload)
+    return f"cpu loop {cpu:.3f} s, memory {memory:.3f} s"
 
 
 def report(

@@ -102,7 +102,8 @@ def test_one_command_runs_every_benchmark_and_summarises() -> None:
     url = pass_database_url()
     output = run_bench("bench", *args, *(["--database-url", url, "--no-sqlite"] if url else []))
     summary = output.split("\nSummary\n", 1)[1]
-    assert re.match(r"machine probe: \d+\.\d{3} s before, \d+\.\d{3} s after", summary)
+    probe = r"cpu loop \d+\.\d{3} s, memory \d+\.\d{3} s"
+    assert re.match(rf"machine probe: before: {probe}; after: {probe}", summary)
     result_line(summary, "rollups")
     result_line(summary, "export_walk")
     assert "FAILED" not in summary
