@@ -42,8 +42,6 @@ from sqlalchemy.sql.elements import ClauseElement
 
 from .pooled_statement import DriverStatement, wrapped_driver_error
 
-#: SQLSTATE of "prepared statement does not exist" (a pooler ran DISCARD ALL, say).
-_NO_SUCH_STATEMENT = "26000"
 _names = count(1)
 
 

@@ -52,6 +52,7 @@ def event_columns(event: NewEvent, prefix: str = "") -> dict[str, Any]:
 
 #: SQLite: the enqueue with every column a parameter of its own name (to compile once).
 SQLITE_ENQUEUE = _ENQUEUE.values({name: bindparam(name) for name in ENQUEUE_COLUMNS})
+
 # PostgreSQL: the same insert, entering the outbox's commit horizon before the row's seq is
 # drawn, in the same round trip — which the claim's ranges rely on (see outbox_claims).
 _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
