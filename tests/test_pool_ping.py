@@ -8,6 +8,7 @@ whole-server outage is ``test_outage.py``.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
@@ -80,14 +81,20 @@ def test_a_connection_in_steady_use_fails_once_then_the_pool_reconnects(
 
 def key_check_backend(storage: SqlStorage) -> int:
     """The server process of ``storage``'s key check (its own connection, outside the pool):
-    the one whose last statement was the prepared look-up. Check one key first."""
-    with storage.transaction(write=False) as uow:
-        pids = uow.connection.scalars(
-            text(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid() AND query LIKE 'SELECT nc_api_keys.id%$1%'"
-            )
-        ).all()
+    the one whose last statement was the prepared look-up. Check one key first. (A connection
+    closed just before may linger in ``pg_stat_activity`` a moment: wait up to 5 s for one.)"""
+    deadline = time.monotonic() + 5
+    while True:
+        with storage.transaction(write=False) as uow:
+            pids = uow.connection.scalars(
+                text(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                    " AND pid <> pg_backend_pid() AND query LIKE 'SELECT nc_api_keys.id%$1%'"
+                )
+            ).all()
+        if len(pids) == 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     assert len(pids) == 1, pids
     return int(pids[0])
 
