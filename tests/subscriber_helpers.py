@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import uuid
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import select
 
 from newsletter_connector.plugins.sql_store.tables import outbox_events
+from newsletter_connector.storage import NewEvent
 
 API = "/api/newsletter/v1"
 SUBSCRIBERS = f"{API}/subscribers"
@@ -80,3 +83,17 @@ def outbox(service: Any) -> list[dict[str, Any]]:
 
 def events_of(service: Any, event_type: str) -> list[dict[str, Any]]:
     return [event for event in outbox(service) if event["type"] == event_type]
+
+
+def signup_event(n: int = 0, event_id: str | None = None) -> NewEvent:
+    """A ``newsletter.signup`` event for ``Storage.add_subscriber``: payload ``{"n": n}``, a
+    fresh id unless ``event_id`` is given (reuse one to make the insert fail)."""
+    at = datetime(2026, 11, 21, 12, 0)
+    return NewEvent(
+        event_id=event_id or str(uuid.uuid4()),
+        event_type="newsletter.signup",
+        occurred_at=at,
+        payload={"n": n},
+        subscriber_key="key",
+        created_at=at,
+    )

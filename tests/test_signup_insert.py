@@ -8,10 +8,8 @@ autocommit on a pooled connection handed back as the pool lent it.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
 from typing import Any
 
 import pytest
@@ -20,22 +18,10 @@ from sqlalchemy.engine import Connection
 
 from newsletter_connector.plugins.sql_store.outbox_claims import OUTBOX_LOCK_ID
 from newsletter_connector.plugins.sql_store.subscribers import SIGNUP_LOCK_ID
-from newsletter_connector.storage import NewEvent
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
+from tests.subscriber_helpers import signup_event
 
-T0 = datetime(2026, 11, 21, 12, 0)
 WAIT = 10.0  # seconds: far above any honest wait here, so only a real block times out
-
-
-def event(n: int = 0, event_id: str | None = None) -> NewEvent:
-    return NewEvent(
-        event_id=event_id or str(uuid.uuid4()),
-        event_type="newsletter.signup",
-        occurred_at=T0,
-        payload={"n": n},
-        subscriber_key="key",
-        created_at=T0,
-    )
 
 
 @pytest.fixture
@@ -67,7 +53,9 @@ def test_each_insert_enters_its_horizon_before_drawing_its_id(
     with ThreadPoolExecutor(max_workers=1) as pool:
         try:
             added = pool.submit(
-                pg_storage.add_subscriber, make_subscriber_data("held@example.org"), [event()]
+                pg_storage.add_subscriber,
+                make_subscriber_data("held@example.org"),
+                [signup_event()],
             )
             with pytest.raises(TimeoutError):
                 added.result(timeout=0.5)  # waits for the barrier
@@ -83,11 +71,13 @@ def test_each_insert_enters_its_horizon_before_drawing_its_id(
 
 
 def test_a_failing_event_insert_leaves_no_subscriber(pg_storage: Any, admin: Connection) -> None:
-    first = event(0)
+    first = signup_event(0)
     assert pg_storage.add_subscriber(make_subscriber_data("one@example.org"), [first])
-    duplicate = event(1, event_id=first.event_id)  # event ids are unique
+    duplicate = signup_event(1, event_id=first.event_id)  # event ids are unique
     with pytest.raises(exc.IntegrityError):
-        pg_storage.add_subscriber(make_subscriber_data("two@example.org"), [event(2), duplicate])
+        pg_storage.add_subscriber(
+            make_subscriber_data("two@example.org"), [signup_event(2), duplicate]
+        )
     with pg_storage.transaction(write=False) as uow:
         assert uow.subscribers.get_by_email("two@example.org") is None
     assert admin.scalar(text("SELECT count(*) FROM nc_outbox_events")) == 1
@@ -99,7 +89,7 @@ def test_the_statement_runs_in_autocommit_and_returns_its_connection_as_lent(
     from psycopg.pq import TransactionStatus
 
     pg_storage.engine.dispose()  # one pooled connection from here on
-    assert pg_storage.add_subscriber(make_subscriber_data("auto@example.org"), [event()])
+    assert pg_storage.add_subscriber(make_subscriber_data("auto@example.org"), [signup_event()])
     pooled = pg_storage.engine.pool.checkedin()
     raw = pg_storage.engine.raw_connection()
     try:

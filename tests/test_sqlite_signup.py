@@ -8,34 +8,18 @@ with nothing written, and the pooled connection goes back out of any transaction
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import event as sa_event
-from sqlalchemy import exc, text
+from sqlalchemy import event, exc, text
 
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.sqlite_signup import SqliteSignup
 from newsletter_connector.plugins.sql_store.store import SqlStorage
-from newsletter_connector.storage import NewEvent
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
-
-T0 = datetime(2026, 11, 21, 12, 0)
-
-
-def event(n: int = 0, event_id: str | None = None) -> NewEvent:
-    return NewEvent(
-        event_id=event_id or str(uuid.uuid4()),
-        event_type="newsletter.signup",
-        occurred_at=T0,
-        payload={"n": n},
-        subscriber_key="key",
-        created_at=T0,
-    )
+from tests.subscriber_helpers import signup_event
 
 
 @pytest.fixture
@@ -62,23 +46,28 @@ def test_it_is_the_built_in_stores_path_on_sqlite(sqlite_storage: SqlStorage) ->
 
 
 def test_a_failing_event_insert_leaves_no_subscriber(sqlite_storage: SqlStorage) -> None:
-    first = event(0)
+    first = signup_event(0)
     assert sqlite_storage.add_subscriber(make_subscriber_data("one@example.org"), [first])
-    duplicate = event(1, event_id=first.event_id)  # event ids are unique
+    duplicate = signup_event(1, event_id=first.event_id)  # event ids are unique
     with pytest.raises(exc.IntegrityError):
         sqlite_storage.add_subscriber(
-            make_subscriber_data("two@example.org"), [event(2), duplicate]
+            make_subscriber_data("two@example.org"), [signup_event(2), duplicate]
         )
     assert counts(sqlite_storage) == (1, 1)
     # The connection went back to the pool out of its transaction: the next signup commits.
-    assert sqlite_storage.add_subscriber(make_subscriber_data("three@example.org"), [event(3)])
+    assert sqlite_storage.add_subscriber(
+        make_subscriber_data("three@example.org"), [signup_event(3)]
+    )
     assert counts(sqlite_storage) == (2, 2)
 
 
 def test_the_connection_goes_back_out_of_any_transaction(sqlite_storage: SqlStorage) -> None:
     sqlite_storage.engine.dispose()  # one pooled connection from here on
-    assert sqlite_storage.add_subscriber(make_subscriber_data("a@example.org"), [event()])
-    assert sqlite_storage.add_subscriber(make_subscriber_data("a@example.org"), [event()]) is None
+    assert sqlite_storage.add_subscriber(make_subscriber_data("a@example.org"), [signup_event()])
+    assert (
+        sqlite_storage.add_subscriber(make_subscriber_data("a@example.org"), [signup_event()])
+        is None
+    )
     raw = sqlite_storage.engine.raw_connection()
     try:
         assert sqlite_storage.engine.pool.checkedout() == 1
@@ -93,7 +82,7 @@ def impatient(sqlite_storage: SqlStorage) -> Iterator[SqlStorage]:
     """A second store on the same file that waits only 0.1 s for the write lock."""
     engine = make_engine(sqlite_storage.engine.url.render_as_string(hide_password=False))
 
-    @sa_event.listens_for(engine, "connect")
+    @event.listens_for(engine, "connect")
     def _impatient(dbapi_connection: Any, _record: Any) -> None:  # after the store's own
         dbapi_connection.execute("PRAGMA busy_timeout=100")
 
@@ -110,7 +99,7 @@ def test_a_busy_database_is_unavailable_and_nothing_is_written(
     with sqlite_storage.transaction() as uow:  # BEGIN IMMEDIATE: the write lock
         uow.connection.execute(text("SELECT 1"))
         with pytest.raises(DbUnavailable):
-            impatient.add_subscriber(make_subscriber_data("blocked@example.org"), [event()])
+            impatient.add_subscriber(make_subscriber_data("blocked@example.org"), [signup_event()])
     assert counts(sqlite_storage) == (0, 0)
-    assert impatient.add_subscriber(make_subscriber_data("later@example.org"), [event()])
+    assert impatient.add_subscriber(make_subscriber_data("later@example.org"), [signup_event()])
     assert counts(sqlite_storage) == (1, 1)
