@@ -24,6 +24,7 @@ def isoformat_z(value: datetime | None) -> str | None:
     """
     if value is None:
         return None
-    value = to_naive_utc(value)
-    spec = "microseconds" if value.microsecond else "seconds"
-    return value.isoformat(timespec=spec) + "Z"
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+    # isoformat's default ("auto") writes microseconds exactly when they are non-zero.
+    return value.isoformat() + "Z"

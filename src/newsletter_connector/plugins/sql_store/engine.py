@@ -19,6 +19,8 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, create_engine, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
+from .stored_json import stored_json_loads
+
 BEGIN_OPTION = "nc_sqlite_begin"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
@@ -40,6 +42,7 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
     url = normalise_url(database_url)
     # Bound parameters can hold tokens and addresses: keep them out of exception text and logs.
     kwargs.setdefault("hide_parameters", True)
+    kwargs.setdefault("json_deserializer", stored_json_loads)
     if url.get_backend_name() == "sqlite":
         return _sqlite_engine(url, **kwargs)
     idle_ping_seconds = kwargs.pop("idle_ping_seconds", IDLE_PING_SECONDS)
