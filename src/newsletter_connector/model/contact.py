@@ -60,13 +60,27 @@ def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any
     Values are strings, booleans, ``None`` and a list of strings, never floats (the subscriber
     walk relies on it to write pages with orjson, ``web/fast_json.py``).
     """
+    # Written out rather than looped over EMAIL_PREF_FIELDS or through isoformat_z(None):
+    # a walk page builds 500 of these (issue 10); test_contact_prefs_follow_the_fields
+    # keeps the keys in step with EMAIL_PREF_FIELDS.
+    prefs = record.prefs
+    completed, confirmed, unsubscribed = (
+        record.profile_completed_at,
+        record.confirmed_at,
+        record.unsubscribed_at,
+    )
     contact: dict[str, Any] = {
         "email": record.email,
         "first_name": record.first_name,
         "last_name": record.last_name,
         "zip": record.zip,
         "prefs": {
-            "email": {wire: getattr(record.prefs, attr) for wire, attr in EMAIL_PREF_FIELDS},
+            "email": {
+                "briefings": prefs.briefings,
+                "puzzles": prefs.puzzles,
+                "onThisDay": prefs.on_this_day,
+                "local": prefs.local,
+            },
             "sms": {"enabled": record.sms_enabled},
         },
         "status": record.status,
@@ -74,10 +88,10 @@ def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any
         "gender": record.gender,
         "gender_self": record.gender_self,
         "categories": list(record.categories),
-        "profile_completed_at": isoformat_z(record.profile_completed_at),
+        "profile_completed_at": None if completed is None else isoformat_z(completed),
         "created_at": isoformat_z(record.created_at),
-        "confirmed_at": isoformat_z(record.confirmed_at),
-        "unsubscribed_at": isoformat_z(record.unsubscribed_at),
+        "confirmed_at": None if confirmed is None else isoformat_z(confirmed),
+        "unsubscribed_at": None if unsubscribed is None else isoformat_z(unsubscribed),
         "unsubscribe_url": unsubscribe_url(settings, record.unsubscribe_token),
         "profile_url": profile_url(settings, record.profile_token),
     }
