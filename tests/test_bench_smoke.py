@@ -91,7 +91,7 @@ def test_rollups_bench_runs() -> None:
 
 def test_export_walk_bench_runs() -> None:
     output = run_bench("bench.export_walk", "--size", "3000", *db_args())
-    for needle in ("walked 3000 events", "events/s", "ratio"):
+    for needle in ("walked 3000 events", "events/s", "ratio", "with the client's JSON decoding"):
         assert needle in output
     result_line(output, "export_walk")
 
