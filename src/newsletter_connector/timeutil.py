@@ -24,7 +24,5 @@ def isoformat_z(value: datetime | None) -> str | None:
     """
     if value is None:
         return None
-    if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
     # isoformat's default ("auto") writes microseconds exactly when they are non-zero.
-    return value.isoformat() + "Z"
+    return to_naive_utc(value).isoformat() + "Z"
