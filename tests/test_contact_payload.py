@@ -6,40 +6,17 @@ from datetime import datetime
 
 from newsletter_connector import Settings
 from newsletter_connector.model.contact import EMAIL_PREF_FIELDS, contact_payload
-from newsletter_connector.storage import EmailPrefs, SubscriberRecord
+from newsletter_connector.storage import EmailPrefs, SubscriberData
+from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 
 AT = datetime(2026, 11, 21, 9, 30)
 
 
-def record(**changes: object) -> SubscriberRecord:
-    values: dict[str, object] = {
-        "id": 1,
-        "email": "reader@example.org",
-        "first_name": None,
-        "last_name": None,
-        "zip": None,
-        "phone": None,
-        "sms_enabled": False,
-        "prefs": EmailPrefs(briefings="daily", puzzles="weekly", on_this_day="off", local="daily"),
-        "status": "confirmed",
-        "age_range": None,
-        "gender": None,
-        "gender_self": None,
-        "categories": (),
-        "consent_source": None,
-        "consent_collected_at": None,
-        "created_at": AT,
-        "updated_at": AT,
-        "confirmed_at": None,
-        "unsubscribed_at": None,
-        "bounced_at": None,
-        "profile_completed_at": None,
-        "confirm_token": "c",
-        "unsubscribe_token": "u",
-        "profile_token": "p",
-    }
-    values.update(changes)
-    return SubscriberRecord(**values)  # type: ignore[arg-type]
+def record(**changes: object) -> SubscriberData:
+    """A confirmed subscriber created at ``AT``, with ``changes``."""
+    return make_subscriber_data(
+        "reader@example.org", **{"status": "confirmed", "created_at": AT, **changes}
+    )
 
 
 SETTINGS = Settings(base_url="https://news.example/newsletter")
@@ -57,10 +34,15 @@ def test_optional_timestamps_are_null_or_utc_with_z() -> None:
     assert empty["profile_completed_at"] is None
     assert empty["confirmed_at"] is None
     assert empty["unsubscribed_at"] is None
-    later = datetime(2026, 11, 22, 8, 0, 0, 250)
+    written = {
+        "profile_completed_at": "2026-11-22T08:00:00.000250Z",
+        "confirmed_at": "2026-11-22T08:00:01Z",
+        "unsubscribed_at": "2026-11-22T08:00:02.500000Z",
+    }
     full = contact_payload(
-        record(profile_completed_at=later, confirmed_at=later, unsubscribed_at=later), SETTINGS
+        record(**{name: datetime.fromisoformat(text[:-1]) for name, text in written.items()}),
+        SETTINGS,
     )
-    for name in ("profile_completed_at", "confirmed_at", "unsubscribed_at"):
-        assert full[name] == "2026-11-22T08:00:00.000250Z"
+    for name, text in written.items():
+        assert full[name] == text
     assert full["created_at"] == "2026-11-21T09:30:00Z"
