@@ -855,6 +855,12 @@ class Storage(Protocol):
         lighter path (every authenticated request asks, and a revocation must be seen by the
         very next one). Raises ``DbUnavailable`` as a unit of work would."""
 
+    def find_active_connection(self) -> ConnectionRecord | None:
+        """The active connection, or ``None``: the same answer as ``connections.active()`` in
+        a read-only unit of work, which a backend may give a lighter path (every export
+        request asks, and a disabled or replaced connection must be refused by the very next
+        one). Raises ``DbUnavailable`` as a unit of work would."""
+
     def add_subscriber(
         self, data: SubscriberData, events: Sequence[NewEvent]
     ) -> SubscriberRecord | None:

@@ -169,8 +169,7 @@ class AdminService:
 
     def connection(self) -> ConnectionRecord | None:
         """The active connection, or ``None``."""
-        with self.context.storage.transaction(write=False) as uow:
-            return uow.connections.active()
+        return self.context.storage.find_active_connection()
 
     def disable_connection(self) -> bool:
         """Disable the connection: export endpoints answer 404 and nothing is pushed."""

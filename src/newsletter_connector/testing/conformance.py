@@ -159,6 +159,29 @@ class StorageConformance(
             assert uow.connections.disable(at=T0) is False
             assert uow.connections.active() is None
 
+    def test_connection_find_active_outside_a_unit_of_work(self, storage: Any) -> None:
+        """``Storage.find_active_connection`` answers as the repository does (every field),
+        and sees a replacement and a disabling as soon as they commit."""
+        assert storage.find_active_connection() is None
+        with storage.transaction() as uow:
+            first = uow.connections.replace(
+                platform_base="https://a.example", transport="events", token="t" * 20, at=T0
+            )
+        found = storage.find_active_connection()
+        with storage.transaction(write=False) as uow:
+            assert found == uow.connections.active() == first
+        assert found is not None and found.created_at == T0 and found.disabled_at is None
+        later = T0 + timedelta(minutes=1)
+        with storage.transaction() as uow:
+            second = uow.connections.replace(
+                platform_base="https://b.example", transport="platform", token="u" * 20, at=later
+            )
+        found = storage.find_active_connection()
+        assert found == second and found is not None and found.token == "u" * 20
+        with storage.transaction() as uow:
+            uow.connections.disable(at=later)
+        assert storage.find_active_connection() is None
+
     # -- outbox ---------------------------------------------------------------------------------
 
     def _enqueue(self, uow: Any, event_id: str, key: str | None) -> None:

@@ -1,12 +1,17 @@
-"""The per-request API key check, run outside a unit of work (issue 10).
+"""The per-request credential checks, run outside a unit of work (issue 10).
 
-Every authenticated request looks its key up. Through a unit of work (a SQLAlchemy
+Every authenticated request looks its API key up, and every export request the active
+connection, whose token it must carry. Through a unit of work (a SQLAlchemy
 ``Connection``, its transaction and statement execution) the look-up cost ~85 µs of Python
 per request; the same statement compiled once and run on a pooled DB-API cursor
 (:mod:`.pooled_statement`), ~25 µs of Python plus psycopg's. On PostgreSQL with psycopg 3 it
 runs prepared on a connection of each thread's own, through libpq (:mod:`.dedicated_read`):
 ~40 µs of CPU against ~100 µs pooled. Result columns run through their types' result
 processors either way.
+
+The connection look-up runs on a pooled DB-API cursor on every database: an export request
+answers a page of up to 1,000 events, so the ~100 µs a pooled run costs on PostgreSQL is
+small beside it, and a connection of its own per thread would not be (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
-from ...storage import ApiKeyRecord
+from ...storage import ApiKeyRecord, ConnectionRecord
 from .dedicated_read import DedicatedReadStatement
 from .engine import idle_ping_seconds
 from .pooled_statement import PooledStatement
-from .tables import api_keys
+from .repos import ACTIVE_CONNECTION
+from .tables import api_keys, connections
 
 _ACTIVE_KEY = select(
     api_keys.c.id, api_keys.c.label, api_keys.c.key_prefix, api_keys.c.created_at
@@ -31,6 +37,12 @@ _ACTIVE_KEY = select(
 
 def _unchanged(value: Any) -> Any:
     return value
+
+
+def _result_processor(engine: Engine, column: Any) -> Callable[[Any], Any]:
+    """``column``'s result processor for ``engine``'s dialect (identity when it has none)."""
+    dialect = engine.dialect
+    return column.type.dialect_impl(dialect).result_processor(dialect, None) or _unchanged
 
 
 def green_threads() -> bool:
@@ -60,11 +72,7 @@ class ActiveKeyLookup:
             )
         else:
             self._statement = PooledStatement(engine, _ACTIVE_KEY)
-        dialect = engine.dialect
-        created_at_type = api_keys.c.created_at.type.dialect_impl(dialect)
-        self._created_at: Callable[[Any], Any] = (
-            created_at_type.result_processor(dialect, None) or _unchanged
-        )
+        self._created_at = _result_processor(engine, api_keys.c.created_at)
 
     def find(self, key_digest: str) -> ApiKeyRecord | None:
         """The active key with this digest, or ``None``.
@@ -87,3 +95,32 @@ class ActiveKeyLookup:
         """Close the connections held for the look-up (pooled ones go with the engine)."""
         if isinstance(self._statement, DedicatedReadStatement):
             self._statement.close()
+
+
+class ActiveConnectionLookup:
+    """Reads the active connection (``connections.active()``'s answer) on a pooled connection
+    of ``engine``, in autocommit on PostgreSQL: a connection disabled or replaced is seen by
+    the very next look-up."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._statement = PooledStatement(engine, ACTIVE_CONNECTION)
+        self._created_at = _result_processor(engine, connections.c.created_at)
+        self._disabled_at = _result_processor(engine, connections.c.disabled_at)
+
+    def find(self) -> ConnectionRecord | None:
+        """The active connection, or ``None``.
+
+        :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
+        """
+        row = self._statement.first_row({})
+        if row is None:
+            return None
+        connection_id, platform_base, transport, token, created_at, disabled_at = row
+        return ConnectionRecord(
+            id=int(connection_id),
+            platform_base=platform_base,
+            transport=transport,
+            token=token,
+            created_at=self._created_at(created_at),
+            disabled_at=self._disabled_at(disabled_at),
+        )

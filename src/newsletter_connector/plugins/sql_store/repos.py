@@ -110,6 +110,15 @@ class SqlSettings:
         return bool(result.rowcount)
 
 
+#: The active connection (the newest not disabled): every column, in the table's order.
+ACTIVE_CONNECTION = (
+    select(connections)
+    .where(connections.c.disabled_at.is_(None))
+    .order_by(connections.c.id.desc())
+    .limit(1)
+)
+
+
 def _connection_record(row: RowMapping) -> ConnectionRecord:
     return ConnectionRecord(
         id=row["id"],
@@ -126,16 +135,7 @@ class SqlConnections:
         self.connection = connection
 
     def active(self) -> ConnectionRecord | None:
-        row = (
-            self.connection.execute(
-                select(connections)
-                .where(connections.c.disabled_at.is_(None))
-                .order_by(connections.c.id.desc())
-                .limit(1)
-            )
-            .mappings()
-            .first()
-        )
+        row = self.connection.execute(ACTIVE_CONNECTION).mappings().first()
         return _connection_record(row) if row else None
 
     def replace(

@@ -11,13 +11,13 @@ from sqlalchemy.engine import Connection, Engine
 
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
-from ...storage import ApiKeyRecord, NewEvent, SubscriberData, SubscriberRecord
+from ...storage import ApiKeyRecord, ConnectionRecord, NewEvent, SubscriberData, SubscriberRecord
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .campaigns import SqlCampaigns
 from .engine import BEGIN_OPTION, make_engine
 from .issues import SqlIssues
-from .key_lookup import ActiveKeyLookup
+from .key_lookup import ActiveConnectionLookup, ActiveKeyLookup
 from .outbox import SqlOutbox
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .signup_insert import SignupInsert
@@ -135,6 +135,18 @@ class SqlStorage:
                 return uow.keys.find_active_by_digest(key_digest)
         with _translated_errors():
             return self._active_key_lookup.find(key_digest)
+
+    @cached_property
+    def _active_connection_lookup(self) -> ActiveConnectionLookup:
+        return ActiveConnectionLookup(self.engine)
+
+    def find_active_connection(self) -> ConnectionRecord | None:
+        if self.unit_of_work_class.connections is not SqlUnitOfWork.connections:
+            # A host swapped the connections repository in: ask it, not the built-in table.
+            with self.transaction(write=False) as uow:
+                return uow.connections.active()
+        with _translated_errors():
+            return self._active_connection_lookup.find()
 
     @cached_property
     def _signup_insert(self) -> SignupInsert | SqliteSignup | None:
