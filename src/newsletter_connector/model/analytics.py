@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -63,7 +64,9 @@ def _plain_props(props: dict[str, Any]) -> bool:
     )
 
 
-def event_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
+def event_wire(
+    event: AnalyticsEventRecord, *, stamp: Callable[[dt.datetime], Any] = isoformat_z
+) -> dict[str, Any]:
     """``AnalyticsEvent.from_record(event).to_wire()``, equal for every record, built without
     pydantic for the records capture stores (issue 10: validation cost four times the query).
 
@@ -71,6 +74,10 @@ def event_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
     id, ``str`` texts and ``props`` that are ``None``, empty or a flat dict of ``str``, ``int``,
     ``bool``, ``None`` and finite floats (what ``analytics_sanitize`` lets in). Any other
     record goes through the model itself, which converts or refuses it.
+
+    :param stamp: makes ``occurred_at``'s value on the direct path; ``timeutil.utc_stamp``
+        leaves a datetime for a page written by ``fast_json.dumps(..., stamps=True)``, which
+        writes the very string the default makes.
     """
     props = event.props or None
     if (
@@ -85,7 +92,7 @@ def event_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
         return AnalyticsEvent.from_record(event).to_wire()
     return {
         "id": event.id,
-        "occurred_at": isoformat_z(event.occurred_at) or "",
+        "occurred_at": stamp(event.occurred_at) or "",
         "event_type": event.event_type,
         "visitor_id": event.visitor_id,
         "session_id": event.session_id,

@@ -9,7 +9,8 @@ fields, e.g. ``prefs.email.local``); they are what the service validates input w
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidRequest
@@ -53,12 +54,21 @@ _ZIP_RE = re.compile(r"^[0-9]{5}$")
 _PHONE_RE = re.compile(r"^\+?[0-9 ().-]{7,31}$")
 
 
-def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any]:
+def contact_payload(
+    record: SubscriberData,
+    settings: Settings,
+    *,
+    stamp: Callable[[datetime], Any] = isoformat_z,
+) -> dict[str, Any]:
     """The contact (SPEC 2.1), fields in the spec's order.
 
     ``confirm_url`` only while pending; ``phone`` only with SMS consent (``prefs.sms.enabled``).
     Values are strings, booleans, ``None`` and a list of strings, never floats (the subscriber
     walk relies on it to write pages with orjson, ``web/fast_json.py``).
+
+    :param stamp: makes each timestamp's value. ``timeutil.utc_stamp`` leaves them as
+        datetimes for a page written by ``fast_json.dumps(..., stamps=True)``, which writes
+        the very strings the default makes.
     """
     # Written out rather than looped over EMAIL_PREF_FIELDS or through isoformat_z(None):
     # a walk page builds 500 of these (issue 10); test_contact_prefs_follow_the_fields
@@ -88,10 +98,10 @@ def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any
         "gender": record.gender,
         "gender_self": record.gender_self,
         "categories": list(record.categories),
-        "profile_completed_at": None if completed is None else isoformat_z(completed),
-        "created_at": isoformat_z(record.created_at),
-        "confirmed_at": None if confirmed is None else isoformat_z(confirmed),
-        "unsubscribed_at": None if unsubscribed is None else isoformat_z(unsubscribed),
+        "profile_completed_at": None if completed is None else stamp(completed),
+        "created_at": stamp(record.created_at),
+        "confirmed_at": None if confirmed is None else stamp(confirmed),
+        "unsubscribed_at": None if unsubscribed is None else stamp(unsubscribed),
         "unsubscribe_url": unsubscribe_url(settings, record.unsubscribe_token),
         "profile_url": profile_url(settings, record.profile_token),
     }

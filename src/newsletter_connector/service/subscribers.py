@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -36,7 +36,7 @@ from ..model.contact import (
     require_object,
 )
 from ..storage import DeletionRecord, SubscriberData, SubscriberRecord, TokenKind, UnitOfWork
-from ..timeutil import to_naive_utc
+from ..timeutil import isoformat_z, to_naive_utc
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
 from .events import new_event, queue_event, subscriber_key
@@ -134,9 +134,12 @@ class SubscriberService:
 
     # -- representation ----------------------------------------------------------------------
 
-    def contact(self, record: SubscriberRecord) -> dict[str, Any]:
-        """The wire contact of ``record`` (SPEC 2.1); identical to event payloads."""
-        return contact_payload(record, self.context.settings)
+    def contact(
+        self, record: SubscriberRecord, *, stamp: Callable[[datetime], Any] = isoformat_z
+    ) -> dict[str, Any]:
+        """The wire contact of ``record`` (SPEC 2.1); identical to event payloads (``stamp`` as
+        in ``model.contact.contact_payload``)."""
+        return contact_payload(record, self.context.settings, stamp=stamp)
 
     def _queue(self, uow: UnitOfWork, event_type: str, record: SubscriberRecord) -> None:
         queue_event(

@@ -17,6 +17,7 @@ import falcon
 
 from ..service import NewsletterService
 from ..service.analytics import MAX_EVENTS_LIMIT, event_to_wire
+from ..timeutil import utc_stamp
 from .auth import bearer_token
 from .fast_json import scalars_written_alike, set_json
 from .params import date_param, int_param, reject_unknown_params
@@ -62,14 +63,17 @@ class ExportSink:
             req, "limit", default=DEFAULT_EVENTS_LIMIT, minimum=1, maximum=MAX_EVENTS_LIMIT
         )
         page = self.service.analytics.events_page(after_id, limit)
-        events = [event_to_wire(event) for event in page.events]
+        events = [event_to_wire(event, stamp=utc_stamp) for event in page.events]
         # A page of 1,000 is written by orjson (issue 10) unless a prop holds a float orjson
         # writes differently from the app's JSON form (props are flat: see event_wire).
         floats_alike = all(
             scalars_written_alike(event["props"].values()) for event in events if event["props"]
         )
         set_json(
-            resp, {"events": events, "next_after_id": page.next_after_id}, floats_alike=floats_alike
+            resp,
+            {"events": events, "next_after_id": page.next_after_id},
+            floats_alike=floats_alike,
+            stamps=True,
         )
 
     def rollups(self, req: falcon.Request, resp: falcon.Response) -> None:
