@@ -27,7 +27,7 @@ from ...storage import ApiKeyRecord, ConnectionRecord
 from .dedicated_read import DedicatedReadStatement
 from .engine import idle_ping_seconds
 from .pooled_statement import PooledStatement
-from .repos import ACTIVE_CONNECTION
+from .repos import ACTIVE_CONNECTION, connection_record
 from .tables import api_keys, connections
 
 _ACTIVE_KEY = select(
@@ -104,8 +104,8 @@ class ActiveConnectionLookup:
 
     def __init__(self, engine: Engine) -> None:
         self._statement = PooledStatement(engine, ACTIVE_CONNECTION)
-        self._created_at = _result_processor(engine, connections.c.created_at)
-        self._disabled_at = _result_processor(engine, connections.c.disabled_at)
+        # Each column by name through its type's result processor, as a Connection reads it.
+        self._columns = [(c.name, _result_processor(engine, c)) for c in connections.c]
 
     def find(self) -> ConnectionRecord | None:
         """The active connection, or ``None``.
@@ -115,12 +115,5 @@ class ActiveConnectionLookup:
         row = self._statement.first_row({})
         if row is None:
             return None
-        connection_id, platform_base, transport, token, created_at, disabled_at = row
-        return ConnectionRecord(
-            id=int(connection_id),
-            platform_base=platform_base,
-            transport=transport,
-            token=token,
-            created_at=self._created_at(created_at),
-            disabled_at=self._disabled_at(disabled_at),
-        )
+        columns = zip(self._columns, row, strict=True)
+        return connection_record({name: process(value) for (name, process), value in columns})

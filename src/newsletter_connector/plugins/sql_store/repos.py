@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
@@ -119,7 +120,8 @@ ACTIVE_CONNECTION = (
 )
 
 
-def _connection_record(row: RowMapping) -> ConnectionRecord:
+def connection_record(row: Mapping[Any, Any]) -> ConnectionRecord:
+    """The record of a ``nc_connections`` row, by column name."""
     return ConnectionRecord(
         id=row["id"],
         platform_base=row["platform_base"],
@@ -136,7 +138,7 @@ class SqlConnections:
 
     def active(self) -> ConnectionRecord | None:
         row = self.connection.execute(ACTIVE_CONNECTION).mappings().first()
-        return _connection_record(row) if row else None
+        return connection_record(row) if row else None
 
     def replace(
         self, *, platform_base: str, transport: str, token: str, at: Any
@@ -153,7 +155,7 @@ class SqlConnections:
             .mappings()
             .one()
         )
-        return _connection_record(row)
+        return connection_record(row)
 
     def disable(self, *, at: Any) -> bool:
         result = self.connection.execute(
