@@ -7,6 +7,7 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,6 +29,83 @@ def env(newsletter_settings: Any, newsletter_storage: Any) -> Any:
         "pageview", visitor_id="visitor-1", session_id="session-1", path="/"
     )
     return service, client_for(service), auth
+
+
+# The export surface's answers, written from SPEC 4.3, 2.5 and 2.6 (not from the app's models).
+_INT = {"type": "integer", "minimum": 0}
+_STAMP = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?Z$"}
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+_EVENT = _object(
+    id=_INT,
+    occurred_at=_STAMP,
+    event_type={"enum": ["pageview", "link click", "engagement ping"]},
+    visitor_id={"type": "string"},
+    session_id={"type": "string"},
+    path={"type": "string"},
+    referrer={"type": "string"},
+    props={"type": ["object", "null"]},
+)
+_ROLLUP = _object(
+    date={"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+    source={"type": "string"},
+    pageviews=_INT,
+    unique_visitors=_INT,
+    new_visitors=_INT,
+    sessions=_INT,
+    issue_number=_INT,
+    top_pages={
+        "type": "array",
+        "maxItems": 10,
+        "items": _object(path={"type": "string"}, views=_INT),
+    },
+    link_clicks=_INT,
+    avg_engagement_seconds={"type": ["number", "null"]},
+    llm_usage=_object(
+        calls=_INT,
+        failures=_INT,
+        by_model={
+            "type": "array",
+            "items": _object(
+                model={"type": "string"},
+                calls=_INT,
+                failures=_INT,
+                prompt_tokens=_INT,
+                completion_tokens=_INT,
+            ),
+        },
+    ),
+    ga4={"type": "null"},
+)
+ANSWERS = {
+    "status": _object(ok={"const": True}),
+    "events": _object(events={"type": "array", "items": _EVENT}, next_after_id=_INT),
+    "rollups": _object(rollups={"type": "array", "maxItems": 92, "items": _ROLLUP}),
+}
+
+
+def test_the_answer_schemas_refuse_a_wrong_answer() -> None:
+    event = {
+        "id": 1, "occurred_at": "2026-01-01T00:00:00Z", "event_type": "pageview",
+        "visitor_id": "v", "session_id": "s", "path": "/", "referrer": "", "props": None,
+    }  # fmt: skip
+    jsonschema.validate({"events": [event], "next_after_id": 1}, ANSWERS["events"])
+    for wrong in (
+        {**event, "occurred_at": "2026-01-01T00:00:00+00:00"},
+        {**event, "extra": 1},
+        {k: v for k, v in event.items() if k != "props"},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"events": [wrong], "next_after_id": 1}, ANSWERS["events"])
 
 
 names = st.sampled_from(["after_id", "limit", "from", "to", "x", ""]) | st.text(max_size=8)
@@ -52,6 +130,8 @@ def test_export_queries_never_fail_with_500(env: Any, path: str, query: str) -> 
     body = result.json
     if result.status_code == 400:
         assert set(body) == {"error", "message"} and body["error"] == "invalid_request"
+    else:
+        jsonschema.validate(body, ANSWERS[path])
     without_token = client.simulate_get(f"/api/export/{path}", query_string=query)
     assert without_token.status_code == 404
 
@@ -68,7 +148,10 @@ def test_any_pair_of_real_dates_is_200_or_a_clear_400(env: Any, first: date, sec
     span = (second - first).days + 1
     if 1 <= span <= 92:
         assert result.status_code == 200
-        assert len(result.json["rollups"]) == span
+        jsonschema.validate(result.json, ANSWERS["rollups"])
+        assert [r["date"] for r in result.json["rollups"]] == [
+            date.fromordinal(first.toordinal() + n).isoformat() for n in range(span)
+        ]
     else:
         assert result.status_code == 400
         assert "to" in result.json["message"]

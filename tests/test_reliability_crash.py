@@ -2,8 +2,10 @@
 it delivers thousands of events, and restarted each time. In the end every event has been
 delivered, none is lost, and the only repeats are whole batches resent with the same ids.
 
-The kill points are random (a seeded generator; the seed is in the failure message) so over
-many runs they land everywhere: mid-request, mid-claim, mid-settle, between batches. The long
+The first kill always lands while a batch is on the wire (so a resend is always exercised), the
+second during start-up or the first claim, before anything is sent; the rest are random (a
+seeded generator; the seed is in the failure message) so over many runs they land everywhere:
+mid-request, mid-claim, mid-settle, between batches. The long
 variant (``--run-slow``) delivers 20,000 events through 15 kills.
 """
 
@@ -75,17 +77,28 @@ def crash_and_recover(
     log = (tmp_path / "runner.log").open("w")
     killed_mid_request = 0
     try:
-        for _ in range(kills):
+        for kill in range(kills):
             runner = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
-            # let it deliver something first (start-up, and a returned lease, take a moment)
-            before = len(receiver.received)
-            deadline = time.monotonic() + 20
-            while len(receiver.received) == before and time.monotonic() < deadline:
-                time.sleep(0.01)
-            time.sleep(rng.uniform(0, 0.3))
-            killed_mid_request += bool(receiver.in_flight)
+            if kill == 1:
+                # at any moment of start-up or its first claim, before it sends anything
+                time.sleep(rng.uniform(0, 1.0))
+            else:
+                # let it deliver something first (start-up, and a returned lease, take a moment)
+                before = len(receiver.received)
+                deadline = time.monotonic() + 20
+                while len(receiver.received) == before and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                if kill == 0:
+                    # the first kill lands while a batch is on the wire (each answer takes
+                    # 50 ms): sent, never settled, so it must come back and be resent whole
+                    while not receiver.in_flight and time.monotonic() < deadline:
+                        time.sleep(0.001)
+                else:
+                    time.sleep(rng.uniform(0, 0.3))
+            in_flight = bool(receiver.in_flight)
             runner.send_signal(signal.SIGKILL)
             assert runner.wait(10) == -signal.SIGKILL
+            killed_mid_request += in_flight and bool(receiver.in_flight)
         assert undelivered(service) > 0, f"all delivered before the last kill (seed {seed})"
         last = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
         try:
@@ -102,6 +115,8 @@ def crash_and_recover(
         log.close()
     resends = assert_every_event_once_or_resent_whole([r.body for r in receiver.received], ids)
     print(f"seed {seed}: {kills} kills ({killed_mid_request} mid-request), {resends} resends")
+    assert killed_mid_request >= 1, f"no kill landed mid-request (seed {seed})"
+    assert resends >= 1, f"the batch killed mid-request was not resent (seed {seed})"
     assert TOKEN not in (tmp_path / "runner.log").read_text()
 
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import httpx
 import pytest
@@ -328,6 +329,36 @@ def test_no_secret_or_token_appears_in_any_log_of_a_full_run(
     assert "/confirm/[redacted]" in served  # ... with the reader links' tokens redacted
     assert "[DEBUG]" in served  # gunicorn logs at DEBUG
     assert any(r.levelno == logging.DEBUG for r in caplog.records)
+    forms = {
+        what + how: written
+        for what, secret in secrets.items()
+        for how, written in encoded_forms(secret).items()
+    }
+    # the list-source credentials as they crossed the wire, in the Basic header
+    forms["list-source credentials (Basic)"] = basic(LISTSOURCE_USER, list_key)[
+        "Authorization"
+    ].removeprefix("Basic ")
     for where, text in logs.items():
-        for what, secret in secrets.items():
-            assert secret not in text, f"the {what} appears in the {where}"
+        for what, written in forms.items():
+            assert written not in text, f"the {what} appears in the {where}"
+
+
+def encoded_forms(secret: str) -> dict[str, str]:
+    """``secret`` as a log line could carry it: as is, URL-encoded, base64 and JSON-escaped."""
+    return {
+        "": secret,
+        " (URL-encoded)": quote(secret, safe=""),
+        " (URL-encoded, form)": quote_plus(secret),
+        " (base64)": base64.b64encode(secret.encode()).decode().rstrip("="),
+        " (base64, URL-safe)": base64.urlsafe_b64encode(secret.encode()).decode().rstrip("="),
+        " (JSON)": json.dumps(secret)[1:-1],
+    }
+
+
+def test_encoded_forms_find_what_a_log_could_carry() -> None:
+    secret = "a+b/c=d e:f"
+    forms = encoded_forms(secret)
+    assert "a%2Bb%2Fc%3Dd%20e%3Af" in forms.values()
+    assert "a%2Bb%2Fc%3Dd+e%3Af" in forms.values()
+    logged = f"Authorization: Basic {base64.b64encode(secret.encode()).decode()}"
+    assert forms[" (base64)"] in logged

@@ -41,6 +41,8 @@ class TlsReceiver:
         self.received: list[Received] = []
         self.in_flight: set[str] = set()
         self.overlaps: list[str] = []  # event ids received while already being received
+        self.concurrent = 0  # requests being answered now
+        self.peak_concurrent = 0  # the most requests ever answered at once
         self.script: list[str] = []
         self.default = "ok"
         self.drip_interval = 0.05
@@ -66,12 +68,15 @@ class TlsReceiver:
                     receiver.received.append(Received(self.path, dict(self.headers.items()), body))
                     receiver.overlaps.extend(sorted(ids & receiver.in_flight))
                     receiver.in_flight |= ids
+                    receiver.concurrent += 1
+                    receiver.peak_concurrent = max(receiver.peak_concurrent, receiver.concurrent)
                     receiver.arrived.notify_all()
                 try:
                     receiver.answer(self, action)
                 finally:
                     with receiver.lock:
                         receiver.in_flight -= ids
+                        receiver.concurrent -= 1
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
