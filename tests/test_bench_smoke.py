@@ -33,9 +33,11 @@ def test_status_overhead_bench_runs() -> None:
     url = pass_database_url()
     db_args = ["--database-url", url] if url else []
     output = run_bench(
-        "bench.status_overhead", "--seconds", "1", "--workers", "1", "--connections", "2", *db_args
-    )
-    assert f"status_overhead[{'postgresql' if url else 'sqlite'}]" in output
+        "bench.status_overhead", "--seconds", "2", "--rounds", "2", "--workers", "1",
+        "--connections", "2", *db_args,
+    )  # fmt: skip
+    assert output.count("round ") == 2, output
+    result_line(output, "status_overhead")
 
 
 def db_args() -> list[str]:
