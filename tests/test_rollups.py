@@ -191,6 +191,7 @@ def test_top_pages_keep_ten_ordered_by_views_then_path(clocked: Any) -> None:
     assert pages[0] == {"path": "/p00", "views": 12}
     # /p10 and /p11 (2 views each) fall off; the last kept is /p09 with 3.
     assert pages[-1] == {"path": "/p09", "views": 3}
+    assert rollup["pageviews"] == 79  # every page's views, not only the ten pages kept
 
 
 def test_engagement_average_and_link_clicks(clocked: Any) -> None:

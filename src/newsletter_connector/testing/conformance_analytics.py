@@ -81,6 +81,10 @@ class AnalyticsConformance:
         assert (leap.new_visitors, leap.link_clicks) == (2, 1)
         assert leap.avg_engagement_seconds == pytest.approx(6.0)
         assert leap.top_pages == (("/x", 1),)  # tie broken by path, bounded to top_pages
+        with storage.transaction(write=False) as uow:
+            bare = uow.analytics.daily_traffic(midnight, midnight + timedelta(days=1), top_pages=0)
+        assert bare["2028-02-29"].top_pages == ()
+        assert bare["2028-02-29"].pageviews == 2  # counted whatever the top list keeps
 
     def test_analytics_daily_traffic_range_is_half_open(self, storage: Any) -> None:
         with storage.transaction() as uow:
