@@ -5,8 +5,8 @@ delivered, none is lost, and the only repeats are whole batches resent with the 
 The first kill always lands while a batch is on the wire (so a resend is always exercised), the
 second during start-up or the first claim, before anything is sent; the rest are random (a
 seeded generator; the seed is in the failure message) so over many runs they land everywhere:
-mid-request, mid-claim, mid-settle, between batches. The long
-variant (``--run-slow``) delivers 20,000 events through 15 kills.
+mid-request, mid-claim, mid-settle, between batches. The long variant (``--run-slow``)
+delivers 20,000 events through 15 kills.
 """
 
 from __future__ import annotations

@@ -220,14 +220,14 @@ def test_sigkill_mid_batch_then_restart_delivers_everything(
 def test_two_runner_processes_never_send_the_same_batch_at_once(
     newsletter_service: Any, env: Any, receiver: TlsReceiver
 ) -> None:
-    # 30 batches are three claims of ten (runner.CLAIM_AHEAD): while one runner sends its
-    # claim, the other claims and sends the next, so both processes contend for the queue
+    # 50 batches are five claims of ten (runner.CLAIM_AHEAD): while one runner sends a claim,
+    # the other claims and sends another, so both processes contend for the queue
     with newsletter_service.storage.transaction() as uow:
         ids = [
             queue_event(
                 uow, newsletter_service.context, "contact.message", {**p.message(), "id": str(n)}
             )
-            for n in range(3000)
+            for n in range(5000)
         ]
     connect(newsletter_service, receiver)
     receiver.default = "slow"
@@ -248,4 +248,4 @@ def test_two_runner_processes_never_send_the_same_batch_at_once(
     assert receiver.peak_concurrent == 2  # both runners were sending at the same time ...
     assert receiver.overlaps == []  # ... never the same events
     assert sorted(receiver.event_ids()) == sorted(ids)  # each exactly once
-    assert status(newsletter_service).batches["delivered"] == 30
+    assert status(newsletter_service).batches["delivered"] == 50
