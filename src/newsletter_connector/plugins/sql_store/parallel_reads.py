@@ -6,12 +6,12 @@ between the unit of work's connection and a second one from the engine's pool, r
 thread, they use two (0.72 → 0.48 s here). The helper takes statements from the same list as
 the caller, so neither waits for the other's share.
 
-Only a read-only unit of work on PostgreSQL shares its statements (:data:`READ_ONLY_OPTION`):
-its connection is in autocommit, so each statement already sees its own snapshot, and reading
-some of them on another connection sees exactly what it would have seen. A write transaction
-keeps every statement on its own connection (another connection would not see its writes), and
-so does SQLite: its reads run in one transaction with one snapshot, and two SQLite connections
-reading at once were slower here than one (0.66 → 0.80 s).
+Only a PostgreSQL connection in autocommit shares its statements: there each statement already
+sees its own snapshot, and reading some of them on another connection sees exactly what it
+would have seen. That is a read-only unit of work (``SqlStorage.transaction(write=False)``).
+A write transaction keeps every statement on its own connection (another connection would not
+see its writes), and so does SQLite: its reads run in one transaction with one snapshot, and
+two SQLite connections reading at once were slower here than one (0.66 → 0.80 s).
 
 The caller never waits for the helper's connection: if the pool cannot lend one at once, the
 caller runs every statement itself and the helper, once it has its connection, finds nothing
@@ -32,9 +32,6 @@ from sqlalchemy.sql import Executable
 
 log = logging.getLogger(__name__)
 
-#: Execution option ``SqlStorage.transaction(write=False)`` sets on its connection.
-READ_ONLY_OPTION = "nc_read_only"
-
 #: Pools that cannot lend a second connection to another thread.
 _SINGLE_CONNECTION_POOLS = (StaticPool, SingletonThreadPool, AssertionPool)
 
@@ -45,7 +42,7 @@ def shares_reads(connection: Connection) -> bool:
     """Whether :func:`read_all` shares ``connection``'s statements with a second connection."""
     return (
         connection.dialect.name == "postgresql"
-        and bool(connection.get_execution_options().get(READ_ONLY_OPTION))
+        and connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT"
         and not isinstance(connection.engine.pool, _SINGLE_CONNECTION_POOLS)
     )
 

@@ -19,7 +19,6 @@ from .engine import BEGIN_OPTION, make_engine
 from .issues import SqlIssues
 from .key_lookup import ActiveConnectionLookup, ActiveKeyLookup
 from .outbox import SqlOutbox
-from .parallel_reads import READ_ONLY_OPTION
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .signup_insert import SignupInsert
 from .sqlite_signup import SqliteSignup
@@ -113,19 +112,15 @@ class SqlStorage:
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
         with _translated_errors(), self.engine.connect() as connection:
-            # (READ_ONLY_OPTION: parallel_reads may share a read's statements)
             if self.dialect == "sqlite":
                 connection.execution_options(
-                    **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"},
-                    **{READ_ONLY_OPTION: not write},
+                    **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
                 )
             elif not write:
                 # Under READ COMMITTED every statement takes its own snapshot, so a read
                 # transaction guarantees nothing autocommit does not; it only costs the
                 # BEGIN and COMMIT round trips (issue 10: every request checks its key).
-                connection.execution_options(
-                    isolation_level="AUTOCOMMIT", **{READ_ONLY_OPTION: True}
-                )
+                connection.execution_options(isolation_level="AUTOCOMMIT")
             with connection.begin():
                 yield self.unit_of_work_class(connection)
 
