@@ -4,11 +4,15 @@
     python -m bench --database-url postgresql://postgres@127.0.0.1:5432/postgres
     python -m bench --quick                           # small sizes (a few minutes)
     python -m bench --only rollups --only export_walk
+    python -m bench --compare main --rounds 3        # A/B: a git ref against the working tree
 
 With ``--database-url`` (or ``NEWSLETTER_TEST_DATABASE_URL``) every benchmark runs twice: on a
 temporary SQLite file and on a fresh PostgreSQL database made on that server (and dropped).
 Each benchmark is a subprocess, so one's memory or pools never colour the next; their own
 output streams through, and the ``RESULT`` lines are repeated in a summary at the end.
+With ``--compare REF`` the same benchmarks run on REF and on the working tree in alternating
+rounds, and the summary gives each figure's median on both sides and their ratio
+(``bench/compare.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import subprocess
 import sys
 import time
 
+from bench.compare import compare
 from bench.harness import ROOT, machine_probe
 
 #: name -> (full-size arguments, --quick arguments). Every module takes --database-url.
@@ -46,11 +51,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sqlite", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--only", action="append", choices=sorted(BENCHES), help="repeatable")
+    parser.add_argument("--compare", metavar="REF", help="A/B against this git ref")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each side with --compare")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
 
     backends: list[str | None] = [None] if args.sqlite else []
     if args.database_url:
         backends.append(args.database_url)
+    if args.compare:
+        runs = [
+            (name, [*(quick if args.quick else full), *(["--database-url", url] if url else [])])
+            for name, (full, quick) in BENCHES.items()
+            if not args.only or name in args.only
+            for url in backends
+        ]
+        return compare(args.compare, runs, args.rounds)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("NEWSLETTER_TEST_DATABASE_URL", None)  # each bench is told its database explicitly
     results: list[str] = []

@@ -109,3 +109,47 @@ def test_one_command_runs_every_benchmark_and_summarises() -> None:
     result_line(summary, "rollups")
     result_line(summary, "export_walk")
     assert "FAILED" not in summary
+
+
+def test_compare_runs_a_ref_and_the_working_tree_in_alternating_rounds() -> None:
+    """``--compare REF`` runs each side in its own tree, alternating which goes first."""
+    script = (
+        "import sys; from bench.compare import compare; "
+        f"sys.exit(compare('HEAD', [('rollups', ['--size', '2000', *{db_args()!r}])], rounds=2))"
+    )
+    output = _run_python(script)
+    started = re.findall(r"^== \[(ref HEAD|working tree)\] bench\.rollups", output, re.MULTILINE)
+    assert started == ["ref HEAD", "working tree", "working tree", "ref HEAD"]
+    line = re.search(rf"^COMPARE rollups\[{backend()}\]: (.*)$", output, re.MULTILINE)
+    assert line, output
+    assert re.fullmatch(
+        r"ref HEAD [\d,.]+ s; working tree [\d,.]+ s; speed ratio \d+\.\d\d \(2 and 2 runs\)",
+        line[1],
+    )
+    assert "FAILED" not in output
+
+
+def _run_python(script: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_compare_reads_speed_ratios_the_right_way_up() -> None:
+    from bench.compare import parse_results, speed_ratio
+
+    figures = parse_results(
+        "noise\nRESULT signups[sqlite]: 1,234.5 signups/s (baseline 1,000.0 signups/s)\n"
+        "RESULT rollups[sqlite]: 0.500 s (target < 1 s)\n"
+    )
+    assert figures == {"signups[sqlite]": (1234.5, "signups/s"), "rollups[sqlite]": (0.5, "s")}
+    assert speed_ratio(1000.0, 1250.0, "signups/s") == 1.25  # a higher rate is faster
+    assert speed_ratio(0.5, 0.4, "s") == 1.25  # a shorter time is faster
+    assert speed_ratio(100.0, 125.0, "MiB") == 0.8  # more memory is worse
