@@ -696,7 +696,8 @@ class DeletionRepository(Protocol):
 
 
 class ContactMessageRepository(Protocol):
-    """The contact-form log: every message its own row, in arrival order."""
+    """The contact-form log: every message its own row, in arrival order, until its sender's
+    address is erased."""
 
     def add(
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
