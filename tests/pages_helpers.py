@@ -92,6 +92,15 @@ def checked(html: str, name: str) -> list[str]:
     return parser.checked.get(name, [])
 
 
+def submitted_unchanged(html: str) -> list[tuple[str, str]]:
+    """What a browser sends for the page's form when the reader touches nothing (every text
+    input and textarea with its shown value, every ticked box; the CSRF token left out)."""
+    parser = _Fields()
+    parser.feed(html)
+    pairs = [(name, value) for name, value in parser.values.items() if name != "csrf_token"]
+    return pairs + [(name, value) for name, values in parser.checked.items() for value in values]
+
+
 class _Fields(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

@@ -53,14 +53,18 @@ def test_message_queues_contact_message_event_and_no_subscriber(
     )
 
 
-def test_erasure_discards_queued_message_events_but_keeps_the_log(
+def test_erasure_erases_the_senders_messages_and_their_queued_events(
     newsletter_client: Any, auth: dict[str, str], newsletter_service: Any
 ) -> None:
     post(newsletter_client, auth, {"email": "x@example.org"})
     newsletter_service.messages.record("x@example.org", None, "Remove me")
+    newsletter_service.messages.record("y@example.org", None, "Keep me")
     newsletter_service.subscribers.erase("x@example.org")
-    assert events_of(newsletter_service, "contact.message") == []
-    assert len(newsletter_client.simulate_get(MESSAGES, headers=auth).json["data"]) == 1
+    assert [e["payload"]["email"] for e in events_of(newsletter_service, "contact.message")] == [
+        "y@example.org"
+    ]
+    listed = newsletter_client.simulate_get(MESSAGES, headers=auth).json["data"]
+    assert [m["email"] for m in listed] == ["y@example.org"]
 
 
 def test_cursor_walk(newsletter_client: Any, auth: dict[str, str], newsletter_service: Any) -> None:

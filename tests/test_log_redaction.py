@@ -1,10 +1,18 @@
-"""Access logs never carry link tokens or query strings."""
+"""Access logs never carry link tokens, query strings, keys, credentials, email addresses or
+client addresses."""
 
 from __future__ import annotations
 
-import pytest
+import base64
+import datetime
+import socket
+from types import SimpleNamespace
 
-from newsletter_connector.log_redaction import redact_path
+import pytest
+from gunicorn.config import Config
+
+from newsletter_connector.gunicorn_app import RedactingLogger
+from newsletter_connector.log_redaction import redact_path, redact_text, redact_url
 
 
 @pytest.mark.parametrize(
@@ -16,7 +24,99 @@ from newsletter_connector.log_redaction import redact_path
         ("/api/newsletter/v1/subscribers?cursor=abc", "/api/newsletter/v1/subscribers"),
         ("/signup", "/signup"),
         ("/confirmation/page", "/confirmation/page"),
+        (
+            "/api/newsletter/v1/subscribers/alice%40example.org",
+            "/api/newsletter/v1/subscribers/[redacted]",
+        ),
+        (
+            "/site/news/api/v1/subscribers/Alice%40Example.ORG",
+            "/site/news/api/v1/subscribers/[redacted]",
+        ),
+        ("/api/subscribers/alice@example.org/", "/api/subscribers/[redacted]/"),
+        ("/api/subscribers/alice%2540example.org", "/api/subscribers/[redacted]"),
+        ("/a/b#frag", "/a/b"),
     ],
 )
 def test_redact_path(path: str, expected: str) -> None:
     assert redact_path(path) == expected
+
+
+def test_redact_url_drops_user_info_query_and_tokens() -> None:
+    url = "https://user:pw@news.example/n/profile/TOKEN123?k=nlk_x#top"
+    assert redact_url(url) == "https://news.example/n/profile/[redacted]"
+    assert redact_url("-") == "-"
+
+
+def test_redact_text_drops_addresses_keys_tokens_and_queries() -> None:
+    text = "Bot/1.0 (+mailto:Ann@Example.org; ann%40example.org) nlk_abc /confirm/tok?x=y"
+    assert (
+        redact_text(text)
+        == "Bot/1.0 (+mailto:[redacted]; [redacted]) [redacted] /confirm/[redacted]"
+    )
+    assert redact_text("Mozilla/5.0 (X11; Linux x86_64)") == "Mozilla/5.0 (X11; Linux x86_64)"
+
+
+def test_every_atom_gunicorn_offers_is_redacted() -> None:
+    """Every atom of a real gunicorn ``atoms()`` call, including every header and environ
+    variable (more than any one format can name)."""
+    token, key, email, ip = (
+        "tok0123456789abcdef",
+        "nlk_" + "k" * 43,
+        "ann@example.org",
+        "198.51.100.7",
+    )
+    credentials = base64.b64encode(b"basic-user:basic-pass").decode()
+    peer = socket.socket()
+    headers = [
+        ("AUTHORIZATION", f"Basic {credentials}"),
+        ("X-API-KEY", key),
+        ("COOKIE", f"nc_csrf={token}"),
+        ("REFERER", f"https://u:p@x.example/profile/{token}?e={email}"),
+        ("USER-AGENT", f"bot (+mailto:{email})"),
+        ("X-FORWARDED-FOR", ip),
+        ("FORWARDED", f"for={ip}"),
+        ("X-ORIGINAL-URL", f"/confirm/{token}"),
+    ]
+    environ = {
+        "REMOTE_ADDR": ip,
+        "REMOTE_PORT": "50000",
+        "REMOTE_USER": "basic-user",
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": f"/api/subscribers/ann%40example.org?key={key}",
+        "PATH_INFO": "/api/subscribers/ann@example.org",
+        "QUERY_STRING": f"key={key}",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_AUTHORIZATION": f"Basic {credentials}",
+        "HTTP_COOKIE": f"nc_csrf={token}",
+        "HTTP_REFERER": f"https://x.example/unsubscribe/{token}",
+        "HTTP_USER_AGENT": f"bot (+mailto:{email})",
+        "HTTP_X_FORWARDED_FOR": ip,
+        "gunicorn.socket": peer,
+    }
+    request = SimpleNamespace(headers=headers)
+    response = SimpleNamespace(
+        status="303 See Other",
+        sent=0,
+        headers=[("Location", f"/profile/{token}?saved=1"), ("Set-Cookie", f"nc_csrf={token}")],
+    )
+    try:
+        atoms = RedactingLogger(Config()).atoms(
+            response, request, environ, datetime.timedelta(seconds=1)
+        )
+    finally:
+        peer.close()
+    assert atoms["u"] == "-" and atoms["h"] == "-"
+    assert atoms["r"] == "GET /api/subscribers/[redacted] HTTP/1.1"
+    logged = "\n".join(f"{name}={value}" for name, value in atoms.items()).lower()
+    for secret in (
+        token,
+        key,
+        email,
+        ip,
+        credentials,
+        "basic-user",
+        "basic-pass",
+        "u:p@",
+        "ann%40",
+    ):
+        assert secret.lower() not in logged, secret

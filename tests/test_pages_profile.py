@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from tests.pages_helpers import checked, field_error, input_value, open_form, path_of, text_of
+from tests.pages_helpers import (
+    checked,
+    field_error,
+    input_value,
+    open_form,
+    path_of,
+    submitted_unchanged,
+    text_of,
+)
 from tests.subscriber_helpers import events_of
 
 FULL = [
@@ -88,9 +96,11 @@ def test_first_save_completes_the_profile_and_every_save_queues_the_event(
     assert checked(page.text, "gender") == ["self_described"]
     assert checked(page.text, "sms") == ["yes"]
 
-    # A second save clears what the reader emptied; completion time stays the first one.
+    # A second save clears what the reader emptied (the phone with its "remove" box);
+    # completion time stays the first one.
     cleared = [(k, v) for k, v in FULL if k not in ("categories", "sms")]
     cleared = [(k, "" if k in ("first_name", "phone") else v) for k, v in cleared]
+    cleared.append(("phone_clear", "yes"))
     again = form.post(newsletter_client, path, cleared)
     assert again.status_code == 303
     saved = _contact(newsletter_service)
@@ -204,3 +214,60 @@ def test_a_nul_character_is_refused_not_a_server_error(
         assert result.status_code == 400, name
         assert field_error(result.text, name), name
     assert _contact(newsletter_service) == before
+
+
+PHONE = "+1 (555) 123-4567"
+
+
+def _with_phone(service: Any) -> None:
+    service.subscribers.update(
+        "me@example.org", {"phone": PHONE, "prefs": {"sms": {"enabled": True}}}
+    )
+
+
+def _assert_phone_masked(html: str) -> None:
+    digits = "".join(c for c in PHONE if c.isdigit())
+    flat = "".join(c for c in html if c.isdigit() or c == "<")  # digits however separated
+    assert PHONE not in html and "555" not in text_of(html)
+    assert digits not in flat and digits[-7:] not in flat
+    assert "•••• 4567" in text_of(html)
+
+
+def test_the_stored_phone_is_never_shown_in_full(
+    newsletter_client: Any, newsletter_service: Any, contact: dict[str, Any]
+) -> None:
+    _with_phone(newsletter_service)
+    path = path_of(contact["profile_url"])
+    page = newsletter_client.simulate_get(path)
+    _assert_phone_masked(page.text)
+    assert input_value(page.text, "phone") == ""
+    form = open_form(newsletter_client, path)
+    bad_zip = [(k, "1" if k == "zip" else v) for k, v in submitted_unchanged(page.text)]
+    rejected = form.post(newsletter_client, path, bad_zip)
+    assert rejected.status_code == 400
+    _assert_phone_masked(rejected.text)
+    saved = newsletter_client.simulate_get(path + "?saved=1")
+    _assert_phone_masked(saved.text)
+
+
+def test_saving_the_form_unchanged_keeps_the_phone_and_the_reader_can_replace_or_clear_it(
+    newsletter_client: Any, newsletter_service: Any, contact: dict[str, Any]
+) -> None:
+    _with_phone(newsletter_service)
+    path = path_of(contact["profile_url"])
+    form = open_form(newsletter_client, path)
+    unchanged = submitted_unchanged(form.page.text)
+    assert form.post(newsletter_client, path, unchanged).status_code == 303
+    kept = _contact(newsletter_service)
+    assert kept["phone"] == PHONE and kept["prefs"]["sms"] == {"enabled": True}
+
+    replaced = [(k, "217 555 0100" if k == "phone" else v) for k, v in unchanged]
+    assert form.post(newsletter_client, path, replaced).status_code == 303
+    assert _contact(newsletter_service)["phone"] == "217 555 0100"
+    assert "•••• 0100" in text_of(newsletter_client.simulate_get(path).text)
+
+    cleared = [(k, v) for k, v in unchanged if k != "sms"] + [("phone_clear", "yes")]
+    assert form.post(newsletter_client, path, cleared).status_code == 303
+    after = _contact(newsletter_service)
+    assert "phone" not in after and after["prefs"]["sms"] == {"enabled": False}
+    assert "phone_clear" not in newsletter_client.simulate_get(path).text

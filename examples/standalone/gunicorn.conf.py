@@ -8,8 +8,8 @@ workers = int(os.environ.get("NEWSLETTER_WORKERS", min(4, multiprocessing.cpu_co
 # Each worker builds its own app (and database engine) after fork.
 preload_app = False
 accesslog = "-"
-# Access logs must never carry link tokens: this logger drops query strings and redacts the
-# token in /confirm/, /unsubscribe/ and /profile/ paths.
+# Access logs must never carry link tokens, credentials, email addresses or client addresses:
+# this logger redacts every atom, whatever access_log_format asks for (docs/security.md).
 logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
 timeout = 30
 graceful_timeout = 20

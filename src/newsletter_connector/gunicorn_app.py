@@ -8,21 +8,17 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 from gunicorn.glogging import Logger
 
-from .log_redaction import redact_path
+from .log_redaction import redact_access_atoms
 from .settings import Settings
 
 
 class RedactingLogger(Logger):  # type: ignore[misc]
-    """gunicorn logger whose access-log atoms never contain tokens or query strings."""
+    """gunicorn logger whose access-log atoms never carry a link token, query string, key,
+    credential (``%(u)s``, the Basic-auth user, is always ``-``), cookie, email address or
+    client address, whatever ``access_log_format`` asks for (see ``redact_access_atoms``)."""
 
     def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> Any:
-        atoms = super().atoms(resp, req, environ, request_time)
-        path = redact_path(atoms.get("U", ""))
-        atoms["U"] = path
-        atoms["q"] = ""
-        atoms["r"] = f"{atoms.get('m', '')} {path} {atoms.get('H', '')}".strip()
-        atoms["f"] = redact_path(atoms.get("f", "-"))
-        return atoms
+        return redact_access_atoms(super().atoms(resp, req, environ, request_time))
 
 
 def freeze_loaded_app(worker: Any) -> None:

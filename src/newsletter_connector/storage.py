@@ -149,13 +149,17 @@ class SubscriberRecord(SubscriberData):
 
 @dataclass(frozen=True)
 class DeletionRecord:
-    """Evidence of an erasure: a keyed hash of the address, never the address itself."""
+    """Evidence of an erasure: a keyed hash of the address, never the address itself, and
+    what was erased: the subscriber's status before (``None`` when the address had no
+    subscriber), how many of its outbox events were still undelivered and how many contact
+    messages it had sent."""
 
     id: int
     email_hmac: str
-    previous_status: str
+    previous_status: str | None
     deleted_at: datetime
     discarded_events: int
+    erased_messages: int
 
 
 @dataclass(frozen=True)
@@ -677,16 +681,23 @@ class DeletionRepository(Protocol):
     """Erasure evidence."""
 
     def add(
-        self, *, email_hmac: str, previous_status: str, deleted_at: datetime, discarded_events: int
+        self,
+        *,
+        email_hmac: str,
+        previous_status: str | None,
+        deleted_at: datetime,
+        discarded_events: int,
+        erased_messages: int,
     ) -> DeletionRecord:
-        """Record an erasure."""
+        """Record an erasure (``previous_status`` ``None``: the address had no subscriber)."""
 
     def find(self, email_hmac: str) -> list[DeletionRecord]:
         """Every erasure of the address with this keyed hash, oldest first."""
 
 
 class ContactMessageRepository(Protocol):
-    """The contact-form log: every message its own row, in arrival order."""
+    """The contact-form log: every message its own row, in arrival order, until its sender's
+    address is erased."""
 
     def add(
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
@@ -695,6 +706,9 @@ class ContactMessageRepository(Protocol):
 
     def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
         """Up to ``limit`` messages with id greater than ``after_id``, in id order."""
+
+    def delete_from(self, email: str) -> int:
+        """Erase every message sent from ``email`` (normalised, as stored); how many."""
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """The contact-message log (SPEC 2.3): ``service.messages``.
 
 Every message is its own row, in arrival order, and queues a ``contact.message`` event in the
-same transaction. The event is keyed to the sender's address, so erasing a subscriber with that
-address discards it too (SPEC 6 rule 4: it carries the address). A message never creates,
-changes or asserts consent for a subscriber.
+same transaction. The event is keyed to the sender's address, so erasing that address
+(``service.subscribers.erase`` / ``erase_address``) deletes the messages and discards their
+events too (SPEC 6 rule 4: they carry the address). A message never creates, changes or
+asserts consent for a subscriber.
 """
 
 from __future__ import annotations

@@ -96,11 +96,17 @@ class SubscribeResult:
 
 @dataclass(frozen=True)
 class ErasureResult:
-    """What ``erase`` did. The address is returned to the caller, never stored."""
+    """What an erasure did. The address is returned to the caller, never stored.
+
+    ``previous_status`` is ``None`` when the address had no subscriber; ``discarded_events``
+    counts its outbox events still undelivered (delivered ones are deleted too, uncounted);
+    ``erased_messages`` the contact messages sent from it. A deletion record with the same
+    counts is kept for every erasure."""
 
     email: str
-    previous_status: str
+    previous_status: str | None
     discarded_events: int
+    erased_messages: int
 
 
 def new_token() -> str:
@@ -463,26 +469,50 @@ class SubscriberService:
     # -- erasure -----------------------------------------------------------------------------
 
     def erase(self, email: str) -> ErasureResult:
-        """``DELETE /subscribers/{email}``: the row is gone for good, every stored event
-        carrying the address is discarded, and a deletion record (keyed hash of the address,
-        time, previous status) is kept as evidence. The address may sign up again as new.
+        """``DELETE /subscribers/{email}``: the subscriber must exist; then everything about
+        the address is erased, as :meth:`erase_address` does.
 
         :raises NotFound: no such subscriber.
         """
+        return self._erase(email, subscriber_required=True)
+
+    def erase_address(self, email: str) -> ErasureResult:
+        """Erase everything stored about an address, subscriber or not: the subscriber row
+        (gone for good; the address may sign up again as new), the contact messages sent
+        from it and every outbox event carrying it, delivered or not.
+        A deletion record (keyed hash of the address, time, previous status and the counts of
+        :class:`ErasureResult`) is kept as evidence that the erasure was carried out, also
+        when nothing was stored; it never holds the address.
+
+        :raises InvalidRequest: naming ``email`` when it is not an address.
+        """
+        return self._erase(email, subscriber_required=False)
+
+    def _erase(self, email: str, *, subscriber_required: bool) -> ErasureResult:
         address = normalise_email(email)
         key = subscriber_key(self.context, address)
         with self.context.storage.transaction() as uow:
-            record = self._by_email(uow, address)
-            uow.subscribers.delete(record.id)
+            if subscriber_required:
+                record: SubscriberRecord | None = self._by_email(uow, address)
+            else:
+                record = uow.subscribers.get_by_email(address, lock=True)
+            if record is not None:
+                uow.subscribers.delete(record.id)
+            previous_status = record.status if record is not None else None
             discarded = uow.outbox.discard_for_subscriber(key)
+            messages = uow.messages.delete_from(address)
             uow.deletions.add(
                 email_hmac=key,
-                previous_status=record.status,
+                previous_status=previous_status,
                 deleted_at=self.context.clock(),
                 discarded_events=discarded,
+                erased_messages=messages,
             )
         return ErasureResult(
-            email=address, previous_status=record.status, discarded_events=discarded
+            email=address,
+            previous_status=previous_status,
+            discarded_events=discarded,
+            erased_messages=messages,
         )
 
     def erasure_evidence(self, email: str) -> list[DeletionRecord]:

@@ -222,19 +222,33 @@ class SubscribersConformance:
     def test_deletions_add_and_find(self, storage: Any) -> None:
         with storage.transaction() as uow:
             first = uow.deletions.add(
-                email_hmac="h1", previous_status="confirmed", deleted_at=T0, discarded_events=2
+                email_hmac="h1",
+                previous_status="confirmed",
+                deleted_at=T0,
+                discarded_events=2,
+                erased_messages=3,
             )
             uow.deletions.add(
-                email_hmac="h2", previous_status="pending", deleted_at=T0, discarded_events=0
+                email_hmac="h2",
+                previous_status="pending",
+                deleted_at=T0,
+                discarded_events=0,
+                erased_messages=0,
             )
             second = uow.deletions.add(
-                email_hmac="h1", previous_status="pending", deleted_at=T0, discarded_events=0
+                email_hmac="h1",
+                previous_status=None,  # the address had no subscriber
+                deleted_at=T0,
+                discarded_events=0,
+                erased_messages=1,
             )
         with storage.transaction(write=False) as uow:
             found = uow.deletions.find("h1")
             assert uow.deletions.find("nope") == []
         assert found == [first, second]
         assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
+        assert found[0].erased_messages == 3
+        assert found[1].previous_status is None and found[1].erased_messages == 1
 
     # -- contact messages ----------------------------------------------------------------------
 
@@ -249,6 +263,17 @@ class SubscribersConformance:
             rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
         assert first + rest == [a, b, c]
         assert rest[0].message == "ü" and first[0].name is None
+
+    def test_messages_delete_from_erases_only_that_senders(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            for email in ("a@example.org", "b@example.org", "a@example.org"):
+                uow.messages.add(email=email, name=None, message="hi", submitted_at=T0)
+        with storage.transaction() as uow:
+            assert uow.messages.delete_from("a@example.org") == 2
+            assert uow.messages.delete_from("nobody@example.org") == 0
+        with storage.transaction(write=False) as uow:
+            left = uow.messages.list_page(after_id=None, limit=10)
+        assert [m.email for m in left] == ["b@example.org"]
 
     def test_count_by_status(self, storage: Any) -> None:
         statuses = ("confirmed", "confirmed", "pending", "unsubscribed", "bounced")

@@ -213,6 +213,7 @@ def _deletion(row: RowMapping) -> DeletionRecord:
         previous_status=row["previous_status"],
         deleted_at=row["deleted_at"],
         discarded_events=row["discarded_events"],
+        erased_messages=row["erased_messages"],
     )
 
 
@@ -221,7 +222,13 @@ class SqlDeletions:
         self.connection = connection
 
     def add(
-        self, *, email_hmac: str, previous_status: str, deleted_at: datetime, discarded_events: int
+        self,
+        *,
+        email_hmac: str,
+        previous_status: str | None,
+        deleted_at: datetime,
+        discarded_events: int,
+        erased_messages: int,
     ) -> DeletionRecord:
         row = (
             self.connection.execute(
@@ -231,6 +238,7 @@ class SqlDeletions:
                     previous_status=previous_status,
                     deleted_at=deleted_at,
                     discarded_events=discarded_events,
+                    erased_messages=erased_messages,
                 )
                 .returning(*deletions.c)
             )
@@ -281,3 +289,9 @@ class SqlContactMessages:
             query = query.where(contact_messages.c.id > after_id)
         query = _MESSAGES_HORIZON.bound(self.connection, query)
         return [_message(row) for row in self.connection.execute(query).mappings()]
+
+    def delete_from(self, email: str) -> int:
+        result = self.connection.execute(
+            delete(contact_messages).where(contact_messages.c.email == email)
+        )
+        return int(result.rowcount)

@@ -95,9 +95,12 @@ deletions = Table(
     # HMAC-SHA256 of the lowercased address keyed with the site secret: evidence without the
     # plaintext address.
     Column("email_hmac", String(64), nullable=False, index=True),
-    Column("previous_status", String(16), nullable=False),
+    # NULL when the address had no subscriber (only messages or events were erased).
+    Column("previous_status", String(16)),
     Column("deleted_at", DateTime, nullable=False),
+    # Undelivered outbox events discarded, and contact messages sent from the address erased.
     Column("discarded_events", Integer, nullable=False, default=0),
+    Column("erased_messages", Integer, nullable=False, default=0),
 )
 
 issues = Table(
@@ -127,7 +130,8 @@ contact_messages = Table(
     "nc_contact_messages",
     metadata,
     Column("id", Id, primary_key=True, autoincrement=True),
-    Column("email", String(320), nullable=False),
+    # Indexed for erasure, which deletes every message sent from an address.
+    Column("email", String(320), nullable=False, index=True),
     Column("name", String(200)),
     Column("message", Text, nullable=False),
     Column("submitted_at", DateTime, nullable=False),

@@ -217,7 +217,8 @@ def fragment() -> dict[str, Any]:
                     "summary": "Erase the subscriber (not suppression: use PATCH for that)",
                     "responses": {
                         "200": ok(
-                            "Erased; queued events for the address were discarded",
+                            "Erased, with the contact messages sent from the address and"
+                            " every stored event carrying it",
                             ref("schemas", "Deleted"),
                         ),
                         **error_responses("400", "404"),

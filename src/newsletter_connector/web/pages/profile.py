@@ -6,6 +6,10 @@ field, sets ``profile_completed_at`` on the first save and queues
 ``newsletter.profile_completed``. A rejected save shows the form again with the reader's
 values and the error beside its field; a successful one redirects to the page with a "saved"
 note (post/redirect/get).
+
+The stored phone number is never shown in full, only its last four digits ("•••• 4567"): the
+phone field starts empty, leaving it empty keeps the stored number, typing one replaces it,
+and the "remove my number" box clears it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ from .forms import FormData
 from .messages import friendly_error
 
 TEXT_FIELDS = ("first_name", "last_name", "zip", "phone", "gender_self")
+#: The box that clears the stored phone number (an empty phone field keeps it).
+PHONE_CLEAR_FIELD = "phone_clear"
+#: How many of the stored phone number's last digits the page shows.
+PHONE_DIGITS_SHOWN = 4
 #: Service field → form field.
 FIELD_MAP: dict[str, str] = {
     **{name: name for name in (*TEXT_FIELDS, "age_range", "gender", "categories")},
@@ -44,13 +52,22 @@ STATUS_NOTES = {
 }
 
 
+def masked_phone(phone: str | None) -> str:
+    """``phone`` as the page may show it: its last four digits only, or ``""`` for none."""
+    if not phone:
+        return ""
+    digits = "".join(c for c in phone if c.isdigit())
+    return "•••• " + digits[-PHONE_DIGITS_SHOWN:]
+
+
 def values_of_record(record: SubscriberRecord) -> dict[str, Any]:
-    """The form's values for a stored subscriber."""
+    """The form's values for a stored subscriber (the phone field empty: see the module)."""
     return {
         "first_name": record.first_name or "",
         "last_name": record.last_name or "",
         "zip": record.zip or "",
-        "phone": record.phone or "",
+        "phone": "",
+        "phone_clear": False,
         "gender_self": record.gender_self or "",
         "cadences": {topic.field: getattr(record.prefs, topic.attr) for topic in TOPICS},
         "categories": set(record.categories),
@@ -69,15 +86,19 @@ def values_of_form(form: FormData) -> dict[str, Any]:
         age_range=form.get("age_range"),
         gender=form.get("gender"),
         sms=form.get("sms") == "yes",
+        phone_clear=form.get(PHONE_CLEAR_FIELD) == "yes",
     )
     return values
 
 
 def profile_fields(form: FormData) -> dict[str, Any]:
-    """The ``update_profile_by_token`` fields for a submitted form: blank means cleared, an
-    unticked SMS box means no SMS, cadences only for the topics the form sent."""
+    """The ``update_profile_by_token`` fields for a submitted form: blank means cleared (but a
+    blank phone keeps the stored one unless the "remove" box is ticked), an unticked SMS box
+    means no SMS, cadences only for the topics the form sent."""
     values = values_of_form(form)
     fields: dict[str, Any] = {name: values[name] or None for name in TEXT_FIELDS}
+    if not values["phone"] and not values["phone_clear"]:
+        del fields["phone"]
     fields["prefs"] = {
         "email": {topic.wire: form.get(topic.field) for topic in TOPICS if form.has(topic.field)},
         "sms": {"enabled": values["sms"]},
@@ -115,6 +136,7 @@ class ProfilePage:
             notice=notice,
             saved=saved,
             status_note=STATUS_NOTES.get(record.status),
+            stored_phone=masked_phone(record.phone),
             topics=TOPICS,
             cadences=CADENCES,
             categories=CATEGORIES,

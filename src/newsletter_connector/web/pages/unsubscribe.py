@@ -11,6 +11,9 @@
   the unguessable token in the URL, which RFC 8058 makes sufficient on its own: a forged
   request needs the token, and with it could only do what the link's holder may do anyway.
   Any other body goes through the CSRF check.
+
+Forwarded newsletters carry this link, so whoever holds it may be someone else: no answer
+here shows anything personal or carries another link's token (never the profile link).
 """
 
 from __future__ import annotations
@@ -18,8 +21,7 @@ from __future__ import annotations
 import falcon
 
 from ...errors import NotFound
-from ...links import UNSUBSCRIBE_PATH, profile_url
-from ...storage import SubscriberRecord
+from ...links import UNSUBSCRIBE_PATH
 from .base import EXPIRED_NOTICE, ReaderPages
 from .csrf import FIELD_NAME
 from .forms import FormData
@@ -42,7 +44,6 @@ class UnsubscribePage:
         self,
         req: falcon.Request,
         resp: falcon.Response,
-        record: SubscriberRecord,
         *,
         status: str = falcon.HTTP_200,
         notice: str | None = None,
@@ -54,7 +55,6 @@ class UnsubscribePage:
             status=status,
             state="ask",
             notice=notice,
-            profile_url=profile_url(self.pages.settings, record.profile_token),
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
@@ -64,7 +64,7 @@ class UnsubscribePage:
         elif record.status == "unsubscribed":
             self.pages.render(resp, "unsubscribe.html", state="already")
         else:
-            self._ask(req, resp, record)
+            self._ask(req, resp)
 
     def on_head(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
         found = self.subscribers.find_by_token("unsubscribe", token) is not None
@@ -86,7 +86,7 @@ class UnsubscribePage:
             if check.verdict == "cross_site":
                 return
             if not check.ok:
-                self._ask(req, resp, before, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
+                self._ask(req, resp, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
                 return
         try:
             self.subscribers.unsubscribe_by_token(token)
