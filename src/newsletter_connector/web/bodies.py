@@ -1,7 +1,9 @@
 """Reading JSON request bodies strictly: a malformed body is ``invalid_request`` naming ``body``.
 
 The body is parsed as JSON whatever the declared content type (``curl -d`` sends a form type by
-default), and is capped in size so a huge upload cannot tie up a worker.
+default), and is capped in size so a huge upload cannot tie up a worker. Every JSON request body
+the app reads is decoded by :func:`decode_json`, so nesting too deep for the parser is a 400 like
+any other malformed body, never an escaping ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -30,12 +32,24 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     if not raw.strip():
         raise InvalidRequest("body is required: a JSON object", field="body")
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        value = decode_json(raw)
+    except ValueError:
         raise InvalidRequest("body is not valid JSON", field="body") from None
     if not isinstance(value, dict):
         raise InvalidRequest("body must be a JSON object", field="body")
     return value
+
+
+def decode_json(raw: bytes) -> Any:
+    """``raw`` as UTF-8 JSON.
+
+    :raises ValueError: not UTF-8, not JSON, a ``NaN``/``Infinity`` constant (not JSON either),
+        or nested deeper than the parser's recursion allows.
+    """
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def _reject_constant(name: str) -> Any:
