@@ -166,3 +166,13 @@ def test_a_read_only_field_with_another_value_is_invalid_request_naming_it(
         }
     assert _get(newsletter_client, auth, confirmed) == before
     assert _stored(newsletter_service, confirmed) == stored
+
+
+def test_the_openapi_document_lets_a_patch_carry_the_read_only_fields(
+    newsletter_client: Any,
+) -> None:
+    document = newsletter_client.simulate_get("/api/newsletter/v1/openapi.json").json
+    properties = document["components"]["schemas"]["PatchRequest"]["properties"]
+    for name in READ_ONLY_FIELDS:
+        assert "read-only: accepted only with its current value" in properties[name]["description"]
+    assert properties["status"]["enum"] == ["unsubscribed"]
