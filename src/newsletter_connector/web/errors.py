@@ -44,6 +44,7 @@ _STATUS_BY_ERROR: dict[type[NewsletterError], str] = {
     NotMigrated: falcon.HTTP_503,
 }
 
+
 def _status_for(error: NewsletterError) -> str:
     for kind in type(error).__mro__:
         if kind in _STATUS_BY_ERROR:
