@@ -20,6 +20,7 @@ length still unsubscribes), deep JSON to the analytics capture endpoint.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -262,3 +263,29 @@ def test_deep_json_to_the_analytics_capture_is_a_400(
     )
     assert answer.status == 400
     assert b"invalid_request" in answer.body
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+def test_a_chunked_json_body_is_a_400_saying_so_not_an_empty_body(
+    walk: dict[str, Any], method: str
+) -> None:
+    before = walk["service"].subscribers.contact(_resubscribe(walk["service"]))
+    path = "/api/newsletter/v1/subscribers" + ("" if method == "POST" else f"/{quote(EMAIL)}")
+    answer = call(
+        walk["app"],
+        method,
+        path,
+        headers={
+            "Content-Type": "application/json",
+            "Transfer-Encoding": "chunked",
+            **walk["auth"]["newsletter"],
+        },
+        body=b'{"email": "other@example.org", "zip": "54321"}',
+        content_length=False,
+    )
+    assert answer.status == 400
+    assert json.loads(answer.body) == {
+        "error": "invalid_request",
+        "message": "body must be sent with a Content-Length, not chunked",
+    }
+    assert walk["service"].subscribers.contact(walk["service"].subscribers.get(EMAIL)) == before

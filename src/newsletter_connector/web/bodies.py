@@ -21,9 +21,14 @@ MAX_BODY_BYTES = 64 * 1024
 def json_object(req: falcon.Request) -> dict[str, Any]:
     """The request body as a JSON object.
 
-    :raises InvalidRequest: naming ``body``: empty, too large, not UTF-8 JSON, or not an object.
+    :raises InvalidRequest: naming ``body``: sent without a ``Content-Length`` (chunked), empty,
+        too large, not UTF-8 JSON, or not an object.
     """
     length = req.content_length
+    if length is None and req.get_header("Transfer-Encoding"):
+        # The server hands a chunked body over without a length, and falcon then reads it as
+        # empty: say so rather than "body is required".
+        raise InvalidRequest("body must be sent with a Content-Length, not chunked", field="body")
     if length is not None and length > MAX_BODY_BYTES:
         raise InvalidRequest(f"body must be at most {MAX_BODY_BYTES} bytes", field="body")
     raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
