@@ -86,12 +86,12 @@ def call(
     query: str = "",
     headers: Mapping[str, str] | None = None,
     body: bytes = b"",
-    content_length: bool = True,
+    content_length: bool | str = True,
     root_path: str = "",
 ) -> Answer:
     """One request through the WSGI interface. ``path`` is sent as the raw (percent-encoded)
     path; ``content_length=False`` leaves ``CONTENT_LENGTH`` out, as a server does for a chunked
-    body."""
+    body, and a string sends that very value (``"abc"``, ``"-1"``)."""
     environ = falcon.testing.create_environ(
         path="/",
         query_string=query,
@@ -102,7 +102,9 @@ def call(
     # PEP 3333 servers put the percent-decoded path, as latin-1 text, in PATH_INFO.
     environ["PATH_INFO"] = unquote_to_bytes(path).decode("latin-1")
     environ["wsgi.input"] = io.BytesIO(body)
-    if content_length:
+    if isinstance(content_length, str):
+        environ["CONTENT_LENGTH"] = content_length
+    elif content_length:
         environ["CONTENT_LENGTH"] = str(len(body))
     else:
         environ.pop("CONTENT_LENGTH", None)

@@ -8,9 +8,12 @@ Basic credentials, export bearer token):
   (bad percent-encoding, invalid UTF-8, NUL, 3,000 characters);
 - GET with a malformed value in every query parameter any surface reads (``--5``, ``1e3``,
   Arabic-Indic digits, ``+5``, 5,000 digits, repeated, empty ...);
+- GET with malformed ``Authorization`` headers (each surface's schemes, empty, 5,000 characters,
+  bad base64, non-UTF-8 credentials);
 - POST, PUT, PATCH and DELETE with malformed bodies: 100,000 ``[``, nesting just under and over
   the parser's depth, invalid UTF-8, ``NaN``, oversize, wrong content types, and multipart and
-  form bodies sent chunked (no ``Content-Length``).
+  form bodies sent chunked (no ``Content-Length``), and ``Content-Length`` values that are not a
+  length (``abc``, ``-1``, twenty digits, longer than the body).
 
 Then targeted tests pin the cases that were 500s: every strict integer parameter with ``--5`` and
 its kin, a chunked multipart POST to the one-click unsubscribe page (411; the same request with a
@@ -95,6 +98,20 @@ BAD_BODIES: tuple[tuple[str, bytes, bool], ...] = (
     ("application/x-www-form-urlencoded", b"List-Unsubscribe=One-Click", True),
 )
 BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+BAD_LENGTHS = ("abc", "-1", "99999999999999999999", "10")
+#: Authorization headers that are malformed for every scheme the surfaces read.
+BAD_CREDENTIALS = (
+    "",
+    "Bearer",
+    "Bearer " + "x" * 5000,
+    "Basic !!!",
+    "Basic " + "QQ==" * 1000,
+    "Basic /w==",  # base64 of a byte that is not UTF-8
+    "token :",
+    "token a:",
+    "nlk_only-a-key",
+    "Bearer nlk_\u00e9t\u00e9",
+)
 
 
 @pytest.fixture
@@ -166,6 +183,8 @@ def _walk(walk: dict[str, Any]) -> tuple[list[str], int]:
             for path in real + malformed:
                 send(method, path)
         for path in real:
+            for credentials in BAD_CREDENTIALS:
+                send("GET", path, headers={"Authorization": credentials})
             for name in QUERY_NAMES:
                 for value in BAD_VALUES:
                     send("GET", path, query=f"{name}={value}")
@@ -181,6 +200,9 @@ def _walk(walk: dict[str, Any]) -> tuple[list[str], int]:
                     if chunked:
                         headers["Transfer-Encoding"] = "chunked"
                     send(method, path, headers=headers, body=body, content_length=not chunked)
+                for length in BAD_LENGTHS:
+                    headers = {"Content-Type": "application/json"}
+                    send(method, path, headers=headers, body=b"{}", content_length=length)
     return server_errors, sent
 
 
