@@ -27,11 +27,21 @@ def auth(service: Any) -> dict[str, str]:
     return connect(service)
 
 
-def _same_as_unknown_path(client: Any, result: Any) -> None:
-    reference = client.simulate_get("/api/export/no-such-endpoint")
-    assert result.status_code == reference.status_code == 404
-    assert result.content == reference.content
-    assert sorted(result.headers.items()) == sorted(reference.headers.items())
+#: Paths no route serves: outside every surface, merely sharing the prefix's letters, and under
+#: the export prefix. SPEC 5: the export 404 is "indistinguishable from a nonexistent endpoint".
+UNKNOWN_PATHS = ("/no-such-path", "/api/exportx", "/api/export/no-such-endpoint")
+
+
+def _same_as_unknown_path(client: Any, result: Any, method: str = "GET") -> None:
+    """``result`` is, byte for byte (status, every header, body), the app's answer to ``method``
+    on a path that does not exist: the reader pages' 404 page."""
+    for path in UNKNOWN_PATHS:
+        reference = client.simulate_request(method, path)
+        assert result.status_code == reference.status_code == 404, path
+        assert result.content == reference.content, path
+        assert sorted(result.headers.items()) == sorted(reference.headers.items()), path
+    assert result.headers["content-type"] == "text/html; charset=utf-8"
+    assert result.headers["cache-control"] == "no-store"
 
 
 # -- authentication ---------------------------------------------------------------------------
@@ -88,15 +98,29 @@ def test_replaced_token_stops_working_at_once(
     assert client.simulate_get("/api/export/status", headers=new).status_code == 200
 
 
-@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS", "HEAD", "PATCH"])
-def test_other_methods_without_token_are_the_unknown_path_404(
+@pytest.mark.parametrize("method", ["GET", "POST", "PUT", "DELETE", "OPTIONS", "HEAD", "PATCH"])
+def test_every_method_without_token_is_the_unknown_path_404(
     client: Any, auth: dict[str, str], method: str
 ) -> None:
-    result = client.simulate_request(method, "/api/export/status")
-    reference = client.simulate_request(method, "/api/export/no-such-endpoint")
-    assert result.status_code == reference.status_code == 404
-    assert result.content == reference.content
-    assert sorted(result.headers.items()) == sorted(reference.headers.items())
+    for path in ("/api/export/status", "/api/export/events", "/api/export"):
+        _same_as_unknown_path(client, client.simulate_request(method, path), method)
+        bad_token = {"Authorization": "Bearer wrong-token-0123456789"}
+        _same_as_unknown_path(
+            client, client.simulate_request(method, path, headers=bad_token), method
+        )
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD", "POST", "OPTIONS"])
+def test_under_a_mount_prefix_the_404_is_the_unknown_path_404(
+    client: Any, auth: dict[str, str], method: str
+) -> None:
+    mounted = {"root_path": "/newsletter"}
+    reference = client.simulate_request(method, "/no-such-path", **mounted)
+    for path in ("/api/export/events", "/api/export/status"):
+        result = client.simulate_request(method, path, **mounted)
+        assert result.status_code == reference.status_code == 404
+        assert result.content == reference.content
+        assert sorted(result.headers.items()) == sorted(reference.headers.items())
 
 
 def test_bad_query_without_token_is_404_not_400(client: Any, auth: dict[str, str]) -> None:

@@ -550,10 +550,10 @@ def test_patch_status_other_than_unsubscribed_is_refused(
     [
         ({"email": "new@example.org"}, "email"),
         ({"created_at": "2025-01-01T00:00:00Z"}, "created_at"),
-        ({"confirmed_at": None}, "confirmed_at"),
+        ({"confirmed_at": "2025-01-01T00:00:00Z"}, "confirmed_at"),
         ({"confirm_url": "https://x"}, "confirm_url"),
         ({"unsubscribe_url": "https://x"}, "unsubscribe_url"),
-        ({"profile_completed_at": None}, "profile_completed_at"),
+        ({"profile_completed_at": "2025-01-01T00:00:00Z"}, "profile_completed_at"),
         ({"nickname": "P"}, "nickname"),
         ({"zip": "abcde"}, "zip"),
         ({"age_range": "over_9000"}, "age_range"),

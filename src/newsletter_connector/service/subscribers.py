@@ -68,7 +68,8 @@ PATCH_FIELDS = (
     "gender_self",
     "categories",
 )
-#: Contact fields only the service sets.
+#: Contact fields only the service sets. A PATCH may carry them back with their current values
+#: (what GET gave), which changes nothing; any other value is ``invalid_request`` naming the field.
 READ_ONLY_FIELDS = (
     "email",
     "profile_completed_at",
@@ -79,6 +80,8 @@ READ_ONLY_FIELDS = (
     "profile_url",
     "confirm_url",
 )
+#: Read-only fields holding a timestamp: an echo is compared as an instant, in any offset.
+_TIMESTAMP_FIELDS = frozenset(name for name in READ_ONLY_FIELDS if name.endswith("_at"))
 #: What the reader's profile page may change.
 PROFILE_FIELDS = tuple(name for name in PATCH_FIELDS if name != "status")
 
@@ -130,6 +133,25 @@ def parse_timestamp(value: str) -> datetime | None:
         return to_naive_utc(parsed)
     except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is before datetime.min in UTC
         return None
+
+
+def _same_echo(name: str, sent: Any, current: str | None) -> bool:
+    """Whether ``sent`` is the read-only field's ``current`` wire value: the email in any
+    letter case, a timestamp as the same instant (``Z`` or any offset, any fraction digits),
+    a URL exactly; ``null`` only for ``null``."""
+    if sent is None or current is None:
+        return sent is None and current is None
+    if not isinstance(sent, str):
+        return False
+    if name == "email":
+        try:
+            return normalise_email(sent) == current
+        except InvalidRequest:
+            return False
+    if name in _TIMESTAMP_FIELDS:
+        instant = parse_timestamp(sent)
+        return instant is not None and instant == parse_timestamp(current)
+    return sent == current
 
 
 class SubscriberService:
@@ -375,19 +397,26 @@ class SubscriberService:
         """``PATCH /subscribers/{email}``: omitted fields unchanged, null clears, ``prefs``
         merged, ``status`` only ``unsubscribed`` (queues ``newsletter.unsubscribed``).
 
-        :raises InvalidRequest: naming an unknown, read-only or invalid field.
+        Read-only fields (:data:`READ_ONLY_FIELDS`) are accepted with their current values, so
+        a contact from GET can be sent back with some fields changed; ``status`` keeps its own
+        rule (only ``unsubscribed``) whatever the subscriber's current status.
+
+        :raises InvalidRequest: naming an unknown or invalid field, or a read-only one whose
+            value differs from the current one.
         :raises NotFound: no such subscriber.
         """
         address = normalise_email(email)
         patch = require_object(patch)
-        self._check_fields(patch, PATCH_FIELDS)
+        self._check_fields(patch, PATCH_FIELDS, echoes=True)
         if "status" in patch and patch["status"] != "unsubscribed":
             raise InvalidRequest(
-                "status can only be set to unsubscribed (nothing skips double opt-in)",
+                "status can only be set to unsubscribed (nothing skips double opt-in); "
+                "leave it out to keep the current status",
                 field="status",
             )
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
+            self._check_echoes(record, patch)
             changed = self._apply(record, patch)
             if changed != record:
                 changed = replace(changed, updated_at=self.context.clock())
@@ -417,12 +446,27 @@ class SubscriberService:
             return changed
 
     @staticmethod
-    def _check_fields(changes: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    def _check_fields(
+        changes: Mapping[str, Any], allowed: tuple[str, ...], *, echoes: bool = False
+    ) -> None:
+        """:param echoes: let read-only fields through (``_check_echoes`` compares them)."""
         for name in changes:
+            if name in READ_ONLY_FIELDS and echoes:
+                continue
             if name in READ_ONLY_FIELDS or (name == "status" and name not in allowed):
                 raise InvalidRequest(f"{name} is read-only", field=str(name))
             if name not in allowed:
                 raise InvalidRequest(f"unknown field {name}", field=str(name))
+
+    def _check_echoes(self, record: SubscriberRecord, changes: Mapping[str, Any]) -> None:
+        """:raises InvalidRequest: naming a read-only field of ``changes`` whose value is not
+        the one ``record``'s contact holds (an absent ``confirm_url`` is ``null``)."""
+        current = self.contact(record)
+        for name in READ_ONLY_FIELDS:
+            if name in changes and not _same_echo(name, changes[name], current.get(name)):
+                raise InvalidRequest(
+                    f"{name} is read-only: send its current value or leave it out", field=name
+                )
 
     @staticmethod
     def _apply(record: SubscriberRecord, changes: Mapping[str, Any]) -> SubscriberRecord:

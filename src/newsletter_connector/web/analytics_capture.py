@@ -10,7 +10,6 @@ recorded; a bad body answers ``400 {error: "invalid_request", message}`` naming 
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from typing import Any
 
@@ -18,6 +17,7 @@ import falcon
 
 from ..errors import InvalidRequest
 from ..service import NewsletterService
+from .bodies import decode_json
 
 COLLECT_PATH = "/analytics/collect"
 SCRIPT_PATH = "/analytics.js"
@@ -37,8 +37,8 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     :raises InvalidRequest: not UTF-8 JSON, not an object, or an unknown field.
     """
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        data = decode_json(raw)
+    except ValueError:
         raise InvalidRequest("body must be a JSON object", field="body") from None
     if not isinstance(data, dict):
         raise InvalidRequest("body must be a JSON object", field="body")

@@ -22,6 +22,7 @@ from . import (
     subscribers_api,
 )
 from .fast_json import STDLIB_DUMPS
+from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
 
@@ -59,7 +60,7 @@ def create_app(
     service = service or NewsletterService.build(settings, plugins=plugins)
     _ = service.settings.public_base_url  # links need it: fail now, naming the setting
     service.check_ready()
-    app = NewsletterApp()
+    app = NewsletterApp(middleware=[NoStoreMiddleware()])
     app.service = service
     handler = _json_handler()
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler

@@ -1,7 +1,9 @@
 """Reading JSON request bodies strictly: a malformed body is ``invalid_request`` naming ``body``.
 
 The body is parsed as JSON whatever the declared content type (``curl -d`` sends a form type by
-default), and is capped in size so a huge upload cannot tie up a worker.
+default), and is capped in size so a huge upload cannot tie up a worker. Every JSON request body
+the app reads is decoded by :func:`decode_json`, so nesting too deep for the parser is a 400 like
+any other malformed body, never an escaping ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -19,9 +21,14 @@ MAX_BODY_BYTES = 64 * 1024
 def json_object(req: falcon.Request) -> dict[str, Any]:
     """The request body as a JSON object.
 
-    :raises InvalidRequest: naming ``body``: empty, too large, not UTF-8 JSON, or not an object.
+    :raises InvalidRequest: naming ``body``: sent without a ``Content-Length`` (chunked), empty,
+        too large, not UTF-8 JSON, or not an object.
     """
     length = req.content_length
+    if length is None and req.get_header("Transfer-Encoding"):
+        # The server hands a chunked body over without a length, and falcon then reads it as
+        # empty: say so rather than "body is required".
+        raise InvalidRequest("body must be sent with a Content-Length, not chunked", field="body")
     if length is not None and length > MAX_BODY_BYTES:
         raise InvalidRequest(f"body must be at most {MAX_BODY_BYTES} bytes", field="body")
     raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
@@ -30,12 +37,24 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     if not raw.strip():
         raise InvalidRequest("body is required: a JSON object", field="body")
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        value = decode_json(raw)
+    except ValueError:
         raise InvalidRequest("body is not valid JSON", field="body") from None
     if not isinstance(value, dict):
         raise InvalidRequest("body must be a JSON object", field="body")
     return value
+
+
+def decode_json(raw: bytes) -> Any:
+    """``raw`` as UTF-8 JSON.
+
+    :raises ValueError: not UTF-8, not JSON, a ``NaN``/``Infinity`` constant (not JSON either),
+        or nested deeper than the parser's recursion allows.
+    """
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def _reject_constant(name: str) -> Any:

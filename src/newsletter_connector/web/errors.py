@@ -2,8 +2,9 @@
 
 - Newsletter API: ``{"error": <code>, "message": <text>}`` with the spec's status codes.
 - List-source: ``{"message": <text>}`` (the listmonk dialect).
-- Export: ``{"error": <code>, "message": <text>}``; every "no such thing" (including a missing or
-  wrong token) is the same 404 body, so a probe cannot tell them apart.
+- Export: ``{"error": <code>, "message": <text>}``, except that every 404 (including a missing or
+  wrong token) is the app's answer for a path that does not exist, byte for byte (SPEC 5:
+  "indistinguishable from a nonexistent endpoint"), so a probe cannot tell the surface is there.
 - Reader pages: a short HTML page.
 
 Nothing here ever includes a traceback, a secret or a token in a response.
@@ -43,8 +44,6 @@ _STATUS_BY_ERROR: dict[type[NewsletterError], str] = {
     NotMigrated: falcon.HTTP_503,
 }
 
-EXPORT_NOT_FOUND = {"error": "not_found", "message": "not found"}
-
 
 def _status_for(error: NewsletterError) -> str:
     for kind in type(error).__mro__:
@@ -78,6 +77,8 @@ def render_error(
     """
     resp.status = status
     surface = surface_of(req.path)
+    if surface == "export" and status == falcon.HTTP_404:
+        surface = "pages"  # the very page a path outside every surface gets
     if status == falcon.HTTP_503:
         resp.set_header("Retry-After", str(RETRY_AFTER_SECONDS))
     if surface in ("newsletter", "analytics"):
@@ -85,9 +86,7 @@ def render_error(
     elif surface == "listsource":
         resp.media = {"message": message}
     elif surface == "export":
-        resp.media = (
-            EXPORT_NOT_FOUND if status == falcon.HTTP_404 else {"error": code, "message": message}
-        )
+        resp.media = {"error": code, "message": message}
     elif html_page is not None:
         html_page(resp, status)
     else:

@@ -3,8 +3,10 @@
 One falcon sink serves the whole prefix so that authentication comes before everything else:
 without the bearer token of the active connection (or with no connection configured) every
 request, whatever its path, method or query, gets the very same 404 as a path that does not
-exist. Only an authenticated caller learns about methods (405) or malformed queries (400 with
-``{"error": "invalid_request", "message": <text naming the parameter>}``; docs/decisions.md).
+exist (the reader pages' 404 page: ``web/errors.py``). Only an authenticated caller learns about
+methods (405) or malformed queries (400 with ``{"error": "invalid_request", "message": <text
+naming the parameter>}``; docs/decisions.md). Every answer is ``Cache-Control: no-store``
+(``web/no_store.py``).
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ class ExportSink:
         if req.method != "GET":
             raise falcon.HTTPMethodNotAllowed(["GET"])
         endpoint(req, resp)
-        resp.cache_control = ["no-store"]
 
     def status(self, req: falcon.Request, resp: falcon.Response) -> None:
         """``{ok: true}``: the token matches the active connection. No side effects."""

@@ -7,12 +7,11 @@ can cause an error. The decisions are recorded in ``docs/decisions.md`` (List-so
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from ..service.listsource import DEFAULT_PER_PAGE, MAX_PER_PAGE, CampaignQuery
+from .params import decimal_integer
 
-_ATOI = re.compile(r"[+-]?[0-9]+")
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
 
@@ -24,10 +23,8 @@ def go_atoi(text: str) -> int | None:
 
     :return: the number, or ``None`` where Go would return an error.
     """
-    if len(text) > 20 or not _ATOI.fullmatch(text):
-        return None
-    value = int(text)
-    return value if _INT64_MIN <= value <= _INT64_MAX else None
+    value = decimal_integer(text, plus_sign=True)
+    return value if value is not None and _INT64_MIN <= value <= _INT64_MAX else None
 
 
 def all_values(params: QueryParams, name: str) -> list[str]:

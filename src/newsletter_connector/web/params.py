@@ -2,6 +2,11 @@
 
 Each helper raises :class:`InvalidRequest` naming the parameter, so a bad query is a 400 with a
 message that says what was wrong. (The list-source surface is lenient instead, as its dialect.)
+
+Every integer any surface reads from a request goes through :func:`decimal_integer`: ASCII
+digits with an optional leading ``-`` (and ``+`` only where a dialect accepts it), nothing else,
+so ``int()``'s extras (``--5``, ``" 5"``, ``"1_000"``, other scripts' digits, thousands of
+digits) are refused as text rather than raised from inside ``int()``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,20 @@ import falcon
 from ..errors import InvalidRequest
 
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DECIMAL = re.compile(r"-?[0-9]+")
+_SIGNED_DECIMAL = re.compile(r"[+-]?[0-9]+")
+#: More digits than any parameter's range needs (2**63 has 19): longer text is not a number we
+#: read, and ``int()`` is never handed thousands of digits.
+MAX_INTEGER_DIGITS = 20
+
+
+def decimal_integer(text: str, *, plus_sign: bool = False) -> int | None:
+    """``text`` as a base-10 integer: ASCII digits, an optional ``-`` (or ``+`` with
+    ``plus_sign``), at most :data:`MAX_INTEGER_DIGITS` digits, no spaces; else ``None``."""
+    pattern = _SIGNED_DECIMAL if plus_sign else _DECIMAL
+    if len(text) > MAX_INTEGER_DIGITS + 1 or not pattern.fullmatch(text):
+        return None
+    return int(text)
 
 
 def single_param(req: falcon.Request, name: str) -> str | None:
@@ -32,15 +51,15 @@ def single_param(req: falcon.Request, name: str) -> str | None:
 def int_param(req: falcon.Request, name: str, *, default: int, minimum: int, maximum: int) -> int:
     """An integer query parameter within ``[minimum, maximum]``, or ``default`` when absent.
 
-    :raises InvalidRequest: not a base-10 integer, or out of range.
+    :raises InvalidRequest: not a base-10 integer as :func:`decimal_integer` reads one, or out
+        of range.
     """
     raw = single_param(req, name)
     if raw is None:
         return default
-    text = raw.strip()
-    if not text or not text.lstrip("-").isdigit() or not text.isascii():
+    value = decimal_integer(raw)
+    if value is None:
         raise InvalidRequest(f"query parameter {name} must be an integer", field=name)
-    value = int(text)
     if not minimum <= value <= maximum:
         raise InvalidRequest(
             f"query parameter {name} must be between {minimum} and {maximum}", field=name

@@ -114,11 +114,32 @@ SIGNUP: dict[str, Any] = {
     },
 }
 
+_ECHO = (
+    "read-only: accepted only with its current value (what GET returned; timestamps compared as "
+    "instants, email in any case), which changes nothing; any other value is invalid_request"
+)
+#: The read-only contact fields a PATCH may echo back (``service.subscribers.READ_ONLY_FIELDS``).
+_ECHOES: dict[str, Any] = {
+    "email": {"type": "string", "description": _ECHO},
+    "profile_completed_at": {**NULLABLE_TIMESTAMP, "description": _ECHO},
+    "created_at": {**TIMESTAMP, "description": _ECHO},
+    "confirmed_at": {**NULLABLE_TIMESTAMP, "description": _ECHO},
+    "unsubscribed_at": {**NULLABLE_TIMESTAMP, "description": _ECHO},
+    "unsubscribe_url": {**URL, "description": _ECHO},
+    "profile_url": {**URL, "description": _ECHO},
+    "confirm_url": {"type": ["string", "null"], "format": "uri", "description": _ECHO},
+}
+
 PATCH: dict[str, Any] = {
     "type": "object",
-    "description": "Any subset: omitted fields are unchanged, null clears, prefs is merged.",
+    "description": (
+        "Any subset of the contact's fields: omitted fields are unchanged, null clears, prefs is "
+        "merged. A contact from GET may be sent back: read-only fields are accepted with their "
+        "current values. status accepts only unsubscribed, even when it is the current value."
+    ),
     "additionalProperties": False,
     "properties": {
+        **_ECHOES,
         "first_name": {"type": ["string", "null"]},
         "last_name": {"type": ["string", "null"]},
         "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},

@@ -76,6 +76,7 @@ class ReaderPages:
         except falcon.HTTPError as error:
             status = falcon.code_to_http_status(error.status_code)
             reason = {
+                411: "It was sent without saying how long it was.",
                 413: "It was longer than this form accepts.",
                 415: "It did not come from one of our forms.",
             }.get(error.status_code, "It was not in a form we understand.")

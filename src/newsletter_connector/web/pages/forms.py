@@ -3,7 +3,9 @@
 Browsers send ``application/x-www-form-urlencoded`` bodies; RFC 8058 one-click requests may also
 come as ``multipart/form-data``. :func:`read_form` turns either into a :class:`FormData` of text
 values, and refuses (with an HTTP error the error handlers render as a page) anything else: a body
-that is too large, not UTF-8, or of another media type. It never raises a 500.
+that is too large, not UTF-8, of another media type, or sent without a ``Content-Length`` (chunked:
+the WSGI server hands such a body over without a length, and neither reading it to an unknown end
+nor treating it as empty is safe). It never raises a 500.
 """
 
 from __future__ import annotations
@@ -70,8 +72,16 @@ def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData
     :raises falcon.HTTPUnsupportedMediaType: not a form body.
     :raises falcon.HTTPContentTooLarge: over :data:`MAX_FORM_BYTES`.
     :raises falcon.HTTPBadRequest: not UTF-8, too many fields, or a malformed multipart body.
+    :raises falcon.HTTPLengthRequired: a body without a ``Content-Length`` (``Transfer-Encoding:
+        chunked``), or a multipart one with none at all.
     """
     media_type = (req.content_type or "").split(";", 1)[0].strip().lower()
+    if req.content_length is None and (
+        req.get_header("Transfer-Encoding") or (media_type == MULTIPART and allow_multipart)
+    ):
+        raise falcon.HTTPLengthRequired(
+            title="Length required", description="the form must be sent with a Content-Length"
+        )
     if media_type == MULTIPART and allow_multipart:
         return _read_multipart(req)
     if media_type != URLENCODED:
