@@ -12,12 +12,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import falcon.testing
-import pytest
 
 from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
@@ -31,16 +29,6 @@ from .tls_receiver import TlsReceiver
 
 STATUS = "/api/newsletter/v1/status"
 TOKEN = "platform-token-0123456789"
-
-
-@pytest.fixture
-def private_postgres() -> Iterator[PrivatePostgres]:
-    server = PrivatePostgres()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.destroy()
 
 
 def test_api_answers_503_during_an_outage_and_recovers_without_restart(
