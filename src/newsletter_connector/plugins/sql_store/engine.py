@@ -66,7 +66,8 @@ def make_engine(database_url: str, *, timeouts: DbTimeouts | None = None, **kwar
     # Bound parameters can hold tokens and addresses: keep them out of exception text and logs.
     kwargs.setdefault("hide_parameters", True)
     kwargs.setdefault("json_deserializer", stored_json_loads)
-    kwargs.setdefault("pool_timeout", timeouts.connect)
+    if "poolclass" not in kwargs and "pool" not in kwargs:  # the default pool waits for one
+        kwargs.setdefault("pool_timeout", timeouts.connect)
     if url.get_backend_name() == "sqlite":
         engine = _sqlite_engine(url, **kwargs)
     else:
