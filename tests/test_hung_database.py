@@ -29,25 +29,21 @@ from typing import Any
 import falcon.testing
 import httpx
 import pytest
+from sqlalchemy.engine import make_url
 
 from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.service.events import queue_event
 from newsletter_connector.settings import Settings, SettingsError
 
-from . import sync_payloads as p
 from .conftest import free_port
-from .delivery_checks import assert_every_event_once_or_resent_whole
+from .outage_runner import sync_runner, undelivered, wait_until
 from .pgcluster import PrivatePostgres
 from .servers import wait_until_listening
-from .test_outage import undelivered, wait_until
-from .tls_receiver import TlsReceiver
 
 STATUS = "/api/newsletter/v1/status"
 SUBSCRIBERS = "/api/newsletter/v1/subscribers"
-TOKEN = "platform-token-0123456789"
 
 #: Short bounds so a stopped server is noticed in seconds.
 TIMEOUTS = {
@@ -157,130 +153,80 @@ def test_the_sync_runner_reports_a_stopped_server_and_goes_on_delivering(
     private_postgres: PrivatePostgres, newsletter_settings: Any, tmp_path: Path
 ) -> None:
     service = service_on(private_postgres, newsletter_settings)
-    with service.storage.transaction() as uow:
-        ids = [
-            queue_event(uow, service.context, "contact.message", {**p.message(), "id": str(n)})
-            for n in range(600)
-        ]
-    receiver = TlsReceiver(tmp_path)
-    receiver.default = "slow"
-    receiver.slow_seconds = 0.1
-    service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSLETTER_")}
-    env.update(
-        timeout_env(),
-        NEWSLETTER_DATABASE_URL=private_postgres.url,
-        NEWSLETTER_BASE_URL=newsletter_settings.base_url,
-        NEWSLETTER_SITE_SECRET=newsletter_settings.site_secret.get_secret_value(),
-        SSL_CERT_FILE=str(receiver.ca_file),
-    )
-    command = [sys.executable, "-m", "newsletter_connector", "sync", "--poll-interval", "0.2"]
-    command += ["--request-deadline", "2", "--lease-margin", "0.5"]
-    log_path = tmp_path / "runner.log"
-    log = log_path.open("w")  # a file: a full pipe would block the runner
-    runner = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        receiver.wait_for(2)
+    with sync_runner(service, tmp_path, events=600, slow_seconds=0.1, env=timeout_env()) as sync:
+        sync.receiver.wait_for(2)
         with paused(private_postgres):
             saw_outage = wait_until(
-                lambda: "database is unavailable" in log_path.read_text(),
-                timeout=3 * HUNG_ANSWER_SECONDS,
+                lambda: "database is unavailable" in sync.log(), timeout=3 * HUNG_ANSWER_SECONDS
             )
-            assert runner.poll() is None, "the runner died with the database"
+            assert sync.process.poll() is None, "the runner died with the database"
         assert saw_outage, "the runner hung on the stopped server instead of reporting it"
-        assert wait_until(lambda: set(receiver.event_ids()) >= set(ids), timeout=90)
+        assert wait_until(lambda: set(sync.receiver.event_ids()) >= set(sync.ids), timeout=90)
         assert wait_until(lambda: undelivered(service) == 0, timeout=30)
-        assert runner.poll() is None  # the same process all along
-        runner.send_signal(signal.SIGTERM)
-        runner.wait(timeout=30)
-    finally:
-        if runner.poll() is None:
-            runner.kill()
-        receiver.close()
-        log.close()
-    assert runner.returncode == 0
-    assert_every_event_once_or_resent_whole([r.body for r in receiver.received], ids)
-    assert TOKEN not in log_path.read_text()
+        assert sync.process.poll() is None  # the same process all along
+        sync.stop()
+    sync.assert_delivered_cleanly()
     service.close()
 
 
 @contextmanager
-def write_lock_held(database: str, seconds: float) -> Iterator[None]:
-    """Another connection holds the SQLite write lock (``BEGIN IMMEDIATE``) for ``seconds``."""
-    holder = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+def write_lock_held(database_url: str, seconds: float) -> Iterator[None]:
+    """SQLite: another connection holds the write lock (``BEGIN IMMEDIATE``) for ``seconds``."""
+    holder = sqlite3.connect(
+        str(make_url(database_url).database), isolation_level=None, check_same_thread=False
+    )
     holder.execute("BEGIN IMMEDIATE")
-    release = threading.Timer(seconds, holder.rollback)
-    release.start()
+    with released_after(seconds, holder.rollback):
+        yield
+    holder.close()
+
+
+@contextmanager
+def table_lock_held(database_url: str, seconds: float) -> Iterator[None]:
+    """PostgreSQL: another connection holds the subscribers table locked for ``seconds``."""
+    engine = make_engine(database_url)
+    with engine.connect() as holder:
+        holder.exec_driver_sql("LOCK TABLE nc_subscribers IN ACCESS EXCLUSIVE MODE")
+        with released_after(seconds, holder.rollback):
+            yield
+    engine.dispose()
+
+
+@contextmanager
+def released_after(seconds: float, release: Any) -> Iterator[None]:
+    timer = threading.Timer(seconds, release)
+    timer.start()
     try:
         yield
     finally:
-        release.join()
-        holder.close()
+        timer.join()
 
 
-def test_sqlite_writer_holding_the_lock_gives_503_within_the_busy_timeout(
+def test_a_lock_held_past_the_lock_timeout_gives_503_within_it_then_service_resumes(
     newsletter_settings: Any, newsletter_database_url: str
 ) -> None:
-    if not newsletter_database_url.startswith("sqlite"):
-        pytest.skip("SQLite's busy timeout")
-    settings = newsletter_settings.model_copy(update={"db_lock_timeout": 1.0})
+    lock_timeout = 1.0
+    settings = newsletter_settings.model_copy(update={"db_lock_timeout": lock_timeout})
     service = NewsletterService.build(settings)
     service.initialise()
     key = service.admin.create_api_key("locked").key
     client = falcon.testing.TestClient(create_app(service=service))
     headers = {"Authorization": f"Bearer {key}"}
-    database = str(make_engine(newsletter_database_url).url.database)
+    held = write_lock_held if newsletter_database_url.startswith("sqlite") else table_lock_held
+    signup = {"email": "locked@example.org"}
     try:
-        with write_lock_held(database, seconds=4.0):
+        with held(newsletter_database_url, seconds=4 * lock_timeout):
             started = time.monotonic()
-            locked = client.simulate_post(
-                SUBSCRIBERS, json={"email": "locked@example.org"}, headers=headers
-            )
+            locked = client.simulate_post(SUBSCRIBERS, json=signup, headers=headers)
             seconds = time.monotonic() - started
             assert locked.status_code == 503, locked.text
             assert locked.json["error"] == "db_unavailable"
-            assert seconds < 1.0 + 1.5, seconds
-            # Readers are not writers: the key check still answers while the lock is held.
+            assert seconds < lock_timeout + 1.5, seconds
+            # The key check does not wait on the writer's lock.
             assert client.simulate_get(STATUS, headers=headers).status_code == 200
-        created = client.simulate_post(
-            SUBSCRIBERS, json={"email": "locked@example.org"}, headers=headers
-        )
+        created = client.simulate_post(SUBSCRIBERS, json=signup, headers=headers)
         assert created.status_code == 201
     finally:
-        service.close()
-
-
-def test_postgresql_lock_wait_gives_503_within_the_lock_timeout(
-    newsletter_settings: Any, newsletter_database_url: str
-) -> None:
-    if not newsletter_database_url.startswith("postgresql"):
-        pytest.skip("PostgreSQL's lock_timeout")
-    settings = newsletter_settings.model_copy(update={"db_lock_timeout": 1.0})
-    service = NewsletterService.build(settings)
-    service.initialise()
-    key = service.admin.create_api_key("locked").key
-    client = falcon.testing.TestClient(create_app(service=service))
-    headers = {"Authorization": f"Bearer {key}"}
-    holder = make_engine(newsletter_database_url).connect()
-    try:
-        holder.exec_driver_sql("LOCK TABLE nc_subscribers IN ACCESS EXCLUSIVE MODE")
-        release = threading.Timer(4.0, holder.rollback)
-        release.start()
-        started = time.monotonic()
-        locked = client.simulate_post(
-            SUBSCRIBERS, json={"email": "locked@example.org"}, headers=headers
-        )
-        seconds = time.monotonic() - started
-        release.join()
-        assert locked.status_code == 503, locked.text
-        assert locked.json["error"] == "db_unavailable"
-        assert seconds < 1.0 + 1.5, seconds
-        created = client.simulate_post(
-            SUBSCRIBERS, json={"email": "locked@example.org"}, headers=headers
-        )
-        assert created.status_code == 201
-    finally:
-        holder.close()
         service.close()
 
 
