@@ -247,6 +247,30 @@ def test_a_full_pool_fails_within_the_connect_timeout(newsletter_database_url: s
         storage.close()
 
 
+def test_a_statement_past_the_statement_timeout_gives_db_unavailable_except_in_migrations(
+    newsletter_database_url: str,
+) -> None:
+    if not newsletter_database_url.startswith("postgresql"):
+        pytest.skip("PostgreSQL's statement_timeout")
+    from newsletter_connector.plugins.sql_store.engine import DbTimeouts, unbounded_statements
+
+    engine = make_engine(newsletter_database_url, timeouts=DbTimeouts(statement=0.5, reply=1.0))
+    storage = SqlStorage(engine)
+    try:
+        started = time.monotonic()
+        with pytest.raises(DbUnavailable), storage.transaction(write=False) as uow:
+            uow.connection.exec_driver_sql("SELECT pg_sleep(3)")
+        assert time.monotonic() - started < 0.5 + 1.5
+        with engine.begin() as connection, unbounded_statements(connection):
+            # Past both the statement and the reply bound: a migration's index build.
+            connection.exec_driver_sql("SELECT pg_sleep(1.5)")
+        with engine.connect() as connection:  # the bounds are back for everything else
+            assert connection.exec_driver_sql("SHOW statement_timeout").scalar() == "500ms"
+            assert getattr(connection.connection.dbapi_connection, "reply_timeout", None) == 1.0
+    finally:
+        storage.close()
+
+
 def test_the_timeouts_are_settings_and_the_reply_bound_outlasts_statements() -> None:
     base = {"NEWSLETTER_BASE_URL": "https://example.org"}
     defaults = Settings.load(base)
