@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,6 +26,20 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[Any]:
+    """A private PostgreSQL server (``tests.pgcluster.PrivatePostgres``), started; destroyed
+    after the test, so a staged outage never touches the shared server."""
+    from .pgcluster import PrivatePostgres
+
+    server = PrivatePostgres()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.destroy()
 
 
 @pytest.fixture

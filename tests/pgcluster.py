@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -18,6 +19,19 @@ def _bin(name: str) -> str:
     if not found:
         raise RuntimeError(f"PostgreSQL server binaries ({name}) are not installed")
     return found[-1]
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent`` (from ``/proc``)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # ended meanwhile
+        if int(fields[1]) == parent:
+            found.append(int(stat.parent.name))
+    return found
 
 
 def _as_postgres(args: list[str]) -> list[str]:
@@ -72,6 +86,26 @@ class PrivatePostgres:
             capture_output=True,
             timeout=60,
         )
+
+    def pause(self) -> None:
+        """``SIGSTOP`` the server and every backend: a hung server. The kernel still accepts
+        connections and acknowledges packets, but nothing answers, nothing times out on the
+        server's side, and a cancel request waits too. Always :meth:`resume` (in a
+        ``finally``)."""
+        postmaster = self.postmaster_pid()
+        os.kill(postmaster, signal.SIGSTOP)  # first, so it starts no backend meanwhile
+        for pid in _children(postmaster):
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """``SIGCONT`` whatever :meth:`pause` stopped."""
+        postmaster = self.postmaster_pid()
+        for pid in _children(postmaster):
+            os.kill(pid, signal.SIGCONT)
+        os.kill(postmaster, signal.SIGCONT)
+
+    def postmaster_pid(self) -> int:
+        return int((self.data / "postmaster.pid").read_text().split()[0])
 
     def destroy(self) -> None:
         subprocess.run(

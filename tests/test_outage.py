@@ -7,40 +7,20 @@ nothing), the sync runner keeps running and resumes, nothing is lost, and nothin
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import falcon.testing
-import pytest
 
 from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.service.events import queue_event
 
-from . import sync_payloads as p
-from .delivery_checks import assert_every_event_once_or_resent_whole
+from .outage_runner import sync_runner, undelivered, wait_until
 from .pgcluster import PrivatePostgres
-from .tls_receiver import TlsReceiver
 
 STATUS = "/api/newsletter/v1/status"
-TOKEN = "platform-token-0123456789"
-
-
-@pytest.fixture
-def private_postgres() -> Iterator[PrivatePostgres]:
-    server = PrivatePostgres()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.destroy()
 
 
 def test_api_answers_503_during_an_outage_and_recovers_without_restart(
@@ -117,62 +97,16 @@ def test_the_sync_runner_waits_out_an_outage_and_resumes_without_losing_anything
     storage = SqlStorage(make_engine(settings.database_url, connect_args={"connect_timeout": 3}))
     service = NewsletterService.build(settings, storage=storage)
     service.initialise()
-    with service.storage.transaction() as uow:
-        ids = [
-            queue_event(uow, service.context, "contact.message", {**p.message(), "id": str(n)})
-            for n in range(1500)
-        ]
-    receiver = TlsReceiver(tmp_path)
-    receiver.default = "slow"
-    receiver.slow_seconds = 0.15
-    service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSLETTER_")}
-    env.update(
-        NEWSLETTER_DATABASE_URL=settings.database_url,
-        NEWSLETTER_BASE_URL=settings.base_url,
-        NEWSLETTER_SITE_SECRET=settings.site_secret.get_secret_value(),
-        SSL_CERT_FILE=str(receiver.ca_file),
-    )
-    command = [sys.executable, "-m", "newsletter_connector", "sync", "--poll-interval", "0.2"]
-    command += ["--request-deadline", "2", "--lease-margin", "0.5"]
-    log = (tmp_path / "runner.log").open("w")  # a file: a full pipe would block the runner
-    runner = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        receiver.wait_for(3)
+    with sync_runner(service, tmp_path, events=1500, slow_seconds=0.15) as sync:
+        sync.receiver.wait_for(3)
         private_postgres.stop()
         time.sleep(2.5)  # the runner keeps looping against a dead database
-        assert runner.poll() is None, "the runner died with the database"
+        assert sync.process.poll() is None, "the runner died with the database"
         private_postgres.start()
-        assert wait_until(lambda: set(receiver.event_ids()) >= set(ids), timeout=60)
+        assert wait_until(lambda: set(sync.receiver.event_ids()) >= set(sync.ids), timeout=60)
         assert wait_until(lambda: undelivered(service) == 0, timeout=20)
-        assert runner.poll() is None  # the same process all along: no restart needed
-        runner.send_signal(signal.SIGTERM)
-        runner.wait(timeout=30)
-    finally:
-        if runner.poll() is None:
-            runner.kill()
-        receiver.close()
-        log.close()
-    err = (tmp_path / "runner.log").read_text()
-    assert runner.returncode == 0
-    assert "sync loop: the database is unavailable" in err  # it saw the outage and waited
-    assert_every_event_once_or_resent_whole([r.body for r in receiver.received], ids)
-    assert TOKEN not in err
+        assert sync.process.poll() is None  # the same process all along: no restart needed
+        sync.stop()
+    assert "sync loop: the database is unavailable" in sync.log()  # it saw the outage and waited
+    sync.assert_delivered_cleanly()
     service.close()
-
-
-def undelivered(service: Any) -> int:
-    with service.storage.transaction(write=False) as uow:
-        return int(uow.outbox.status().undelivered_events)
-
-
-def wait_until(condition: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if condition():
-                return True
-        except Exception:  # the database may still be coming up
-            pass
-        time.sleep(0.1)
-    return bool(condition())

@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -90,6 +98,34 @@ class Settings(BaseModel):
     ca_bundle: str | None = Field(
         None, description="Extra CA bundle (PEM) the sync runner trusts for the platform."
     )
+    db_connect_timeout: int = Field(
+        5,
+        ge=2,
+        description="Seconds to wait for a database connection: for a free one from the pool "
+        "and, on PostgreSQL, for a new one to be established (`connect_timeout`; libpq's "
+        "minimum is 2).",
+    )
+    db_statement_timeout: float = Field(
+        15.0,
+        gt=0,
+        description="PostgreSQL: seconds a statement may run before the server cancels it "
+        "(`statement_timeout`; migrations are exempt). The request answers 503 "
+        "`db_unavailable`.",
+    )
+    db_lock_timeout: float = Field(
+        5.0,
+        gt=0,
+        description="Seconds to wait for a lock another transaction holds before giving up "
+        "with 503 `db_unavailable`: PostgreSQL's `lock_timeout`, SQLite's busy timeout.",
+    )
+    db_reply_timeout: float = Field(
+        20.0,
+        gt=0,
+        description="PostgreSQL: seconds to wait for any reply from the server (a hung or "
+        "stopped server cancels nothing itself); past it the connection is dropped and the "
+        "request answers 503 `db_unavailable`. Must exceed `db_statement_timeout` and stay "
+        "below gunicorn's worker `timeout` (30 s).",
+    )
     allow_insecure_http_delivery: bool = Field(
         False,
         description="DEVELOPMENT ONLY: allow pushing events over plain http. Contact records "
@@ -120,6 +156,17 @@ class Settings(BaseModel):
             raise ValueError(f"not a database URL ({exc})") from None
         if url.get_backend_name() not in ("sqlite", "postgresql"):
             raise ValueError("only sqlite:// and postgresql:// URLs are supported")
+        return value
+
+    @field_validator("db_reply_timeout")
+    @classmethod
+    def _reply_outlasts_statements(cls, value: float, info: ValidationInfo) -> float:
+        statement_timeout = info.data.get("db_statement_timeout")
+        if statement_timeout is not None and value <= statement_timeout:
+            raise ValueError(
+                f"must be longer than db_statement_timeout ({statement_timeout:g} s), or the "
+                "client drops connections the server would still answer"
+            )
         return value
 
     @field_validator("site_name", "list_name", "from_address", "storage_backend", "issue_renderer")

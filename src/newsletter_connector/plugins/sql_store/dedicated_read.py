@@ -16,6 +16,8 @@ refused on the next request). The rules the pool applies hold here too:
   connection is pinged first and replaced if dead; in steady use it is not, and a dead one fails
   one run (raised as a disconnect, so the caller answers ``db_unavailable``); the pool, whose
   connections likely died with it, is discarded too, and the next run reconnects;
+- every run waits at most the engine's reply timeout for the server (:mod:`.reply_bound`):
+  a server that stops answering fails the run as a lost connection, never hangs it;
 - after a fork, the child never touches (or closes) a connection its parent opened;
 - :meth:`close` closes every thread's connection; a thread's connection is closed when the
   thread ends.
@@ -41,6 +43,7 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.sql.elements import ClauseElement
 
 from .pooled_statement import DriverStatement, wrapped_driver_error
+from .reply_bound import reply_deadline, wait_for_reply
 
 _names = count(1)
 
@@ -62,7 +65,8 @@ class _ThreadConnection:
         self.used_at = time.monotonic()
         self._dumpers: dict[type, Callable[[Any], Any]] = {}
         self.prepare(sql)
-        description = connection.pgconn.describe_prepared(name)
+        connection.pgconn.send_describe_prepared(name)
+        description = self._reply()
         self._check(description, pq.ExecStatus.COMMAND_OK)
         adapters = connection.adapters
         self._loaders: list[tuple[int, Callable[[Any], Any]]] = []
@@ -75,10 +79,12 @@ class _ThreadConnection:
             self._loaders.append((column, loader(oid, connection).load))
 
     def prepare(self, sql: bytes) -> None:
-        self._check(self.connection.pgconn.prepare(self.name, sql), pq.ExecStatus.COMMAND_OK)
+        self.connection.pgconn.send_prepare(self.name, sql)
+        self._check(self._reply(), pq.ExecStatus.COMMAND_OK)
 
     def first_row(self, values: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        result = self.connection.pgconn.exec_prepared(self.name, [self._dump(v) for v in values])
+        self.connection.pgconn.send_query_prepared(self.name, [self._dump(v) for v in values])
+        result = self._reply()
         if result.status != pq.ExecStatus.TUPLES_OK:
             self._check(result, pq.ExecStatus.TUPLES_OK)
         self.used_at = time.monotonic()
@@ -89,6 +95,21 @@ class _ThreadConnection:
         return tuple(
             [load(raw) if (raw := value(0, i)) is not None else None for i, load in self._loaders]
         )
+
+    def _reply(self) -> pq.abc.PGresult:
+        """The reply to the request just sent, waited for at most the connection's reply
+        timeout (:func:`.reply_bound.wait_for_reply`)."""
+        connection, pgconn = self.connection, self.connection.pgconn
+        deadline = reply_deadline(connection)
+        wait_for_reply(connection, deadline)
+        result = pgconn.get_result()
+        while True:  # up to libpq's end-of-reply marker, which may still be on its way
+            wait_for_reply(connection, deadline)
+            if pgconn.get_result() is None:
+                break
+        if result is None:
+            raise psycopg.OperationalError("the server sent no result")
+        return result
 
     def _dump(self, value: Any) -> Any:
         if value is None:
@@ -184,6 +205,7 @@ class DedicatedReadStatement:
             and not self._alive(held)
         ):
             self._discard()
+            self.engine.dispose(close=False)  # the pooled ones likely died with it
             held = None
         if held is None:
             held = self._connect()

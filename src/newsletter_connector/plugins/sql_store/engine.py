@@ -7,12 +7,19 @@ the write lock up front instead of failing mid-transaction when another writer g
 
 PostgreSQL connections are pinged on checkout only when they sat idle in the pool for longer
 than :data:`IDLE_PING_SECONDS` (see :func:`ping_idle_connections`), not on every checkout.
+
+Every wait on the database is bounded (:class:`DbTimeouts`, :func:`bound_waits`): a server that
+stops answering, or a lock held too long, fails the call (``db_unavailable``) instead of
+holding a worker until gunicorn kills it.
 """
 
 from __future__ import annotations
 
 import time
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import event, exc
@@ -22,7 +29,6 @@ from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 from .stored_json import stored_json_loads
 
 BEGIN_OPTION = "nc_sqlite_begin"
-SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_SECONDS = 1.0
 _CHECKED_IN_AT = "nc_checked_in_at"
@@ -37,18 +43,107 @@ def normalise_url(database_url: str) -> URL:
     return url
 
 
-def make_engine(database_url: str, **kwargs: Any) -> Engine:
-    """An engine for ``database_url`` configured for this store's transaction rules."""
+@dataclass(frozen=True)
+class DbTimeouts:
+    """How long each kind of wait on the database may last, in seconds (the ``db_*_timeout``
+    settings; docs/decisions.md explains the defaults)."""
+
+    #: Waiting for a connection: a free one from the pool, or (PostgreSQL) a new one.
+    connect: int = 5
+    #: PostgreSQL ``statement_timeout``: the server cancels a statement running longer.
+    statement: float = 15.0
+    #: PostgreSQL ``lock_timeout``, SQLite's busy timeout: waiting for another's lock.
+    lock: float = 5.0
+    #: PostgreSQL: a round trip waiting longer for the server's reply gives the connection up.
+    reply: float = 20.0
+
+
+def make_engine(database_url: str, *, timeouts: DbTimeouts | None = None, **kwargs: Any) -> Engine:
+    """An engine for ``database_url`` configured for this store's transaction rules, every
+    wait on the database bounded by ``timeouts`` (the defaults when not given)."""
     url = normalise_url(database_url)
+    timeouts = timeouts or DbTimeouts()
     # Bound parameters can hold tokens and addresses: keep them out of exception text and logs.
     kwargs.setdefault("hide_parameters", True)
     kwargs.setdefault("json_deserializer", stored_json_loads)
+    if "poolclass" not in kwargs and "pool" not in kwargs:  # the default pool waits for one
+        kwargs.setdefault("pool_timeout", timeouts.connect)
     if url.get_backend_name() == "sqlite":
-        return _sqlite_engine(url, **kwargs)
-    idle_ping_seconds = kwargs.pop("idle_ping_seconds", IDLE_PING_SECONDS)
-    engine = create_engine(url, **kwargs)
-    ping_idle_connections(engine, idle_ping_seconds)
+        engine = _sqlite_engine(url, **kwargs)
+    else:
+        idle_ping_seconds = kwargs.pop("idle_ping_seconds", IDLE_PING_SECONDS)
+        engine = create_engine(url, **kwargs)
+        ping_idle_connections(engine, idle_ping_seconds)
+    bound_waits(engine, timeouts)
     return engine
+
+
+def bound_waits(engine: Engine, timeouts: DbTimeouts) -> None:
+    """Bound every wait of ``engine``'s new connections by ``timeouts`` (pool checkout is the
+    pool's own ``pool_timeout``).
+
+    PostgreSQL (psycopg 3): ``connect_timeout``; ``statement_timeout`` and ``lock_timeout``
+    given as startup options, so they cost no round trip; and each connection is a
+    :class:`.reply_bound.ReplyBoundConnection`, which gives up on a server that does not
+    reply within ``timeouts.reply``. SQLite: the busy timeout, ``timeouts.lock``. A value the
+    engine's ``connect_args`` already give is left as it is.
+    """
+    if engine.dialect.name == "sqlite":
+
+        @event.listens_for(engine, "do_connect")
+        def _sqlite_busy_timeout(
+            _dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]
+        ) -> None:
+            cparams.setdefault("timeout", timeouts.lock)  # sqlite3's busy timeout
+
+        return
+    if engine.dialect.name != "postgresql" or engine.dialect.driver != "psycopg":
+        return
+    from .reply_bound import ReplyBoundConnection
+
+    @event.listens_for(engine, "do_connect")
+    def _bounded_connect(
+        _dialect: Any, _record: Any, cargs: Any, cparams: dict[str, Any]
+    ) -> ReplyBoundConnection:
+        cparams.setdefault("connect_timeout", timeouts.connect)
+        cparams["options"] = _with_server_timeouts(cparams.get("options", ""), timeouts)
+        connection = ReplyBoundConnection.connect(*cargs, **cparams)
+        connection.reply_timeout = timeouts.reply
+        return connection
+
+
+def _with_server_timeouts(options: str, timeouts: DbTimeouts) -> str:
+    """libpq ``options`` with ``statement_timeout`` and ``lock_timeout`` added (in ms), each
+    unless ``options`` already sets it."""
+    added = [
+        f"-c {name}={round(seconds * 1000)}"
+        for name, seconds in (
+            ("statement_timeout", timeouts.statement),
+            ("lock_timeout", timeouts.lock),
+        )
+        if name not in options
+    ]
+    return " ".join([options, *added]).strip()
+
+
+@contextmanager
+def unbounded_statements(connection: Connection) -> Iterator[None]:
+    """Inside a transaction of ``connection``: its statements may run as long as they take
+    (a migration building an index on a large table). Lock waits stay bounded, so a
+    migration waiting on a busy table fails instead of queueing every request behind it."""
+    if connection.dialect.name != "postgresql":
+        yield
+        return
+    raw: Any = connection.connection.dbapi_connection
+    previous = getattr(raw, "reply_timeout", None)
+    connection.exec_driver_sql("SET LOCAL statement_timeout = 0")
+    if previous is not None:
+        raw.reply_timeout = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            raw.reply_timeout = previous
 
 
 def ping_idle_connections(engine: Engine, idle_seconds: float) -> None:
@@ -93,11 +188,7 @@ def idle_ping_seconds(engine: Engine) -> float:
 def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
     if url.database in (None, "", ":memory:"):
         raise ValueError("an in-memory SQLite database cannot be shared; use a file path")
-    engine = create_engine(
-        url,
-        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
-        **kwargs,
-    )
+    engine = create_engine(url, connect_args={"check_same_thread": False}, **kwargs)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -106,7 +197,6 @@ def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

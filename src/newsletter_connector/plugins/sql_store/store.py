@@ -15,7 +15,7 @@ from ...storage import ApiKeyRecord, ConnectionRecord, NewEvent, SubscriberData,
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .campaigns import SqlCampaigns
-from .engine import BEGIN_OPTION, make_engine
+from .engine import BEGIN_OPTION, DbTimeouts, make_engine
 from .issues import SqlIssues
 from .key_lookup import ActiveConnectionLookup, ActiveKeyLookup
 from .outbox import SqlOutbox
@@ -99,7 +99,13 @@ class SqlStorage:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SqlStorage:
-        return cls(make_engine(settings.database_url))
+        timeouts = DbTimeouts(
+            connect=settings.db_connect_timeout,
+            statement=settings.db_statement_timeout,
+            lock=settings.db_lock_timeout,
+            reply=settings.db_reply_timeout,
+        )
+        return cls(make_engine(settings.database_url, timeouts=timeouts))
 
     @property
     def dialect(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from newsletter_connector.plugins.sql_store.engine import make_engine
+from newsletter_connector.plugins.sql_store.engine import make_engine, unbounded_statements
 from newsletter_connector.plugins.sql_store.migrate import VERSION_TABLE
 from newsletter_connector.plugins.sql_store.tables import metadata
 
@@ -25,5 +25,5 @@ with engine.connect() as connection:
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
     )
-    with context.begin_transaction():
+    with context.begin_transaction(), unbounded_statements(connection):
         context.run_migrations()

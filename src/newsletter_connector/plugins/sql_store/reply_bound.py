@@ -1,0 +1,107 @@
+"""PostgreSQL connections that give up on a server that stops answering.
+
+A server that is stopped (``SIGSTOP``, a hung host) but whose kernel still accepts and
+acknowledges TCP never cancels anything itself: ``statement_timeout`` does not fire, keepalives
+are answered, and a cancel request waits on the stopped postmaster too. Only the client can
+bound the wait. :class:`ReplyBoundConnection` is a psycopg 3 connection whose every round trip
+(a statement, a fetch, ``COMMIT``, ``ROLLBACK``, a ping) waits at most :attr:`reply_timeout`
+seconds for the server; past it the connection is closed and the call raises
+``psycopg.OperationalError``. The connection is then broken, so SQLAlchemy counts the error as
+a disconnect: the connection is discarded with the rest of the pool, the caller answers
+``db_unavailable``, and the next use connects afresh (bounded by ``connect_timeout``).
+
+:func:`wait_for_reply` is the same bound for the low-level path of :mod:`.dedicated_read`,
+which talks to libpq through ``Connection.pgconn``.
+"""
+
+from __future__ import annotations
+
+import math
+import select
+import time
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import psycopg
+from psycopg import pq
+
+if TYPE_CHECKING:
+    from psycopg.abc import PQGen
+
+RV = TypeVar("RV")
+
+
+class ReplyBoundConnection(psycopg.Connection[Any]):
+    """A psycopg connection whose round trips wait at most :attr:`reply_timeout` seconds
+    (``None``: as long as it takes) for the server's reply."""
+
+    #: Seconds a round trip waits for the server before the connection is given up.
+    reply_timeout: float | None = None
+
+    def wait(
+        self, gen: PQGen[RV], interval: float | None = None, timeout: float | None = None
+    ) -> RV:
+        """psycopg's wait for every round trip, bounded by :attr:`reply_timeout` unless the
+        caller gives its own ``timeout``.
+
+        :raises psycopg.OperationalError: no reply in time (the connection is now closed), or
+            any failure psycopg reports.
+        """
+        bound = self.reply_timeout if timeout is None else timeout
+        try:
+            if interval is None:
+                return super().wait(gen, timeout=bound)
+            return super().wait(gen, interval=interval, timeout=bound)
+        except psycopg.OperationalError:
+            if timeout is not None or bound is None or not _in_flight(self.pgconn):
+                raise
+            # The server has the request but not answered it: the connection's state is
+            # unknown, and a cancel would wait on the same silent server.
+            self.pgconn.finish()
+            raise psycopg.OperationalError(no_reply_message(bound)) from None
+
+
+def _in_flight(pgconn: pq.abc.PGconn) -> bool:
+    return pgconn.transaction_status == pq.TransactionStatus.ACTIVE
+
+
+def no_reply_message(seconds: float) -> str:
+    """The error text for a server that did not answer within ``seconds``."""
+    return f"the database server did not reply within {seconds:g} s"
+
+
+def reply_timeout(connection: psycopg.Connection[Any]) -> float | None:
+    """How long a round trip on ``connection`` may wait for the server (``None``: unbounded,
+    a connection not made by this store's engine)."""
+    if isinstance(connection, ReplyBoundConnection):
+        return connection.reply_timeout
+    return None
+
+
+def reply_deadline(connection: psycopg.Connection[Any]) -> float | None:
+    """The ``time.monotonic()`` by which a request sent on ``connection`` now must have had
+    its reply (``None``: no bound)."""
+    bound = reply_timeout(connection)
+    return None if bound is None else time.monotonic() + bound
+
+
+def wait_for_reply(connection: psycopg.Connection[Any], deadline: float | None) -> None:
+    """After a ``send_*`` on ``connection.pgconn``: wait until ``pgconn.get_result()`` can
+    answer without waiting, at most until ``deadline`` (from :func:`reply_deadline`).
+
+    :raises psycopg.OperationalError: no reply in time (the connection is now closed), or the
+        connection failed.
+    """
+    pgconn = connection.pgconn
+    poller: select.poll | None = None
+    while pgconn.is_busy():
+        if poller is None:
+            poller = select.poll()
+            poller.register(pgconn.socket, select.POLLIN)
+        if deadline is None:
+            poller.poll()
+        else:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not poller.poll(math.ceil(remaining * 1000)):
+                pgconn.finish()
+                raise psycopg.OperationalError(no_reply_message(reply_timeout(connection) or 0))
+        pgconn.consume_input()
