@@ -72,6 +72,7 @@ def digest(
     """Record one newsletter issue (a digest run) and print what was recorded.
 
     In connector delivery mode the run also queues a newsletter.issue event for the platform.
+    Needs an https base_url.
     """
     from .cli import fail
     from .errors import NewsletterError
@@ -80,6 +81,7 @@ def digest(
 
     content = _read_content(content_file) if content_file is not None else None
     try:
+        state.settings().require_https_links()  # the issue links to the site built from it
         service = state.service()
         record = service.issues.run_digest(kind, issue_date, content)
     except IssueAlreadyRecorded as exc:
