@@ -8,6 +8,7 @@ credentials, and an address stored with credentials is never printed, logged or 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -25,6 +26,7 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.settings import Settings, SettingsError
 from newsletter_connector.sync.runner import SyncRunner
+from newsletter_connector.testing.issue_samples import sample_issue_content
 
 from . import sync_payloads as p
 from .conftest import free_port
@@ -83,10 +85,18 @@ def assert_refused_for_links(result: subprocess.CompletedProcess[str]) -> None:
     ids=["serve", "sync", "digest"],
 )
 def test_commands_that_build_or_send_links_refuse_a_missing_or_http_base_url(
-    env: dict[str, str], command: list[str], base_url: str, newsletter_service: Any
+    env: dict[str, str],
+    command: list[str],
+    base_url: str,
+    newsletter_service: Any,
+    tmp_path: Path,
 ) -> None:
     if command[0] == "serve":
         command = [*command, "--bind", f"127.0.0.1:{free_port()}"]
+    if command[0] == "digest":  # content at hand, so only the base_url can stop the run
+        content = tmp_path / "content.json"
+        content.write_text(json.dumps(sample_issue_content()), encoding="utf-8")
+        command = [*command, "--content", str(content)]
     result = run({**env, "NEWSLETTER_BASE_URL": base_url}, *command)
     assert_refused_for_links(result)
     if base_url:
@@ -95,6 +105,8 @@ def test_commands_that_build_or_send_links_refuse_a_missing_or_http_base_url(
 
 
 def test_serve_accepts_http_only_with_the_development_setting(env: dict[str, str]) -> None:
+    env = {**env, "NEWSLETTER_BASE_URL": ""}
+    assert_refused_for_links(run(env, "serve", "--bind", f"127.0.0.1:{free_port()}"))
     # No base_url at all: with the setting, serve defaults it to http://<bind>.
     with running(["serve", "--workers", "1"], env={**env, DEV_SETTING: "true"}, probe_path=STATUS):
         pass
