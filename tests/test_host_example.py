@@ -238,6 +238,7 @@ def test_the_example_runs_as_documented_in_its_own_processes(
         **os.environ,
         "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
         "NEWSLETTER_BASE_URL": f"http://127.0.0.1:{port}/newsletter",
+        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",  # a local run, as the README says
         "NEWSLETTER_SITE_SECRET": "host-example-secret",
         "NEWSLETTER_CA_BUNDLE": str(receiver.ca_file),
         "NEWSLETTER_CONFIG": "",

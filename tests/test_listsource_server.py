@@ -60,7 +60,9 @@ def server(newsletter_database_url: str, newsletter_storage: Any) -> Iterator[st
     yields the list-source root ``http://127.0.0.1:PORT/api/listsource``."""
     env = _env(newsletter_database_url)
     _cli(env, "listsource", "set-credentials", "--user", USER, stdin=KEY + "\n")
-    # serve's base URL defaults to http://<bind>, the address the client uses.
+    # With the development setting, serve's base URL defaults to http://<bind>, the address
+    # the client uses.
+    env["NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS"] = "true"
     with running(["serve", "--workers", "1"], env=env, probe_path="/api/listsource/api/health") as (
         root,
         _process,

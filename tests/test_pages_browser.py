@@ -54,10 +54,12 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def site(newsletter_database_url: str) -> Iterator[str]:
-    """The app under gunicorn (2 workers); ``base_url`` defaults to the bound address."""
+    """The app under gunicorn (2 workers); ``base_url`` defaults to the bound (http) address,
+    which the development setting allows, so the browser can follow the pages' links."""
     env = {
         "NEWSLETTER_CONFIG": "",
         "NEWSLETTER_BASE_URL": "",
+        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",
         "NEWSLETTER_TEMPLATE_DIR": "",
         "NEWSLETTER_DATABASE_URL": newsletter_database_url,
         "NEWSLETTER_SITE_SECRET": "browser-test-secret",

@@ -46,7 +46,11 @@ def test_serve_refuses_an_unmigrated_database(tmp_path: Path) -> None:
 
     result = subprocess.run(
         [sys.executable, "-m", "newsletter_connector", "serve", "--bind", "127.0.0.1:1"],
-        env={"NEWSLETTER_DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}", "PATH": ""},
+        env={
+            "NEWSLETTER_DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}",
+            "NEWSLETTER_BASE_URL": "https://news.example.test",
+            "PATH": "",
+        },
         capture_output=True,
         text=True,
         timeout=60,
@@ -65,6 +69,8 @@ def test_quickstart_prints_a_working_curl_line(tmp_path: Path) -> None:
         while not any("curl" in line for line in lines):
             lines.append(process.stdout.readline())
         curl = next(line for line in lines if "curl" in line)
+        # It serves plain http links only because it says so, for its own local address.
+        assert any(line.startswith("WARNING: local trial") and base in line for line in lines)
         match = re.search(r"Bearer (nlk_[\w-]+)' (\S+)", curl)
         assert match, curl
         key, url = match.groups()

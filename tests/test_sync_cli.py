@@ -3,6 +3,7 @@ crash in mid-batch and a SIGTERM that finishes the batch in flight."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -13,9 +14,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import falcon.testing
 import pytest
 
+from newsletter_connector import create_app
+from newsletter_connector.plugins.platform_transport import ISSUE_PATH
 from newsletter_connector.service.events import queue_event
+from newsletter_connector.testing.issue_samples import sample_issue_content
 
 from . import sync_payloads as p
 from .tls_receiver import TlsReceiver
@@ -249,3 +254,53 @@ def test_two_runner_processes_never_send_the_same_batch_at_once(
     assert receiver.overlaps == []  # ... never the same events
     assert sorted(receiver.event_ids()) == sorted(ids)  # each exactly once
     assert status(newsletter_service).batches["delivered"] == 50
+
+
+def succeed(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    result = run(env, *args, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_platform_transport_never_sends_a_test_issue_but_keeps_it_on_the_site(
+    newsletter_service: Any,
+    newsletter_settings: Any,
+    env: dict[str, str],
+    receiver: TlsReceiver,
+    auth: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """A test issue never reaches readers: on the ``platform`` transport it is never sent to
+    the newsletter-issue endpoint (which mails or schedules an issue), while a daily issue is;
+    it stays on the site, through ``GET /issues`` and ``digest --preview``."""
+    newsletter_service.admin.set_connection(
+        platform_base=receiver.base, transport="platform", token=TOKEN
+    )
+    content = tmp_path / "content.json"
+    content.write_text(json.dumps(sample_issue_content()), encoding="utf-8")
+    preview = tmp_path / "test-issue.html"
+
+    tested = succeed(
+        env, "digest", "--kind", "test", "--content", str(content), "--preview", str(preview)
+    )
+    assert "never" in tested.stdout and "readers" in tested.stdout
+    succeed(env, "digest", "--kind", "daily", "--date", "2026-11-21", "--content", str(content))
+    synced = succeed(env, "sync", "--once")
+    assert "delivered 2 event(s)" in synced.stdout
+
+    issue_pushes = [r.body for r in receiver.received if r.path == ISSUE_PATH]
+    daily, test_issue = newsletter_service.issues.list(include_html=True)  # newest first
+    assert test_issue.kind == "test" and daily.kind == "daily"
+    assert [push["subject"] for push in issue_pushes] == [daily.subject]
+    assert not any(test_issue.subject in json.dumps(r.body) for r in receiver.received)
+    assert "settled without a request" in synced.stderr  # the runner says what became of it
+
+    # The test issue is still there for the operator to look at.
+    client = falcon.testing.TestClient(create_app(newsletter_settings))
+    listed = client.simulate_get("/api/newsletter/v1/issues", headers=auth).json
+    assert test_issue.subject in [issue["subject"] for issue in listed["data"]]
+    assert preview.read_text(encoding="utf-8") == test_issue.html
+
+    # Nothing is left waiting: the test issue's event is settled, not queued forever.
+    status = succeed(env, "outbox", "status").stdout
+    assert "undelivered events: 0" in status

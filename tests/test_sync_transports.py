@@ -130,6 +130,18 @@ def test_platform_issue_queued_for_the_platform_schedule_omits_send_now() -> Non
     assert "sendNow" not in body(request)
 
 
+@pytest.mark.parametrize("send_now", [True, False])
+def test_platform_never_sends_a_test_issue_to_the_issue_endpoint(send_now: bool) -> None:
+    """That endpoint mails the issue now, or queues it for the platform's schedule: either
+    way readers would get it. The events transport passes it on, marked ``kind: "test"``."""
+    test_issue = event("newsletter.issue", {**p.issue(), "kind": "test", "cadence": "test"})
+    daily = event("newsletter.issue", p.issue())
+    requests = deliver("platform", [test_issue, daily], platform_send_now=send_now)
+    assert [body(r)["idempotencyKey"] for r in requests] == [daily.event_id]
+    (batch,) = deliver("events", [test_issue, daily])
+    assert [e["payload"]["kind"] for e in body(batch)] == ["test", "daily"]
+
+
 @pytest.mark.parametrize("kind", ["newsletter.confirmed", "newsletter.profile_completed"])
 def test_platform_confirmed_and_profile_completed_upsert_with_consent(kind: str) -> None:
     contact = p.contact(profile_completed_at="2026-11-20T09:10:00Z", phone="+15551234567")

@@ -12,6 +12,7 @@ Run it from the repository root::
 
     export NEWSLETTER_DATABASE_URL=sqlite:///host.db
     export NEWSLETTER_BASE_URL=http://127.0.0.1:8080/newsletter
+    export NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS=true  # local trial only; https in production
     python -m examples.wsgi_mount.host_site migrate   # our migrations + the host's tables
     python -m examples.wsgi_mount.host_site serve     # the site and the sync runner
 """

@@ -16,6 +16,7 @@ import click
 
 from . import __version__
 from .errors import NewsletterError
+from .https_rule import without_credentials
 from .plugin_manager import (
     build_plugin_manager,
     issue_renderers,
@@ -217,19 +218,20 @@ def connection_set(state: CliState, platform_base: str, transport: str) -> None:
     record = state.service().admin.set_connection(
         platform_base=platform_base, transport=transport, token=token
     )
-    click.echo(f"connection active: {record.platform_base} via {record.transport}")
+    shown = without_credentials(record.platform_base)
+    click.echo(f"connection active: {shown} via {record.transport}")
 
 
 @connection.command("show")
 @pass_state
 @reports_errors
 def connection_show(state: CliState) -> None:
-    """Show the active connection (never its token)."""
+    """Show the active connection (never its token, nor credentials in its address)."""
     record = state.service().admin.connection()
     if record is None:
         click.echo("no connection configured")
         return
-    click.echo(f"platform_base: {record.platform_base}")
+    click.echo(f"platform_base: {without_credentials(record.platform_base)}")
     click.echo(f"transport: {record.transport}")
     click.echo("token: (set, not shown)")
     click.echo(f"since: {isoformat_z(record.created_at)}")
@@ -300,15 +302,23 @@ def plugins_command() -> None:
 @cli.command("serve")
 @click.option("--bind", default="127.0.0.1:8000", show_default=True, help="host:port to listen on.")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
-@click.option("--base-url", help="Public address (default: http://<bind>).")
+@click.option(
+    "--base-url",
+    help="Public https address (default: the base_url setting; http://<bind> only with "
+    "allow_insecure_http_links).",
+)
 @pass_state
 @reports_errors
 def serve(state: CliState, bind: str, workers: int, base_url: str | None) -> None:
-    """Serve the app under gunicorn."""
+    """Serve the app under gunicorn. Refuses to start without an https base_url, unless the
+    development setting allow_insecure_http_links allows http."""
     from .gunicorn_app import run
 
-    base_url = base_url or _base_url_from_env(state) or f"http://{bind}"
-    service = state.service(base_url=base_url)
+    settings = state.settings(base_url=base_url)
+    if settings.base_url is None and settings.allow_insecure_http_links:
+        settings = state.settings(base_url=f"http://{bind}")
+    settings.require_https_links()
+    service = state.service(base_url=settings.base_url)
     settings = service.settings
     service.close()
     run(settings, bind=bind, workers=workers)
@@ -319,14 +329,26 @@ def serve(state: CliState, bind: str, workers: int, base_url: str | None) -> Non
 @pass_state
 @reports_errors
 def quickstart(state: CliState, bind: str) -> None:
-    """Migrate the database, issue a first API key, print a curl line, and serve."""
+    """Migrate the database, issue a first API key, print a curl line, and serve.
+
+    Without a base_url it serves http://<bind> and allows insecure http links for that local
+    address only, saying so: a trial, not a deployment."""
     from .gunicorn_app import run
 
-    base_url = _base_url_from_env(state) or f"http://{bind}"
-    service = state.service(ready=False, base_url=base_url)
+    overrides: dict[str, Any] = {}
+    if state.settings().base_url is None:
+        overrides = {"base_url": f"http://{bind}", "allow_insecure_http_links": True}
+    service = state.service(ready=False, **overrides)
+    base_url = service.settings.require_https_links()
     service.initialise()
     existing = [k for k in service.admin.list_api_keys() if k.active]
     click.echo(f"newsletter-connector {__version__} on {service.settings.database_url}")
+    if overrides:
+        click.echo(
+            f"WARNING: local trial: readers' links would be plain http ({base_url}); "
+            "allow_insecure_http_links is on for this address only. Set NEWSLETTER_BASE_URL "
+            "to your public https address before real readers sign up."
+        )
     if existing:
         click.echo(
             f"API keys already exist ({', '.join(k.label for k in existing)}); "
@@ -341,12 +363,6 @@ def quickstart(state: CliState, bind: str) -> None:
     settings = service.settings
     service.close()
     run(settings, bind=bind, workers=1)
-
-
-def _base_url_from_env(state: CliState) -> str | None:
-    import os
-
-    return os.environ.get("NEWSLETTER_BASE_URL") or None
 
 
 # -- commands in their own modules ---------------------------------------------------------

@@ -71,7 +71,8 @@ def digest(
 ) -> None:
     """Record one newsletter issue (a digest run) and print what was recorded.
 
-    In connector delivery mode the run also queues a newsletter.issue event for the platform.
+    In connector delivery mode the run also queues a newsletter.issue event for the platform;
+    the platform transport never sends a test issue to readers. Needs an https base_url.
     """
     from .cli import fail
     from .errors import NewsletterError
@@ -80,6 +81,7 @@ def digest(
 
     content = _read_content(content_file) if content_file is not None else None
     try:
+        state.settings().require_https_links()  # the issue links to the site built from it
         service = state.service()
         record = service.issues.run_digest(kind, issue_date, content)
     except IssueAlreadyRecorded as exc:
@@ -93,6 +95,11 @@ def digest(
     )
     if service.settings.delivery_mode == "connector":
         click.echo("queued newsletter.issue for the platform")
+        if record.kind == "test":
+            click.echo(
+                "test issue: the platform transport settles it without sending it to readers; "
+                'the events transport passes it on marked kind "test"'
+            )
     if preview_file is not None:
         try:
             preview_file.write_text(record.html or "", encoding="utf-8")

@@ -24,6 +24,8 @@ from pydantic import (
     field_validator,
 )
 
+from .https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised only on 3.10
@@ -61,7 +63,7 @@ class Settings(BaseModel):
         None,
         description="Public address the app is served at, including any mount prefix, e.g. "
         "`https://example.org/newsletter`. Links in contact records are built from it; "
-        "required to serve.",
+        "required, and https, to serve, sync or record a digest.",
     )
     site_name: str = Field("Newsletter", description="The site's name, shown on reader pages.")
     site_url: str | None = Field(
@@ -132,6 +134,13 @@ class Settings(BaseModel):
         "otherwise leave only over HTTPS.",
     )
 
+    allow_insecure_http_links: bool = Field(
+        False,
+        description="DEVELOPMENT ONLY: allow an `http://` base_url, so the confirm, unsubscribe "
+        "and profile links mailed to readers travel unencrypted. `serve`, `sync`, `digest` and "
+        "`create_app` otherwise refuse to start without an https base_url.",
+    )
+
     @field_validator("base_url", "site_url")
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:
@@ -142,7 +151,9 @@ class Settings(BaseModel):
             raise ValueError("must be an absolute http(s) URL")
         if parts.query or parts.fragment:
             raise ValueError("must not carry a query or fragment")
-        return value.rstrip("/")
+        if carries_credentials(value):
+            raise ValueError("must not carry a user name or password")
+        return with_lowercase_scheme(value).rstrip("/")
 
     @field_validator("database_url")
     @classmethod
@@ -187,6 +198,23 @@ class Settings(BaseModel):
                 f"setting base_url ({_env_name('base_url')}) is required but not set"
             )
         return self.base_url
+
+    def require_https_links(self) -> str:
+        """``base_url``, checked by everything that builds or sends readers' action links
+        (``create_app``, ``serve``, ``sync``, ``digest``): it must be set and ``https``, unless
+        ``allow_insecure_http_links`` allows ``http``.
+
+        :raises SettingsError: naming ``NEWSLETTER_BASE_URL`` and the development setting.
+        """
+        base = self.public_base_url
+        if not scheme_allowed(base, allow_http=self.allow_insecure_http_links):
+            raise SettingsError(
+                f"setting base_url ({_env_name('base_url')}) must be an https:// URL: the "
+                "confirm, unsubscribe and profile links mailed to readers are built from it "
+                "(plain http only with the development setting allow_insecure_http_links, "
+                f"{_env_name('allow_insecure_http_links')})"
+            )
+        return base
 
     @property
     def effective_site_url(self) -> str:

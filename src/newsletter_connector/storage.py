@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, overload
 
+from .https_rule import without_credentials
+
 
 @dataclass(frozen=True)
 class ApiKeyRecord:
@@ -38,7 +40,8 @@ class ApiKeyRecord:
 class ConnectionRecord:
     """The operator-configured connection to the mailing platform.
 
-    ``repr`` leaves the token out, so logging a connection never leaks it.
+    ``repr`` leaves the token out, and any credentials in ``platform_base``, so logging a
+    connection never leaks them.
     """
 
     id: int
@@ -50,7 +53,8 @@ class ConnectionRecord:
 
     def __repr__(self) -> str:
         return (
-            f"ConnectionRecord(id={self.id}, platform_base={self.platform_base!r}, "
+            f"ConnectionRecord(id={self.id}, "
+            f"platform_base={without_credentials(self.platform_base)!r}, "
             f"transport={self.transport!r}, token=<hidden>, disabled_at={self.disabled_at!r})"
         )
 

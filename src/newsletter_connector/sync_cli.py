@@ -46,7 +46,9 @@ def sync(
     state: CliState, once: bool, poll_interval: float, request_deadline: float, lease_margin: float
 ) -> None:
     """Deliver queued events to the platform. Runs until SIGTERM/SIGINT, which finish the
-    batch in flight and exit; with --once, delivers what is due and exits."""
+    batch in flight and exit; with --once, delivers what is due and exits. Refuses to start
+    without an https base_url, unless the development setting allow_insecure_http_links
+    allows http."""
     from datetime import timedelta
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")

@@ -16,6 +16,7 @@ import orjson
 
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
+from ..https_rule import without_credentials
 from ..storage import (
     ConnectionRecord,
     OutboxEvent,
@@ -98,7 +99,7 @@ class EventsTransport:
         self._headers = bearer_headers(self.token)
 
     def __repr__(self) -> str:
-        return f"EventsTransport(url={self.url!r})"
+        return f"EventsTransport(url={without_credentials(self.url)!r})"
 
     def deliver(self, events: Sequence[OutboxEvent]) -> None:
         if not events:

@@ -6,6 +6,9 @@ Event                                          Request
 =============================================  ==============================================
 newsletter.issue                               POST /api/v1/sites/ingest/newsletter-issue
                                                {subject, html, idempotencyKey[, sendNow]}
+newsletter.issue of kind ``test``              not pushed: that endpoint mails (or schedules)
+                                               the issue to readers; a test issue stays on the
+                                               site (``/issues``, ``digest --preview``)
 newsletter.signup (pending)                    POST /api/v1/sites/ingest/newsletter (upsert)
                                                with confirm: true, confirmRedirectUrl
 newsletter.signup (confirmed), .confirmed,     the same upsert with consent: true
@@ -34,6 +37,7 @@ import httpx
 
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
+from ..https_rule import without_credentials
 from ..settings import Settings
 from ..storage import ConnectionRecord, OutboxEvent
 from ..sync.transport import bearer_headers, require_2xx
@@ -95,11 +99,18 @@ def message_upsert(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def is_test_issue(event: OutboxEvent) -> bool:
+    """Whether ``event`` announces an issue of kind ``test``, which never reaches readers."""
+    return event.event_type == "newsletter.issue" and event.payload.get("kind") == "test"
+
+
 def request_for(event: OutboxEvent, *, send_now: bool) -> tuple[str, dict[str, Any]] | None:
     """``(path, body)`` for one event, or ``None`` for events that are not pushed."""
     payload = event.payload
     kind = event.event_type
     if kind == "newsletter.issue":
+        if is_test_issue(event):
+            return None
         issue: dict[str, Any] = {
             "subject": payload["subject"],
             "html": payload["html"],
@@ -137,7 +148,7 @@ class PlatformTransport:
         self.send_now = True
 
     def __repr__(self) -> str:
-        return f"PlatformTransport(base={self.base!r})"
+        return f"PlatformTransport(base={without_credentials(self.base)!r})"
 
     def configure(self, settings: Settings) -> None:
         self.send_now = settings.platform_send_now
@@ -146,7 +157,16 @@ class PlatformTransport:
         for event in events:
             mapped = request_for(event, send_now=self.send_now)
             if mapped is None:
-                log.debug("event %s (%s) has no live endpoint", event.event_id, event.event_type)
+                if is_test_issue(event):
+                    log.info(
+                        "test issue event %s settled without a request: a test issue is "
+                        "never sent to readers",
+                        event.event_id,
+                    )
+                else:
+                    log.debug(
+                        "event %s (%s) has no live endpoint", event.event_id, event.event_type
+                    )
                 continue
             path, body = mapped
             response = self.http.post(

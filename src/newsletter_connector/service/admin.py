@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..errors import InvalidRequest, Unauthorized
+from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
 from ..plugin_manager import outbound_transports, pick
 from ..storage import ApiKeyRecord, ConnectionRecord
 from .context import ServiceContext, digests_equal, sha256_hex
@@ -139,19 +140,29 @@ class AdminService:
     def set_connection(self, *, platform_base: str, transport: str, token: str) -> ConnectionRecord:
         """Configure (or replace) the connection to the mailing platform.
 
-        :raises InvalidRequest: naming ``platform_base`` (not https, unless the development
-            setting allows http), ``token`` (too short) or ``transport``.
+        :raises InvalidRequest: naming ``platform_base`` (not https in any letter case, unless
+            the development setting allows http; or carrying ``user:password@``, which the
+            message never repeats), ``token`` (too short) or ``transport``.
         :raises PluginNotFound: no installed plugin offers ``transport``.
         """
-        platform_base = platform_base.strip().rstrip("/")
+        platform_base = with_lowercase_scheme(platform_base.strip().rstrip("/"))
         parts = urlsplit(platform_base)
-        allowed = (
-            ("https", "http") if self.context.settings.allow_insecure_http_delivery else ("https",)
-        )
-        if parts.scheme not in allowed or not parts.netloc or parts.query or parts.fragment:
+        allow_http = self.context.settings.allow_insecure_http_delivery
+        if (
+            not scheme_allowed(platform_base, allow_http=allow_http)
+            or not parts.netloc
+            or parts.query
+            or parts.fragment
+        ):
             raise InvalidRequest(
                 "platform_base must be an absolute https:// URL without query or fragment "
                 "(plain http only with allow_insecure_http_delivery)",
+                field="platform_base",
+            )
+        if carries_credentials(platform_base):
+            raise InvalidRequest(
+                "platform_base must not carry a user name or password; the connection's "
+                "token is the only credential, read from standard input",
                 field="platform_base",
             )
         if len(token) < 16 or any(c.isspace() for c in token):

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from ..errors import NewsletterError
+from ..https_rule import carries_credentials, scheme_allowed, without_credentials
 from ..plugin_manager import outbound_transports, pick
 from ..storage import ClaimedBatch, ConnectionRecord
 from .http import REQUEST_DEADLINE_SECONDS, build_http_client
@@ -110,6 +111,10 @@ class SyncRunner:
         claim_ahead: int = CLAIM_AHEAD,
         connection_recheck: float = CONNECTION_RECHECK_SECONDS,
     ) -> None:
+        """:raises SettingsError: ``base_url`` is unset, or http while
+        ``allow_insecure_http_links`` is off (scheduled digests and queued contact records
+        carry links built from it)."""
+        service.settings.require_https_links()
         self.service = service
         self.deadline = deadline
         self.clock = clock or service.context.clock
@@ -154,7 +159,8 @@ class SyncRunner:
 
     def transport(self, *, max_age: float = 0.0) -> Transport | None:
         """The transport for the active connection, or ``None`` when none is configured
-        (or it is not allowed: plain http without ``allow_insecure_http_delivery``).
+        (or it is not allowed: plain http without ``allow_insecure_http_delivery``, or an
+        address stored with credentials in it).
 
         :param max_age: reuse the last answer if the connection was read from the database
             less than this many seconds ago (default: always read it).
@@ -170,10 +176,18 @@ class SyncRunner:
             return self._cached[1]
         self._close_client()
         settings = self.service.settings
-        if not (
-            connection.platform_base.startswith("https://") or settings.allow_insecure_http_delivery
+        shown = without_credentials(connection.platform_base)
+        if not scheme_allowed(
+            connection.platform_base, allow_http=settings.allow_insecure_http_delivery
         ):
-            log.error("connection %s is not https; nothing is pushed", connection.platform_base)
+            log.error("connection %s is not https; nothing is pushed", shown)
+            return None
+        if carries_credentials(connection.platform_base):
+            log.error(
+                "connection %s carries credentials in its address; nothing is pushed "
+                "(set the connection again without them)",
+                shown,
+            )
             return None
         descriptor = pick(
             "outbound transport",

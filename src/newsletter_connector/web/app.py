@@ -51,14 +51,15 @@ def create_app(
     :param settings: defaults to :meth:`Settings.load` (``NEWSLETTER_*`` and the config file).
     :param plugins: plugin objects registered after the installed ones.
     :param service: a ready service (then ``settings`` and ``plugins`` are ignored).
-    :raises SettingsError: a setting is missing or invalid.
+    :raises SettingsError: a setting is missing or invalid, or ``base_url`` is not https
+        (the readers' action links are built from it) while ``allow_insecure_http_links`` is off.
     :raises NotMigrated: the database has not been migrated (``newsletter-connector db upgrade``).
 
     Mounting: serve it under any prefix; WSGI ``SCRIPT_NAME`` is honoured, and ``base_url``
     should name the public address of the mount point.
     """
     service = service or NewsletterService.build(settings, plugins=plugins)
-    _ = service.settings.public_base_url  # links need it: fail now, naming the setting
+    service.settings.require_https_links()  # fail now, naming the setting
     service.check_ready()
     app = NewsletterApp(middleware=[NoStoreMiddleware()])
     app.service = service
