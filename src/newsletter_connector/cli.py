@@ -16,6 +16,7 @@ import click
 
 from . import __version__
 from .errors import NewsletterError
+from .gunicorn_app import DEFAULT_WORKER_TIMEOUT
 from .plugin_manager import (
     build_plugin_manager,
     issue_renderers,
@@ -275,17 +276,25 @@ def plugins_command() -> None:
 @click.option("--bind", default="127.0.0.1:8000", show_default=True, help="host:port to listen on.")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--base-url", help="Public address (default: http://<bind>).")
+@click.option(
+    "--timeout",
+    default=DEFAULT_WORKER_TIMEOUT,
+    show_default=True,
+    type=click.IntRange(1, 3600),
+    help="Seconds a worker may spend on one request, reading its body included; past it the "
+    "connection is cut and the worker restarted (bounds what a slow client can hold).",
+)
 @pass_state
 @reports_errors
-def serve(state: CliState, bind: str, workers: int, base_url: str | None) -> None:
-    """Serve the app under gunicorn."""
+def serve(state: CliState, bind: str, workers: int, base_url: str | None, timeout: int) -> None:
+    """Serve the app under gunicorn (put a buffering reverse proxy in front: docs/security.md)."""
     from .gunicorn_app import run
 
     base_url = base_url or _base_url_from_env(state) or f"http://{bind}"
     service = state.service(base_url=base_url)
     settings = service.settings
     service.close()
-    run(settings, bind=bind, workers=workers)
+    run(settings, bind=bind, workers=workers, timeout=timeout)
 
 
 @cli.command("quickstart")
