@@ -11,6 +11,9 @@ accesslog = "-"
 # Access logs must never carry link tokens: this logger drops query strings and redacts the
 # token in /confirm/, /unsubscribe/ and /profile/ paths.
 logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
+# A sync worker reads each request body itself: a worker busy with one request for longer
+# than this is restarted, which cuts off a client sending its body slowly. Serve behind a
+# buffering proxy all the same (docs/security.md, "Floods and slow clients").
 timeout = 30
 graceful_timeout = 20
 
