@@ -18,6 +18,7 @@ from newsletter_connector.plugins.sql_store.tables import subscribers
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.web.app import create_app
 from newsletter_connector.web.pages.csrf import COOKIE_NAME
+from tests.analytics_helpers import Clock
 from tests.pages_helpers import ORIGIN, open_form, path_of
 from tests.subscriber_helpers import post as api_post
 
@@ -26,17 +27,9 @@ CLIENT = "198.51.100.7"
 OTHER = "203.0.113.9"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(T0)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ API and the signup form alike; within it the answer is unchanged and nothing is 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,7 +12,9 @@ import falcon.testing
 import pytest
 
 from newsletter_connector.service import NewsletterService
+from newsletter_connector.testing.threads import run_together
 from newsletter_connector.web.app import create_app
+from tests.analytics_helpers import Clock
 from tests.pages_helpers import open_form, path_of
 from tests.subscriber_helpers import events_of, post
 
@@ -21,19 +22,9 @@ T0 = datetime(2026, 11, 23, 9, 0, 0)
 DAY = timedelta(days=1)
 
 
-class Clock:
-    """A settable service clock."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(T0)
 
 
 @pytest.fixture
@@ -140,21 +131,9 @@ def test_concurrent_resubmits_queue_one_announcement(
     service = make_service()
     service.subscribers.subscribe({"email": "jon@example.org"})
     clock.now = T0 + 2 * DAY
-    workers = 6
-    barrier = threading.Barrier(workers)
-    errors: list[BaseException] = []
 
     def resubmit() -> None:
-        try:
-            barrier.wait()
-            assert service.subscribers.subscribe({"email": "jon@example.org"}).created is False
-        except BaseException as error:  # pragma: no cover - reported below
-            errors.append(error)
+        assert service.subscribers.subscribe({"email": "jon@example.org"}).created is False
 
-    threads = [threading.Thread(target=resubmit) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert run_together(resubmit, 6) == []
     assert len(events_of(service, "newsletter.signup")) == 2  # the signup and ONE resend

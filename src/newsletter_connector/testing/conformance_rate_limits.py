@@ -7,11 +7,12 @@ are used, never SQL.
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+
+from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 MINUTE = timedelta(minutes=1)
@@ -59,23 +60,12 @@ class RateLimitsConformance:
 
     def test_rate_limits_concurrent_hits_are_all_counted(self, storage: Any) -> None:
         threads_count, hits_each = 4, 10
-        barrier = threading.Barrier(threads_count)
-        errors: list[BaseException] = []
 
         def hammer() -> None:
-            try:
-                barrier.wait()
-                for _ in range(hits_each):
-                    self._hit(storage, "shared", T0)
-            except BaseException as error:  # pragma: no cover - reported below
-                errors.append(error)
+            for _ in range(hits_each):
+                self._hit(storage, "shared", T0)
 
-        threads = [threading.Thread(target=hammer) for _ in range(threads_count)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert errors == []
+        assert run_together(hammer, threads_count) == []
         with storage.transaction(write=False) as uow:
             assert uow.rate_limits.peek("shared", now=T0) == (
                 threads_count * hits_each,

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from ..storage import EmailPrefs, NewEvent, SubscriberData
+from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456)
 
@@ -138,18 +139,12 @@ class SubscribersConformance:
         record = self._add(storage, "race@example.org")
         at, since = T0 + timedelta(days=2), T0 + timedelta(days=1)
         results: list[bool] = []
-        barrier = threading.Barrier(4)
 
         def claim() -> None:
-            barrier.wait()
             with storage.transaction() as uow:
                 results.append(uow.subscribers.mark_announced(record.id, at=at, unless_since=since))
 
-        threads = [threading.Thread(target=claim) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        assert run_together(claim, 4) == []
         assert sorted(results) == [False, False, False, True]
 
     # -- Storage.add_subscriber: a subscriber with its events, all or nothing ----------------
