@@ -826,7 +826,8 @@ class RateLimitRepository(Protocol):
         """Forget the counter of ``key``."""
 
     def prune(self, *, expired_by: datetime) -> int:
-        """Delete every counter expired at ``expired_by``; how many were deleted."""
+        """Delete the counters expired at ``expired_by``; how many were deleted. Never waits
+        for a counter another transaction is writing (that one is left for a later prune)."""
 
 
 class UnitOfWork(Protocol):

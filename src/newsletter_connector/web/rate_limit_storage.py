@@ -41,7 +41,8 @@ class DatabaseCounters(Storage):
             count = uow.rate_limits.hit(
                 key, now=now, expires_at=now + timedelta(seconds=expiry), amount=amount
             )
-            if count == amount:
+        if count == amount:  # after the hit committed: the prune holds no counter of its own
+            with self.context.storage.transaction() as uow:
                 uow.rate_limits.prune(expired_by=now)
         return count
 

@@ -40,6 +40,18 @@ _PEEK = select(counters.c.hits, counters.c.expires_at).where(
     counters.c.key == bindparam("key"), counters.c.expires_at > bindparam("now")
 )
 
+# PostgreSQL: rows another transaction holds (a window being restarted) are skipped, not waited
+# for, so two workers each restarting a window and pruning cannot deadlock. SQLite renders no
+# FOR UPDATE: its writers take turns anyway.
+_PRUNE = delete(counters).where(
+    counters.c.key.in_(
+        select(counters.c.key)
+        .where(counters.c.expires_at <= bindparam("expired_by"))
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+)
+
 
 class SqlRateLimits:
     """``RateLimitRepository`` on ``nc_rate_limit_counters``."""
@@ -60,7 +72,5 @@ class SqlRateLimits:
         self.connection.execute(delete(counters).where(counters.c.key == key))
 
     def prune(self, *, expired_by: datetime) -> int:
-        result = self.connection.execute(
-            delete(counters).where(counters.c.expires_at <= expired_by)
-        )
+        result = self.connection.execute(_PRUNE, {"expired_by": expired_by})
         return int(result.rowcount)
