@@ -11,6 +11,9 @@ accesslog = "-"
 # Access logs must never carry link tokens, credentials, email addresses or client addresses:
 # this logger redacts every atom, whatever access_log_format asks for (docs/security.md).
 logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
+# A sync worker reads each request body itself: a worker busy with one request for longer
+# than this is restarted, which cuts off a client sending its body slowly. Serve behind a
+# buffering proxy all the same (docs/security.md, "Floods and slow clients").
 timeout = 30
 graceful_timeout = 20
 

@@ -57,6 +57,8 @@ host_users = Table(
     Column("unsubscribed_at", DateTime, nullable=True),
     Column("bounced_at", DateTime, nullable=True),
     Column("profile_completed_at", DateTime, nullable=True),
+    # When a re-submit last announced the pending address again (NULL: only at signup).
+    Column("newsletter_announced_at", DateTime, nullable=True),
     Column("confirm_token", String(64), nullable=False, unique=True),
     Column("unsubscribe_token", String(64), nullable=False, unique=True),
     Column("profile_token", String(64), nullable=False, unique=True),

@@ -14,6 +14,7 @@ module is registered as a plugin (``create_app(plugins=[host_store])`` or an ent
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
@@ -150,6 +151,15 @@ class HostSubscribers:
         if status is not None:
             query = query.where(host_users.c.newsletter_status == status)
         return int(self.connection.scalar(query) or 0)
+
+    def mark_announced(self, subscriber_id: int, *, at: datetime, unless_since: datetime) -> bool:
+        last = func.coalesce(host_users.c.newsletter_announced_at, host_users.c.created_at)
+        result = self.connection.execute(
+            update(host_users)
+            .where(host_users.c.id == subscriber_id, last <= unless_since)
+            .values(newsletter_announced_at=at)
+        )
+        return bool(result.rowcount)
 
 
 class HostUnitOfWork(SqlUnitOfWork):

@@ -16,6 +16,7 @@ import click
 
 from . import __version__
 from .errors import NewsletterError
+from .gunicorn_app import DEFAULT_WORKER_TIMEOUT
 from .https_rule import without_credentials
 from .plugin_manager import (
     build_plugin_manager,
@@ -307,11 +308,20 @@ def plugins_command() -> None:
     help="Public https address (default: the base_url setting; http://<bind> only with "
     "allow_insecure_http_links).",
 )
+@click.option(
+    "--timeout",
+    default=DEFAULT_WORKER_TIMEOUT,
+    show_default=True,
+    type=click.IntRange(1, 3600),
+    help="Seconds a worker may spend on one request, reading its body included; past it the "
+    "connection is cut and the worker restarted (bounds what a slow client can hold).",
+)
 @pass_state
 @reports_errors
-def serve(state: CliState, bind: str, workers: int, base_url: str | None) -> None:
-    """Serve the app under gunicorn. Refuses to start without an https base_url, unless the
-    development setting allow_insecure_http_links allows http."""
+def serve(state: CliState, bind: str, workers: int, base_url: str | None, timeout: int) -> None:
+    """Serve the app under gunicorn (put a buffering reverse proxy in front: docs/security.md).
+    Refuses to start without an https base_url, unless the development setting
+    allow_insecure_http_links allows http."""
     from .gunicorn_app import run
 
     settings = state.settings(base_url=base_url)
@@ -321,7 +331,7 @@ def serve(state: CliState, bind: str, workers: int, base_url: str | None) -> Non
     service = state.service(base_url=settings.base_url)
     settings = service.settings
     service.close()
-    run(settings, bind=bind, workers=workers)
+    run(settings, bind=bind, workers=workers, timeout=timeout)
 
 
 @cli.command("quickstart")

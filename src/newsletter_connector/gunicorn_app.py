@@ -54,6 +54,12 @@ class _Server(BaseApplication):  # type: ignore[misc]
         return create_app(self.settings)
 
 
+#: Seconds a sync worker may spend on one request. A worker reads the request body itself,
+#: so a client sending it slowly holds the worker; gunicorn's arbiter restarts a worker silent
+#: for longer than this, which cuts such a client off (docs/security.md).
+DEFAULT_WORKER_TIMEOUT = 30
+
+
 def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
     """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped."""
     _Server(
@@ -61,6 +67,7 @@ def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
         {
             "bind": bind,
             "workers": workers,
+            "timeout": DEFAULT_WORKER_TIMEOUT,
             "accesslog": "-",
             "logger_class": "newsletter_connector.gunicorn_app.RedactingLogger",
             "preload_app": False,

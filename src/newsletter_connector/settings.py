@@ -128,6 +128,45 @@ class Settings(BaseModel):
         "request answers 503 `db_unavailable`. Must exceed `db_statement_timeout` and stay "
         "below gunicorn's worker `timeout` (30 s).",
     )
+    confirmation_resend_interval: int = Field(
+        86400,
+        ge=0,
+        description="Seconds before a re-submitted pending address is announced again "
+        "(`newsletter.signup`, which makes the platform resend the confirmation mail); "
+        "re-submits within it queue nothing. 0 announces every re-submit.",
+    )
+    rate_limit_signup: int = Field(
+        20,
+        ge=0,
+        description="POSTs per minute one client address may send to the signup form; "
+        "more are answered 429. 0 turns the limit off.",
+    )
+    rate_limit_contact: int = Field(
+        20,
+        ge=0,
+        description="POSTs per minute one client address may send to the contact form; "
+        "0 turns the limit off.",
+    )
+    rate_limit_profile: int = Field(
+        20,
+        ge=0,
+        description="POSTs per minute one client address may send to profile pages; "
+        "0 turns the limit off.",
+    )
+    rate_limit_analytics: int = Field(
+        600,
+        ge=0,
+        description="Analytics events per minute one client address may send to "
+        "`/analytics/collect`; 0 turns the limit off.",
+    )
+    trusted_proxies: int = Field(
+        0,
+        ge=0,
+        le=16,
+        description="How many reverse proxies in front of the app append to "
+        "`X-Forwarded-For`. 0: the client address is the connection's (`REMOTE_ADDR`) and "
+        "`X-Forwarded-For` is ignored; N: the N-th address from the right of it.",
+    )
     allow_insecure_http_delivery: bool = Field(
         False,
         description="DEVELOPMENT ONLY: allow pushing events over plain http. Contact records "

@@ -680,6 +680,15 @@ class SubscriberRepository(Protocol):
         """How many subscribers there are, only those with ``status`` when given (the
         list-source list's ``subscriber_count`` is the confirmed count)."""
 
+    def mark_announced(self, subscriber_id: int, *, at: datetime, unless_since: datetime) -> bool:
+        """Record that the subscriber's signup is announced again at ``at``, unless its last
+        announcement came after ``unless_since``: the last re-announcement recorded here, or,
+        when there was none, the signup itself (``created_at``). True when recorded.
+
+        One conditional write: of concurrent calls, however many, at most one recorded within
+        any ``at - unless_since`` span gets true.
+        """
+
 
 class DeletionRepository(Protocol):
     """Erasure evidence."""
@@ -815,6 +824,30 @@ class JobRunsRepository(Protocol):
         """The greatest claimed key starting with ``prefix`` (string order), or ``None``."""
 
 
+class RateLimitRepository(Protocol):
+    """Fixed-window hit counters by key, shared by every process using the store.
+
+    A counter lives from its first hit until its ``expires_at``; at or after that moment it is
+    expired: a hit starts it anew, and reads see none. Keys are opaque (at most 200
+    characters); callers never put a client address in one, only a keyed hash of it.
+    """
+
+    def hit(self, key: str, *, now: datetime, expires_at: datetime, amount: int = 1) -> int:
+        """Add ``amount`` to the counter of ``key`` and return its new count, atomically: a
+        missing or expired counter starts at ``amount`` and expires at ``expires_at``; a live
+        one keeps its expiry. Concurrent hits on one key never lose a count."""
+
+    def peek(self, key: str, *, now: datetime) -> tuple[int, datetime | None]:
+        """The live counter of ``key`` as ``(count, expires_at)``; ``(0, None)`` if none."""
+
+    def clear(self, key: str) -> None:
+        """Forget the counter of ``key``."""
+
+    def prune(self, *, expired_by: datetime) -> int:
+        """Delete the counters expired at ``expired_by``; how many were deleted. Never waits
+        for a counter another transaction is writing (that one is left for a later prune)."""
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -853,6 +886,9 @@ class UnitOfWork(Protocol):
 
     @property
     def jobs(self) -> JobRunsRepository: ...
+
+    @property
+    def rate_limits(self) -> RateLimitRepository: ...
 
 
 class Storage(Protocol):

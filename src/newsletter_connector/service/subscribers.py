@@ -16,7 +16,7 @@ import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import ConsentRequired, DbUnavailable, InvalidRequest, NotFound
@@ -224,7 +224,9 @@ class SubscriberService:
         ``newsletter.confirmed``). An existing address is returned unchanged, whatever its
         status (an unsubscribed address is never resubscribed this way); a still pending one
         queues ``newsletter.signup`` again so the platform can resend its confirmation mail,
-        with the same ``confirm_url``.
+        with the same ``confirm_url``, but at most once per ``confirmation_resend_interval``
+        counted from its last announcement (the signup itself included): within it nothing is
+        queued, so re-submitting an address cannot make us mail it over and over.
 
         :raises InvalidRequest: naming the field (unknown fields included).
         :raises ConsentRequired: consent partial, unparseable or in the future.
@@ -289,12 +291,19 @@ class SubscriberService:
                 existing = uow.subscribers.get_by_email(email, lock=True)
                 if existing is None:
                     continue  # erased since the insert found it taken: the address is free
-                if existing.status == "pending":
+                if existing.status == "pending" and self._may_announce_again(uow, existing, now):
                     self._queue(uow, "newsletter.signup", existing)
                 return SubscribeResult(existing, created=False)
         raise DbUnavailable(
             "the address was taken and erased again while this signup ran; try again"
         )
+
+    def _may_announce_again(self, uow: UnitOfWork, record: SubscriberRecord, now: datetime) -> bool:
+        """Claim the re-announcement of a pending ``record`` at ``now``: false while its last
+        announcement is younger than the resend interval (the claim is one conditional write,
+        so of concurrent re-submits at most one wins)."""
+        interval = timedelta(seconds=self.context.settings.confirmation_resend_interval)
+        return uow.subscribers.mark_announced(record.id, at=now, unless_since=now - interval)
 
     @staticmethod
     def _parse_consent(value: Any, now: datetime) -> tuple[str, datetime] | None:

@@ -28,6 +28,7 @@ from .conformance_analytics import AnalyticsConformance
 from .conformance_campaigns import CampaignConformance
 from .conformance_issues import IssuesConformance
 from .conformance_outbox import OutboxConformance
+from .conformance_rate_limits import RateLimitsConformance
 from .conformance_subscribers import SubscribersConformance
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
@@ -39,6 +40,7 @@ class StorageConformance(
     CampaignConformance,
     OutboxConformance,
     AnalyticsConformance,
+    RateLimitsConformance,
 ):
     """Every repository's conformance tests. Subclass and provide a ``storage`` fixture
     yielding an empty, ready backend."""

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from ..storage import EmailPrefs, NewEvent, SubscriberData
+from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456)
 
@@ -110,6 +111,41 @@ class SubscribersConformance:
         with storage.transaction(write=False) as uow:
             page = uow.subscribers.list_page(status=None, after_id=None, limit=10)
         assert [r.email for r in page] == ["taken@example.org", "free@example.org"]
+
+    def test_subscribers_mark_announced_counts_from_the_last_announcement(
+        self, storage: Any
+    ) -> None:
+        record = self._add(storage, "again@example.org")  # created (first announced) at T0
+        day = timedelta(days=1)
+        with storage.transaction() as uow:
+            # Within a day of the signup itself: not recorded.
+            assert not uow.subscribers.mark_announced(
+                record.id, at=T0 + timedelta(hours=23), unless_since=T0 + timedelta(hours=23) - day
+            )
+            # A day after it: recorded, and the next day is counted from this one.
+            assert uow.subscribers.mark_announced(record.id, at=T0 + day, unless_since=T0)
+            assert not uow.subscribers.mark_announced(
+                record.id, at=T0 + day + timedelta(hours=1), unless_since=T0 + timedelta(hours=1)
+            )
+        with storage.transaction() as uow:
+            assert uow.subscribers.mark_announced(record.id, at=T0 + 2 * day, unless_since=T0 + day)
+            assert not uow.subscribers.mark_announced(
+                record.id + 1000, at=T0 + 3 * day, unless_since=T0 + 2 * day
+            )
+            # The record itself is untouched (the announcement is not part of the contact).
+            assert uow.subscribers.get_by_email("again@example.org") == record
+
+    def test_subscribers_concurrent_mark_announced_records_once(self, storage: Any) -> None:
+        record = self._add(storage, "race@example.org")
+        at, since = T0 + timedelta(days=2), T0 + timedelta(days=1)
+        results: list[bool] = []
+
+        def claim() -> None:
+            with storage.transaction() as uow:
+                results.append(uow.subscribers.mark_announced(record.id, at=at, unless_since=since))
+
+        assert run_together(claim, 4) == []
+        assert sorted(results) == [False, False, False, True]
 
     # -- Storage.add_subscriber: a subscriber with its events, all or nothing ----------------
 

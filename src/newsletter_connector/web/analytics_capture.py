@@ -5,7 +5,9 @@ The collect endpoint takes one event as a JSON object, sent as ``application/jso
 needed). Fields: ``type``, ``visitor_id``, ``session_id``, ``path``, optional ``referrer``,
 ``href`` (link click), ``seconds`` (engagement ping), ``props``. It answers ``204`` when
 recorded; a bad body answers ``400 {error: "invalid_request", message}`` naming the field,
-``413`` over 4 KiB and ``415`` for other media types. Sanitising happens in the service.
+``413`` over 4 KiB and ``415`` for other media types; over the client's rate limit
+(``rate_limit_analytics``) it answers ``429 {error: "rate_limited"}`` with ``Retry-After``.
+Sanitising happens in the service.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import falcon
 from ..errors import InvalidRequest
 from ..service import NewsletterService
 from .bodies import decode_json
+from .rate_limit import PublicRateLimits
 
 COLLECT_PATH = "/analytics/collect"
 SCRIPT_PATH = "/analytics.js"
@@ -52,8 +55,14 @@ def parse_body(raw: bytes) -> dict[str, Any]:
 class CollectResource:
     def __init__(self, service: NewsletterService) -> None:
         self.service = service
+        self.rate_limits = PublicRateLimits(service.context)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        retry_after = self.rate_limits.retry_after(req, "analytics")
+        if retry_after is not None:
+            _json_error(resp, falcon.HTTP_429, "rate_limited", "too many events from this address")
+            resp.set_header("Retry-After", str(retry_after))
+            return
         media_type = (req.content_type or "text/plain").split(";", 1)[0].strip().lower()
         if media_type not in ACCEPTED_MEDIA:
             _json_error(

@@ -19,6 +19,7 @@ from .engine import BEGIN_OPTION, DbTimeouts, make_engine
 from .issues import SqlIssues
 from .key_lookup import ActiveConnectionLookup, ActiveKeyLookup
 from .outbox import SqlOutbox
+from .rate_limits import SqlRateLimits
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .signup_insert import SignupInsert
 from .sqlite_signup import SqliteSignup
@@ -80,6 +81,10 @@ class SqlUnitOfWork:
     @cached_property
     def jobs(self) -> SqlJobRuns:
         return SqlJobRuns(self.connection)
+
+    @cached_property
+    def rate_limits(self) -> SqlRateLimits:
+        return SqlRateLimits(self.connection)
 
 
 class SqlStorage:

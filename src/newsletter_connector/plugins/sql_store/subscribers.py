@@ -113,7 +113,10 @@ def _subscriber(row: Sequence[Any]) -> SubscriberRecord:
 # Signups run these on every request: built once, values bound at execution (building an
 # expression with literal values costs more than the database round trip; issue 10). An
 # address already stored inserts nothing and returns no id: no savepoint, no look-up first.
-_INSERT_COLUMNS = [column.name for column in subscribers.c if column.name != "id"]
+#: ``announced_at`` stays NULL on insert: the signup itself is the first announcement.
+_INSERT_COLUMNS = [
+    column.name for column in subscribers.c if column.name not in ("id", "announced_at")
+]
 _INSERT = {
     # PostgreSQL enters the subscribers' horizon within the insert itself (no extra round trip).
     "postgresql": postgresql.insert(subscribers)
@@ -199,6 +202,15 @@ class SqlSubscribers:
         if status is not None:
             query = query.where(subscribers.c.status == status)  # the (status, id) index
         return int(self.connection.scalar(query) or 0)
+
+    def mark_announced(self, subscriber_id: int, *, at: datetime, unless_since: datetime) -> bool:
+        last = func.coalesce(subscribers.c.announced_at, subscribers.c.created_at)
+        result = self.connection.execute(
+            update(subscribers)
+            .where(subscribers.c.id == subscriber_id, last <= unless_since)
+            .values(announced_at=at)
+        )
+        return bool(result.rowcount)
 
 
 def subscriber_fields(data: SubscriberData) -> dict[str, Any]:

@@ -75,6 +75,9 @@ subscribers = Table(
     Column("unsubscribed_at", DateTime),
     Column("bounced_at", DateTime),
     Column("profile_completed_at", DateTime),
+    # When a re-submit of the still pending address last queued ``newsletter.signup`` again;
+    # NULL: only the signup itself announced it, at ``created_at``. Not part of the contact.
+    Column("announced_at", DateTime),
     # Link tokens (>= 128 bits, URL-safe). Kept readable because every contact record carries
     # its links; looked up through their unique indexes.
     Column("confirm_token", String(64), nullable=False, unique=True),
@@ -260,6 +263,15 @@ job_runs = Table(
     # e.g. "rollup:2026-11-20": inserting the key claims the job once, across runners.
     Column("job_key", String(100), primary_key=True),
     Column("ran_at", DateTime, nullable=False),
+)
+
+rate_limit_counters = Table(
+    "nc_rate_limit_counters",
+    metadata,
+    # The rate limiter's key: the form and the client address's keyed hash, never the address.
+    Column("key", String(200), primary_key=True),
+    Column("hits", Integer, nullable=False),
+    Column("expires_at", DateTime, nullable=False, index=True),  # pruning deletes by it
 )
 
 ALL_TABLES = tuple(metadata.sorted_tables)

@@ -12,6 +12,7 @@ from typing import Any
 import falcon
 
 from ...service import NewsletterService
+from ..rate_limit import LimitedForm, PublicRateLimits
 from .csrf import CsrfCheck, CsrfGuard
 from .forms import FormData, read_form
 from .rendering import PageRenderer
@@ -31,6 +32,7 @@ class ReaderPages:
         self.settings = service.settings
         self.renderer = PageRenderer(service.settings)
         self.csrf = CsrfGuard(service.context)
+        self.rate_limits = PublicRateLimits(service.context)
 
     def url(self, path: str) -> str:
         """The public address of ``path`` under ``base_url``."""
@@ -61,6 +63,19 @@ class ReaderPages:
         wrong method, database unavailable, an unexpected fault), with the ``status``."""
         code = int(status.split()[0])
         self.render(resp, "error.html", status=status, code=code)
+
+    def refused_for_volume(
+        self, req: falcon.Request, resp: falcon.Response, form: LimitedForm
+    ) -> bool:
+        """Count this POST against ``form``'s per-client limit; over it, answer 429 with
+        ``Retry-After`` and a page saying so (before anything is read or changed) and return
+        true."""
+        retry_after = self.rate_limits.retry_after(req, form)
+        if retry_after is None:
+            return False
+        self.render(resp, "too_many.html", status=falcon.HTTP_429, retry_after=retry_after)
+        resp.set_header("Retry-After", str(retry_after))
+        return True
 
     def not_found(self, resp: falcon.Response) -> None:
         """The friendly page for a link whose token matches nobody."""

@@ -153,6 +153,8 @@ class ProfilePage:
         self._show(req, resp, record, values_of_record(record), saved=saved)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
+        if self.pages.refused_for_volume(req, resp, "profile"):
+            return
         record = self.subscribers.find_by_token("profile", token)
         if record is None:
             self.pages.not_found(resp)

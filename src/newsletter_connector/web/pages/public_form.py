@@ -1,6 +1,7 @@
 """A form anyone may send (signup, contact): the one POST flow both follow.
 
-GET shows the form with a fresh CSRF token. POST reads the form, refuses a cross-site or
+GET shows the form with a fresh CSRF token. POST is refused (429) over the client's rate
+limit, then reads the form, refuses a cross-site or
 expired one, answers a filled honeypot as if it had worked (storing nothing), then makes the
 page's ONE service call: on success it redirects to the page's "done" address
 (post/redirect/get), on a validation error it shows the form again with the error beside its
@@ -16,6 +17,7 @@ from typing import Any, ClassVar
 import falcon
 
 from ...errors import InvalidRequest
+from ..rate_limit import LimitedForm
 from .base import EXPIRED_NOTICE, ReaderPages, see_other
 from .csrf import FIELD_NAME
 from .forms import FormData
@@ -27,8 +29,8 @@ log = logging.getLogger(__name__)
 class PublicFormPage:
     """Subclasses name their template and paths and define :meth:`values` and :meth:`submit`."""
 
-    #: What the log calls this form.
-    name: ClassVar[str]
+    #: What the log and the rate limits call this form.
+    name: ClassVar[LimitedForm]
     template: ClassVar[str]
     path: ClassVar[str]
     done_path: ClassVar[str]
@@ -77,6 +79,8 @@ class PublicFormPage:
         self.show(req, resp, self.values(None))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if self.pages.refused_for_volume(req, resp, self.name):
+            return
         form = self.pages.read_form(req, resp)
         if form is None:
             return

@@ -1,0 +1,48 @@
+"""Re-announcements of pending signups are remembered; public forms get a shared rate counter.
+
+``nc_subscribers.announced_at`` is when a re-submit of a still pending address last queued
+``newsletter.signup`` again. Existing rows keep NULL, which means "announced only by the
+signup itself, at ``created_at``": the only announcement of an existing row that is known
+for certain (a re-submit never changed the row).
+
+``nc_rate_limit_counters`` holds one fixed-window counter per (form, client) key, shared by
+every worker through the database; the client address is only ever stored as a keyed hash.
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-11-23 19:00:00.000000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0005"
+down_revision: str | None = "0004"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("nc_subscribers") as batch:
+        batch.add_column(sa.Column("announced_at", sa.DateTime(), nullable=True))
+    op.create_table(
+        "nc_rate_limit_counters",
+        sa.Column("key", sa.String(200), nullable=False),
+        sa.Column("hits", sa.Integer(), nullable=False),
+        sa.Column("expires_at", sa.DateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("key", name="pk_nc_rate_limit_counters"),
+    )
+    op.create_index(
+        "ix_nc_rate_limit_counters_expires_at", "nc_rate_limit_counters", ["expires_at"]
+    )
+
+
+def downgrade() -> None:
+    op.drop_index("ix_nc_rate_limit_counters_expires_at", table_name="nc_rate_limit_counters")
+    op.drop_table("nc_rate_limit_counters")
+    with op.batch_alter_table("nc_subscribers") as batch:
+        batch.drop_column("announced_at")

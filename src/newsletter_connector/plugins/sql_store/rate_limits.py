@@ -1,0 +1,76 @@
+"""The SQL store's rate-limit counters: one row per key, one atomic upsert per hit.
+
+``INSERT ... ON CONFLICT (key) DO UPDATE`` takes the row lock of an existing counter, so
+concurrent hits on one key (from any worker) serialise on that row and none is lost; a counter
+whose window has ended restarts in the same statement.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, case, delete, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from .tables import rate_limit_counters as counters
+
+
+def _upsert(dialect: Any) -> Any:
+    statement = dialect.insert(counters).values(
+        key=bindparam("key"), hits=bindparam("amount"), expires_at=bindparam("expires_at")
+    )
+    expired = counters.c.expires_at <= bindparam("now")
+    return statement.on_conflict_do_update(
+        index_elements=[counters.c.key],
+        set_={
+            "hits": case(
+                (expired, statement.excluded.hits), else_=counters.c.hits + statement.excluded.hits
+            ),
+            "expires_at": case(
+                (expired, statement.excluded.expires_at), else_=counters.c.expires_at
+            ),
+        },
+    ).returning(counters.c.hits)
+
+
+_HIT = {"postgresql": _upsert(postgresql), "sqlite": _upsert(sqlite)}
+_PEEK = select(counters.c.hits, counters.c.expires_at).where(
+    counters.c.key == bindparam("key"), counters.c.expires_at > bindparam("now")
+)
+
+# PostgreSQL: rows another transaction holds (a window being restarted) are skipped, not waited
+# for, so two workers each restarting a window and pruning cannot deadlock. SQLite renders no
+# FOR UPDATE: its writers take turns anyway.
+_PRUNE = delete(counters).where(
+    counters.c.key.in_(
+        select(counters.c.key)
+        .where(counters.c.expires_at <= bindparam("expired_by"))
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+)
+
+
+class SqlRateLimits:
+    """``RateLimitRepository`` on ``nc_rate_limit_counters``."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def hit(self, key: str, *, now: datetime, expires_at: datetime, amount: int = 1) -> int:
+        statement = _HIT[self.connection.dialect.name]
+        params = {"key": key, "amount": amount, "expires_at": expires_at, "now": now}
+        return int(self.connection.execute(statement, params).scalar_one())
+
+    def peek(self, key: str, *, now: datetime) -> tuple[int, datetime | None]:
+        row = self.connection.execute(_PEEK, {"key": key, "now": now}).first()
+        return (int(row[0]), row[1]) if row else (0, None)
+
+    def clear(self, key: str) -> None:
+        self.connection.execute(delete(counters).where(counters.c.key == key))
+
+    def prune(self, *, expired_by: datetime) -> int:
+        result = self.connection.execute(_PRUNE, {"expired_by": expired_by})
+        return int(result.rowcount)
