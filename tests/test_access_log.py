@@ -90,6 +90,7 @@ def test_the_access_log_holds_no_secret_in_any_atom(
     env = {
         "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
         "NEWSLETTER_BASE_URL": base,
+        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",  # served on loopback, as a local trial
         "NEWSLETTER_SITE_SECRET": newsletter_settings.site_secret.get_secret_value(),
     }
     command = [sys.executable, "-m", "gunicorn", "-c", str(config), "examples.standalone.wsgi:app"]
