@@ -18,6 +18,7 @@ from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
 from .parallel_reads import read_all
 from .records import record_builder
+from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
 from .upserts import insert_ignoring_duplicates
 
@@ -73,8 +74,15 @@ def binary_order(connection: Connection, column: Any) -> Any:
 
 
 #: What an export page reads: the record's fields, in its order, so each row builds the
-#: record positionally (cheaper than mappings; issue 10) and without the frozen ``__init__``.
-_EVENT_COLUMNS = tuple(analytics_events.c[f.name] for f in fields(AnalyticsEventRecord))
+#: record positionally (cheaper than mappings) and without the frozen ``__init__``. ``props``
+#: is read leniently: a stored text no parser accepts (too deep, not JSON) reads as ``None``
+#: instead of failing the page.
+_EVENT_COLUMNS = tuple(
+    cast(analytics_events.c.props, LenientJson()).label("props")
+    if f.name == "props"
+    else analytics_events.c[f.name]
+    for f in fields(AnalyticsEventRecord)
+)
 _build_event = record_builder(AnalyticsEventRecord)
 
 
