@@ -5,32 +5,23 @@ and ids."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import pytest
 
 from newsletter_connector.web.analytics_capture import MAX_BODY_BYTES, MAX_NESTING, nesting_depth
 
-from .analytics_helpers import client_for, clocked_service
-
-T0 = datetime(2026, 5, 4, 10, 0, 0)
-COLLECT = "/analytics/collect"
-IDS = {"visitor_id": "v_0123456789abcdef", "session_id": "s-0123456789"}
+from .test_analytics_capture import COLLECT, IDS, stored
 
 
 @pytest.fixture
-def service(newsletter_settings: Any, newsletter_storage: Any) -> Any:
-    return clocked_service(newsletter_settings, newsletter_storage, T0)[0]
+def service(newsletter_service: Any) -> Any:
+    return newsletter_service
 
 
 @pytest.fixture
-def client(service: Any) -> Any:
-    return client_for(service)
-
-
-def stored(service: Any) -> list[Any]:
-    return service.analytics.events_page(0, 1000).events
+def client(newsletter_client: Any) -> Any:
+    return newsletter_client
 
 
 def post_text(client: Any, text: str) -> Any:

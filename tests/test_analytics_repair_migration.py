@@ -4,8 +4,6 @@ takes: afterwards each row holds what the export serves for it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -17,24 +15,11 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import upgrade
 from newsletter_connector.plugins.sql_store.tables import analytics_events
-from newsletter_connector.testing.databases import (
-    postgres_server_url,
-    temporary_postgres_database,
-)
 
 from .test_export_stored_rows import SQLITE_ONLY_PROPS, STORED_PROPS
+from .test_rollup_day_migration import empty_database
 
 AT = datetime(2026, 3, 1, 12, 0, 0)
-
-
-@contextmanager
-def empty_database(tmp_path: Path) -> Iterator[str]:
-    server = postgres_server_url()
-    if server:
-        with temporary_postgres_database(server) as url:
-            yield url
-    else:
-        yield f"sqlite:///{tmp_path / 'before-0006.db'}"
 
 
 def test_0006_stores_what_the_export_serves(tmp_path: Path) -> None:
