@@ -9,8 +9,12 @@ ones every JSON encoder writes, always the same way (migration 0006 stores the s
 - a lone surrogate in a text (a value or a key) becomes U+FFFD;
 - a text column holding a non-text value becomes its ``str`` (bytes are decoded as UTF-8 with
   U+FFFD for what does not decode);
-- ``props`` that is not an object is ``None``; inside it, a nested value (object or array) is
-  dropped, a non-finite float becomes ``None``, and an empty result is ``None``.
+- ``props`` that is not an object is ``None``; inside it, a non-finite float becomes ``None``,
+  an array or object nested deeper than :data:`MAX_PROPS_NESTING` levels becomes ``None``, and
+  an empty ``props`` is ``None``.
+
+Capture stores flat ``props``; nested values a row already holds are kept (within the bound),
+since every encoder writes them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ import math
 import re
 from typing import Any
 
+#: Levels of arrays and objects served in ``props`` (``props`` itself is level 1): far below
+#: every encoder's and parser's recursion limit (orjson's is 255), far above any real props.
+MAX_PROPS_NESTING = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
@@ -51,22 +58,27 @@ def is_wire_scalar(value: Any) -> bool:
     return kind is int or kind is bool or value is None
 
 
+def _wire_value(value: Any, level: int) -> Any:
+    """A props value at nesting ``level`` made encodable (``level`` bounds the recursion)."""
+    if is_wire_scalar(value):
+        return value
+    if isinstance(value, (dict, list, tuple)):
+        if level > MAX_PROPS_NESTING:
+            return None
+        if isinstance(value, dict):
+            return {wire_text(k): _wire_value(v, level + 1) for k, v in value.items()}
+        return [_wire_value(item, level + 1) for item in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else None
+    return wire_text(value)
+
+
 def wire_props(value: Any) -> dict[str, Any] | None:
-    """Stored ``props`` as a flat object every encoder writes (see the module's rules)."""
+    """Stored ``props`` as an object every encoder writes (see the module's rules)."""
     if not isinstance(value, dict):
         return None
-    props: dict[str, Any] = {}
-    for key, item in value.items():
-        if isinstance(item, (dict, list, tuple)):
-            continue
-        if not is_wire_scalar(item):
-            if isinstance(item, bool):
-                item = bool(item)
-            elif isinstance(item, int):
-                item = int(item)
-            elif isinstance(item, float):
-                item = float(item) if math.isfinite(item) else None
-            else:
-                item = wire_text(item)
-        props[wire_text(key)] = item
-    return props or None
+    return _wire_value(value, 1) or None

@@ -5,10 +5,11 @@ may hold ``props`` no encoder takes. The export already serves them (``model.wir
 revision stores what it serves, so the rows themselves are clean:
 
 - ``props`` becomes ``wire_props(lenient_json_loads(text))``, the very functions the export
-  applies: lone surrogates become U+FFFD, nested values are dropped, non-finite numbers become
-  ``null``, and a props that is not an object, or no parser reads, becomes SQL ``NULL``. Rows
-  are read in batches by id (the primary key) and only rows whose value changes are written.
-  On PostgreSQL the props that are not objects are cleared set-based first.
+  applies: lone surrogates become U+FFFD, non-finite numbers and arrays or objects nested past
+  ``MAX_PROPS_NESTING`` become ``null``, and a props that is not an object, or no parser
+  reads, becomes SQL ``NULL``. Rows are read in batches by id (the primary key) and only rows
+  whose value changes are written. On PostgreSQL the props that are not objects are cleared
+  set-based first.
 - ``engaged_seconds`` that is not finite (PostgreSQL's NaN and infinities; SQLite's infinities)
   becomes ``NULL``, set-based.
 
