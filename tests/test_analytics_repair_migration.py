@@ -91,3 +91,38 @@ def test_0006_stores_what_the_export_serves(tmp_path: Path) -> None:
     assert [wire_props(p) for p in before] == [wire_props(p) for p in exported]
     assert all(p is None or all(not isinstance(v, float) or math.isfinite(v) for v in p.values())
                for p in exported)  # fmt: skip
+
+
+def test_0006_redacts_action_link_tokens_stored_before_capture_did(tmp_path: Path) -> None:
+    token = "kq2Xz7aF9dLm0pQrStUvWxYz"
+    with empty_database(tmp_path) as url:
+        engine = make_engine(url)
+        upgrade(engine, "0004")
+        props_sql = "CAST(:props AS JSON)" if engine.dialect.name == "postgresql" else ":props"
+        rows = [
+            (f"/newsletter/unsubscribe/{token}", f"https://other.example/x/profile/{token}", None),
+            ("/a", "", f'{{"href": "https://news.example/n/confirm/{token}", "n": 1}}'),
+            ("/profile-tips/confirm", "https://r.example/confirmed/", '{"k": "v"}'),
+        ]
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO nc_analytics_events (occurred_at, day, event_type, visitor_id, "
+                    "session_id, path, referrer, props) VALUES (:at, :day, 'link click', 'v', "
+                    f"'s', :path, :referrer, {props_sql})"
+                ),
+                [
+                    {"at": AT, "day": AT.date(), "path": p, "referrer": r, "props": j}
+                    for p, r, j in rows
+                ],
+            )
+        upgrade(engine)
+        e = analytics_events.c
+        with engine.connect() as connection:
+            stored = connection.execute(select(e.path, e.referrer, e.props).order_by(e.id)).all()
+        engine.dispose()
+    assert [tuple(row) for row in stored] == [
+        ("/newsletter/unsubscribe/redacted", "https://other.example/x/profile/redacted", None),
+        ("/a", "", {"href": "https://news.example/n/confirm/redacted", "n": 1}),
+        ("/profile-tips/confirm", "https://r.example/confirmed/", {"k": "v"}),
+    ]

@@ -10,6 +10,10 @@ revision stores what it serves, so the rows themselves are clean:
   reads, becomes SQL ``NULL``. Rows are read in batches by id (the primary key) and only rows
   whose value changes are written. On PostgreSQL the props that are not objects are cleared
   set-based first.
+- the service's action-link tokens (after ``/confirm/``, ``/unsubscribe/``, ``/profile/``)
+  stored before capture stripped them become ``redacted`` in ``path``, ``referrer`` and
+  ``props`` text values, as capture now stores them: candidates are found set-based (``LIKE``),
+  then rewritten in batches by id with ``log_redaction.redact_tokens``.
 - ``engaged_seconds`` that is not finite (PostgreSQL's NaN and infinities; SQLite's infinities)
   becomes ``NULL``, set-based.
 
@@ -28,8 +32,10 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.log_redaction import TOKEN_SEGMENTS, redact_tokens
 from newsletter_connector.model.wire_safe import wire_props
 from newsletter_connector.plugins.sql_store.stored_json import stored_json_loads
+from newsletter_connector.service.analytics_sanitize import REDACTED
 
 revision: str = "0006"
 down_revision: str | None = "0004"
@@ -43,8 +49,17 @@ _UNREADABLE = object()
 _events = sa.table(
     "nc_analytics_events",
     sa.column("id", sa.BigInteger()),
+    sa.column("path", sa.String()),
+    sa.column("referrer", sa.String()),
     sa.column("props", sa.JSON(none_as_null=True)),
 )
+
+
+def _without_tokens(props: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``props`` with action-link tokens redacted in its text values, as capture does."""
+    if props is None:
+        return None
+    return {k: redact_tokens(v, REDACTED) if isinstance(v, str) else v for k, v in props.items()}
 
 
 def _parsed(text: str) -> Any:
@@ -88,7 +103,7 @@ def _repair_props(bind: sa.Connection) -> None:
         changes = []
         for row_id, text in rows:
             stored = _parsed(text)
-            repaired = None if stored is _UNREADABLE else wire_props(stored)
+            repaired = None if stored is _UNREADABLE else _without_tokens(wire_props(stored))
             if not _unchanged(stored, repaired):
                 changes.append({"row_id": row_id, "props": repaired})
         if changes:
@@ -98,6 +113,42 @@ def _repair_props(bind: sa.Connection) -> None:
                 .values(props=sa.bindparam("props")),
                 changes,
             )
+        after = rows[-1][0]
+
+
+def _redact_path_tokens(bind: sa.Connection) -> None:
+    e = _events.c
+    mentions = sa.or_(
+        *(
+            column.like(f"%/{segment}/%")
+            for column in (e.path, e.referrer)
+            for segment in TOKEN_SEGMENTS
+        )
+    )
+    after = 0
+    while True:
+        rows: Sequence[Any] = bind.execute(
+            sa.select(e.id, e.path, e.referrer)
+            .where(e.id > after, mentions)
+            .order_by(e.id)
+            .limit(BATCH_ROWS)
+        ).all()
+        if not rows:
+            return
+        changes = [
+            {
+                "row_id": row_id,
+                "path": redact_tokens(path, REDACTED),
+                "referrer": redact_tokens(referrer, REDACTED),
+            }
+            for row_id, path, referrer in rows
+        ]
+        bind.execute(
+            _events.update()
+            .where(e.id == sa.bindparam("row_id"))
+            .values(path=sa.bindparam("path"), referrer=sa.bindparam("referrer")),
+            changes,
+        )
         after = rows[-1][0]
 
 
@@ -117,6 +168,7 @@ def _repair_engaged_seconds(bind: sa.Connection) -> None:
 def upgrade() -> None:
     bind = op.get_bind()
     _repair_props(bind)
+    _redact_path_tokens(bind)
     _repair_engaged_seconds(bind)
 
 
