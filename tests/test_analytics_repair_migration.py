@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import orjson
+import pytest
 from sqlalchemy import select, text
 
 from newsletter_connector.model.wire_safe import wire_props
@@ -125,4 +126,32 @@ def test_0006_redacts_action_link_tokens_stored_before_capture_did(tmp_path: Pat
         ("/newsletter/unsubscribe/redacted", "https://other.example/x/profile/redacted", None),
         ("/a", "", {"href": "https://news.example/n/confirm/redacted", "n": 1}),
         ("/profile-tips/confirm", "https://r.example/confirmed/", {"k": "v"}),
+    ]
+
+
+def test_0006_repairs_sqlite_text_that_is_not_utf8(tmp_path: Path) -> None:
+    with empty_database(tmp_path) as url:
+        engine = make_engine(url)
+        if engine.dialect.name != "sqlite":
+            pytest.skip("only SQLite's TEXT holds bytes that are not UTF-8")
+        upgrade(engine, "0004")
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO nc_analytics_events (occurred_at, day, event_type, visitor_id, "
+                    "session_id, path, referrer, props) VALUES (:at, :day, 'pageview', "
+                    "CAST(X'76C0' AS TEXT), 's', CAST(X'2FFF61' AS TEXT), '', "
+                    "CAST(X'7B226B223A2280FF227D' AS TEXT)), "
+                    "(:at, :day, 'pageview', 'v', 's', '/\u00e9', '', '{\"k\": \"\u00e9\"}')"
+                ),
+                {"at": AT, "day": AT.date()},
+            )
+        upgrade(engine)
+        e = analytics_events.c
+        with engine.connect() as connection:  # a plain read: no decoding error left
+            stored = connection.execute(select(e.visitor_id, e.path, e.props).order_by(e.id)).all()
+        engine.dispose()
+    assert [tuple(row) for row in stored] == [
+        ("v\ufffd", "/\ufffda", {"k": "\ufffd\ufffd"}),
+        ("v", "/\u00e9", {"k": "\u00e9"}),
     ]

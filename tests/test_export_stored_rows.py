@@ -200,3 +200,25 @@ def test_any_record_is_written_as_well_formed_json(record: AnalyticsEventRecord)
     written = dumps(wire)
     parsed = json.loads(written.decode("utf-8"), parse_constant=_refuse_constant)
     assert parsed == wire
+
+
+def test_sqlite_text_that_is_not_utf8_is_served_with_replacement_characters(env: Any) -> None:
+    service, client, auth = env
+    if dialect(service) != "sqlite":
+        pytest.skip("only SQLite's TEXT holds bytes that are not UTF-8")
+    insert_row(
+        service,
+        None,
+        path=SqlValue("CAST(X'2FFF61' AS TEXT)"),  # "/", 0xFF, "a"
+        referrer=SqlValue("CAST(X'68747470733A2F2F722E6578616D706C652F80' AS TEXT)"),
+        visitor_id=SqlValue("CAST(X'76C0' AS TEXT)"),
+    )
+    with service.storage.engine.begin() as connection:  # {"k":"<0x80 0xFF>"}
+        connection.execute(
+            text("UPDATE nc_analytics_events SET props = CAST(X'7B226B223A2280FF227D' AS TEXT)")
+        )
+    (event,) = well_formed(client.simulate_get("/api/export/events", headers=auth))["events"]
+    assert (event["path"], event["referrer"], event["visitor_id"], event["props"]) == (
+        "/\ufffda", "https://r.example/\ufffd", "v\ufffd", {"k": "\ufffd\ufffd"},
+    )  # fmt: skip
+    assert rollup(client, auth)["top_pages"] == [{"path": "/\ufffda", "views": 1}]

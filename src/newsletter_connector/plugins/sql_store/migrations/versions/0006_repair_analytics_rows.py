@@ -14,6 +14,8 @@ revision stores what it serves, so the rows themselves are clean:
   stored before capture stripped them become ``redacted`` in ``path``, ``referrer`` and
   ``props`` text values, as capture now stores them: candidates are found set-based (``LIKE``),
   then rewritten in batches by id with ``log_redaction.redact_tokens``.
+- on SQLite, text that is not UTF-8 (its TEXT holds any bytes; sqlite3 refuses to read them)
+  gets such bytes replaced by U+FFFD in every text column, set-based, before the rest.
 - ``engaged_seconds`` that is not finite (PostgreSQL's NaN and infinities; SQLite's infinities)
   becomes ``NULL``, set-based.
 
@@ -165,8 +167,35 @@ def _repair_engaged_seconds(bind: sa.Connection) -> None:
         )
 
 
+_TEXT_COLUMNS = ("event_type", "visitor_id", "session_id", "path", "referrer", "props")
+
+
+def _utf8_or_none(data: bytes | None) -> str | None:
+    """``data`` decoded, or ``None`` when it is UTF-8 already (or ``NULL``)."""
+    if data is None:
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
+    return None
+
+
+def _repair_sqlite_utf8(bind: sa.Connection) -> None:
+    raw = bind.connection.dbapi_connection
+    raw.create_function("nc_utf8_repaired", 1, _utf8_or_none, deterministic=True)  # type: ignore[union-attr]
+    for column in _TEXT_COLUMNS:
+        repaired = f"nc_utf8_repaired(CAST({column} AS BLOB))"
+        op.execute(
+            f"UPDATE nc_analytics_events SET {column} = {repaired} "  # noqa: S608 (names above)
+            f"WHERE typeof({column}) = 'text' AND {repaired} IS NOT NULL"
+        )
+
+
 def upgrade() -> None:
     bind = op.get_bind()
+    if bind.dialect.name == "sqlite":
+        _repair_sqlite_utf8(bind)
     _repair_props(bind)
     _redact_path_tokens(bind)
     _repair_engaged_seconds(bind)
