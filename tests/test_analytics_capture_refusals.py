@@ -64,6 +64,13 @@ def test_a_lone_surrogate_is_refused_naming_its_field(
     assert "Unicode" in result.json["message"]
 
 
+def test_the_refusal_names_no_client_text(client: Any, service: Any) -> None:
+    body = json.dumps(pageview(props={"reader@example.com": "x\ud800"}))
+    result = post_text(client, body)
+    assert_refused(result, service, "props")
+    assert "@" not in result.text
+
+
 def test_a_surrogate_pair_is_valid_unicode(client: Any, service: Any) -> None:
     body = json.dumps(pageview(props={"title": "\U0001f600"}))  # escaped as a pair
     assert "\\ud83d\\ude00" in body

@@ -23,6 +23,7 @@ import falcon
 from ..errors import InvalidRequest
 from ..model.wire_safe import has_lone_surrogate
 from ..service import NewsletterService
+from ..service.analytics_sanitize import PROP_KEY_PATTERN
 
 COLLECT_PATH = "/analytics/collect"
 SCRIPT_PATH = "/analytics.js"
@@ -54,6 +55,16 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
+def _child_field(field: str, key: str) -> str:
+    """The name errors give ``key`` inside ``field``: only names the service defines (a known
+    field, a well-formed prop key), never arbitrary client text such as an address."""
+    if field == "body":
+        return key if key in FIELDS else "body"
+    if field == "props" and PROP_KEY_PATTERN.fullmatch(key):
+        return f"props.{key}"
+    return field
+
+
 def _lone_surrogate_field(value: Any, field: str) -> str | None:
     """The name of the first field of ``value`` (named ``field``) whose text, or a key in
     it, holds a lone surrogate; ``None`` when all text is valid Unicode."""
@@ -63,9 +74,9 @@ def _lone_surrogate_field(value: Any, field: str) -> str | None:
         for key, item in value.items():
             if has_lone_surrogate(key):
                 return field
-            found = _lone_surrogate_field(item, f"{field}.{key}" if field != "body" else key)
+            found = _lone_surrogate_field(item, _child_field(field, key))
             if found is not None:
-                return found[:60]
+                return found
     elif isinstance(value, list):
         for item in value:
             found = _lone_surrogate_field(item, field)
