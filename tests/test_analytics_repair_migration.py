@@ -9,24 +9,27 @@ from pathlib import Path
 
 import orjson
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import select, text
 
 from newsletter_connector.model.wire_safe import wire_props
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.migrate import upgrade
+from newsletter_connector.plugins.sql_store.migrate import MIGRATIONS_DIR, upgrade
 from newsletter_connector.plugins.sql_store.tables import analytics_events
 
 from .test_export_stored_rows import SQLITE_ONLY_PROPS, STORED_PROPS
 from .test_rollup_day_migration import empty_database
 
 AT = datetime(2026, 3, 1, 12, 0, 0)
+#: The revision 0006 follows, wherever the chain puts it.
+BEFORE = str(ScriptDirectory(str(MIGRATIONS_DIR)).get_revision("0006").down_revision)
 
 
 def test_0006_stores_what_the_export_serves(tmp_path: Path) -> None:
     with empty_database(tmp_path) as url:
         engine = make_engine(url)
-        upgrade(engine, "0004")
+        upgrade(engine, BEFORE)
         postgres = engine.dialect.name == "postgresql"
         cases = dict(STORED_PROPS) if postgres else {**STORED_PROPS, **SQLITE_ONLY_PROPS}
         # More rows than one batch of the migration, so its paging is exercised too.
@@ -98,7 +101,7 @@ def test_0006_redacts_action_link_tokens_stored_before_capture_did(tmp_path: Pat
     token = "kq2Xz7aF9dLm0pQrStUvWxYz"
     with empty_database(tmp_path) as url:
         engine = make_engine(url)
-        upgrade(engine, "0004")
+        upgrade(engine, BEFORE)
         props_sql = "CAST(:props AS JSON)" if engine.dialect.name == "postgresql" else ":props"
         rows = [
             (f"/newsletter/unsubscribe/{token}", f"https://other.example/x/profile/{token}", None),
@@ -134,7 +137,7 @@ def test_0006_repairs_sqlite_text_that_is_not_utf8(tmp_path: Path) -> None:
         engine = make_engine(url)
         if engine.dialect.name != "sqlite":
             pytest.skip("only SQLite's TEXT holds bytes that are not UTF-8")
-        upgrade(engine, "0004")
+        upgrade(engine, BEFORE)
         with engine.begin() as connection:
             connection.execute(
                 text(
