@@ -4,7 +4,8 @@ Reader-page URLs carry a token in their path (``/confirm/<token>``), API paths m
 email address (``/subscribers/alice%40example.org``), query strings and headers may carry
 anything. Access logs written by our gunicorn setup pass every atom through
 :func:`redact_access_atoms`; a host logging paths itself passes them through
-:func:`redact_path`.
+:func:`redact_path`. :func:`redact_tokens` is the one recogniser of link tokens: it finds them
+anywhere in a text (any mount prefix, absolute URLs on any host); analytics capture uses it too.
 """
 
 from __future__ import annotations
@@ -75,12 +76,18 @@ def _is_personal_segment(segment: str) -> bool:
     return "@" in decoded
 
 
+def redact_tokens(text: str, replacement: str = REDACTED) -> str:
+    """``text`` with every token after ``/confirm/``, ``/unsubscribe/`` and ``/profile/``
+    (wherever it occurs) replaced by ``replacement``; nothing else changes."""
+    return _TOKEN_PATH.sub(lambda m: f"/{m.group(1)}/{replacement}", text)
+
+
 def redact_path(path: str) -> str:
     """``path`` with any query string and fragment dropped, the token after ``/confirm/``,
     ``/unsubscribe/`` and ``/profile/`` and any segment holding an email address (plain or
     percent-encoded, any case) replaced by ``[redacted]``; under any mount prefix."""
     path = path.split("?", 1)[0].split("#", 1)[0]
-    path = _TOKEN_PATH.sub(lambda m: f"/{m.group(1)}/{REDACTED}", path)
+    path = redact_tokens(path)
     return "/".join(REDACTED if _is_personal_segment(s) else s for s in path.split("/"))
 
 
@@ -97,7 +104,7 @@ def redact_text(value: str) -> str:
     """Free text (a user agent, a header) without query strings, link tokens, API keys or
     email addresses."""
     value = _QUERY.sub("", value)
-    value = _TOKEN_PATH.sub(lambda m: f"/{m.group(1)}/{REDACTED}", value)
+    value = redact_tokens(value)
     value = _API_KEY.sub(REDACTED, value)
     return _EMAIL.sub(REDACTED, value)
 

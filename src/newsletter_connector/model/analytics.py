@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from ..timeutil import isoformat_z
+from .wire_safe import has_lone_surrogate, is_wire_scalar, wire_props, wire_text
 
 
 class _Wire(BaseModel):
@@ -26,7 +27,11 @@ class _Wire(BaseModel):
 
 
 class AnalyticsEvent(_Wire):
-    """One captured event; ``props`` is ``None`` or a small flat object (no personal data)."""
+    """One captured event; ``props`` is ``None`` or a small flat object (no personal data).
+
+    :meth:`from_record` makes any stored record encodable (``wire_safe``'s rules), so an odd
+    stored row is served, never refused.
+    """
 
     id: int
     occurred_at: str
@@ -42,25 +47,22 @@ class AnalyticsEvent(_Wire):
         return cls(
             id=event.id,
             occurred_at=isoformat_z(event.occurred_at) or "",
-            event_type=event.event_type,
-            visitor_id=event.visitor_id,
-            session_id=event.session_id,
-            path=event.path,
-            referrer=event.referrer,
-            props=event.props or None,
+            event_type=wire_text(event.event_type),
+            visitor_id=wire_text(event.visitor_id),
+            session_id=wire_text(event.session_id),
+            path=wire_text(event.path),
+            referrer=wire_text(event.referrer),
+            props=wire_props(event.props),
         )
 
 
-#: Prop value types that pydantic's JSON dump (``mode="json"``) returns unchanged (floats too,
-#: when finite: it turns NaN and infinities into ``None``).
-_PLAIN_PROP_TYPES = frozenset({str, int, bool, type(None)})
+def _plain_text(value: Any) -> bool:
+    return type(value) is str and not has_lone_surrogate(value)
 
 
 def _plain_props(props: dict[str, Any]) -> bool:
     return type(props) is dict and all(
-        type(key) is str
-        and (type(value) in _PLAIN_PROP_TYPES or (type(value) is float and math.isfinite(value)))
-        for key, value in props.items()
+        _plain_text(key) and is_wire_scalar(value) for key, value in props.items()
     )
 
 
@@ -71,9 +73,10 @@ def event_wire(
     pydantic for the records capture stores (issue 10: validation cost four times the query).
 
     The direct path takes records whose values the model would keep as they are: an ``int``
-    id, ``str`` texts and ``props`` that are ``None``, empty or a flat dict of ``str``, ``int``,
-    ``bool``, ``None`` and finite floats (what ``analytics_sanitize`` lets in). Any other
-    record goes through the model itself, which converts or refuses it.
+    id, ``str`` texts without lone surrogates and ``props`` that are ``None``, empty or a flat
+    dict of such texts, ``int``, ``bool``, ``None`` and finite floats (what
+    ``analytics_sanitize`` lets in). Any other record goes through the model itself, which
+    makes it encodable (``wire_safe``).
 
     :param stamp: makes ``occurred_at``'s value on the direct path; ``timeutil.utc_stamp``
         leaves a datetime for a page written by ``fast_json.dumps(..., stamps=True)``, which
@@ -82,11 +85,11 @@ def event_wire(
     props = event.props or None
     if (
         type(event.id) is not int
-        or type(event.event_type) is not str
-        or type(event.visitor_id) is not str
-        or type(event.session_id) is not str
-        or type(event.path) is not str
-        or type(event.referrer) is not str
+        or not _plain_text(event.event_type)
+        or not _plain_text(event.visitor_id)
+        or not _plain_text(event.session_id)
+        or not _plain_text(event.path)
+        or not _plain_text(event.referrer)
         or (props is not None and not _plain_props(props))
     ):
         return AnalyticsEvent.from_record(event).to_wire()
@@ -142,6 +145,8 @@ class DailyRollup(_Wire):
         cls, day: dt.date, source: str, traffic: DayTraffic, usage: list[ModelUsage]
     ) -> DailyRollup:
         avg = traffic.avg_engagement_seconds
+        if avg is not None and not math.isfinite(avg):
+            avg = None  # a stored NaN or infinity has no JSON form
         return cls(
             date=day.isoformat(),
             source=source,
@@ -150,7 +155,9 @@ class DailyRollup(_Wire):
             new_visitors=traffic.new_visitors,
             sessions=traffic.sessions,
             issue_number=traffic.issues,
-            top_pages=[TopPage(path=path, views=views) for path, views in traffic.top_pages],
+            top_pages=[
+                TopPage(path=wire_text(path), views=views) for path, views in traffic.top_pages
+            ],
             link_clicks=traffic.link_clicks,
             avg_engagement_seconds=None if avg is None else round(avg, 2),
             llm_usage=LlmUsage(

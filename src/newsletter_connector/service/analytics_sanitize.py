@@ -3,10 +3,15 @@
 Rules (SPEC 2.5 "enforced at capture time"):
 
 - ``event_type`` is exactly one of :data:`EVENT_TYPES`; anything else is refused.
-- Visitor and session ids are opaque random strings, ``[A-Za-z0-9_-]{8,64}``.
+- Visitor and session ids are opaque random strings, ``[A-Za-z0-9_-]{8,64}``; one made only
+  of digits and separators that reads as a phone number is refused.
 - Paths and URLs lose their query string and fragment (and URLs their user info); a path
-  segment that looks like an e-mail address or a phone number is replaced by ``redacted``.
-- ``props`` values that look like an e-mail address or a phone number are dropped.
+  segment that looks like an e-mail address or a phone number is replaced by ``redacted``, and
+  so is the service's own action-link token after ``/confirm/``, ``/unsubscribe/`` or
+  ``/profile/`` (anywhere in the path: any mount prefix, any host).
+- ``props`` values that look like an e-mail address or a phone number are dropped: texts, and
+  integral numbers whose digits would read as a phone number written without separators.
+  Action-link tokens in a text value are replaced by ``redacted``.
 - Every size is bounded; over a bound the request is refused, naming the field.
 
 Each helper raises :class:`InvalidRequest` naming the field; nothing here touches storage.
@@ -20,6 +25,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import InvalidRequest
+from ..log_redaction import redact_tokens
 
 EVENT_TYPES = ("pageview", "link click", "engagement ping")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
@@ -52,6 +58,24 @@ def _looks_like_phone(text: str) -> bool:
     return False
 
 
+def _number_looks_like_phone(value: int | float) -> bool:
+    """Whether a (finite) number would be phone-like written out: an integral one whose digits
+    count as a bare digit run (10-15 digits). A fraction is a measurement, never a phone."""
+    if isinstance(value, float):
+        if not value.is_integer():
+            return False
+        value = int(value)
+    return _looks_like_phone(str(abs(value)))
+
+
+def _id_looks_like_phone(value: str) -> bool:
+    """Whether an id is a phone number: only digits and ``-``/``_`` separators, as many digits
+    as a phone number has. (A random id of the capture script is 32 hex digits: never.)"""
+    if not value.replace("-", "").replace("_", "").isdigit():
+        return False
+    return _looks_like_phone(value.replace("_", "-"))
+
+
 def looks_personal(text: str) -> bool:
     """Whether ``text`` (percent-decoded) contains something like an e-mail or phone number."""
     decoded = unquote(text)
@@ -59,7 +83,8 @@ def looks_personal(text: str) -> bool:
 
 
 def _redact_path(path: str) -> str:
-    return "/".join(REDACTED if looks_personal(seg) else seg for seg in path.split("/"))
+    segments = "/".join(REDACTED if looks_personal(seg) else seg for seg in path.split("/"))
+    return redact_tokens(segments, REDACTED)
 
 
 def _strip_query(value: str) -> str:
@@ -125,6 +150,11 @@ def clean_id(value: Any, field: str) -> str:
     """A visitor or session id: an opaque random string, never anything personal."""
     if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         raise InvalidRequest(f"{field} must match [A-Za-z0-9_-]{{8,64}}", field=field)
+    if _id_looks_like_phone(value):
+        raise InvalidRequest(
+            f"{field} must be a random id, not something personal like a phone number",
+            field=field,
+        )
     return value
 
 
@@ -151,7 +181,8 @@ def clean_seconds(value: Any) -> float:
 def clean_props(value: Any) -> dict[str, Any]:
     """Free-form props: up to ten scalar values under short snake_case keys.
 
-    Values that look personal are dropped silently (the event is still recorded).
+    Values that look personal are dropped silently (the event is still recorded); action-link
+    tokens in text values are replaced by ``redacted``.
     """
     if value is None:
         return {}
@@ -171,18 +202,20 @@ def clean_props(value: Any) -> dict[str, Any]:
         elif isinstance(item, int):
             if abs(item) > 2**53:
                 raise InvalidRequest(f"{field} is out of range", field=field)
-            cleaned[key] = item
+            if not _number_looks_like_phone(item):
+                cleaned[key] = item
         elif isinstance(item, float):
             if not math.isfinite(item):
                 raise InvalidRequest(f"{field} must be finite", field=field)
-            cleaned[key] = item
+            if not _number_looks_like_phone(item):
+                cleaned[key] = item
         elif isinstance(item, str):
             if len(item) > MAX_PROP_STRING:
                 raise InvalidRequest(
                     f"{field} must be at most {MAX_PROP_STRING} characters", field=field
                 )
             if not looks_personal(item):
-                cleaned[key] = item
+                cleaned[key] = redact_tokens(item, REDACTED)
         else:
             raise InvalidRequest(f"{field} must be a string, number, boolean or null", field=field)
     return cleaned

@@ -4,21 +4,26 @@ The collect endpoint takes one event as a JSON object, sent as ``application/jso
 ``text/plain`` (what ``navigator.sendBeacon`` sends for a string, so no CORS preflight is
 needed). Fields: ``type``, ``visitor_id``, ``session_id``, ``path``, optional ``referrer``,
 ``href`` (link click), ``seconds`` (engagement ping), ``props``. It answers ``204`` when
-recorded; a bad body answers ``400 {error: "invalid_request", message}`` naming the field,
-``413`` over 4 KiB and ``415`` for other media types; over the client's rate limit
-(``rate_limit_analytics``) it answers ``429 {error: "rate_limited"}`` with ``Retry-After``.
-Sanitising happens in the service.
+recorded; a bad body answers ``400 {error: "invalid_request", message}`` naming the field
+(also for text that is not valid Unicode, i.e. a lone surrogate escape such as ``"\\ud800"``,
+and for arrays or objects nested deeper than :data:`MAX_NESTING`), ``413`` over 4 KiB and
+``415`` for other media types; over the client's rate limit (``rate_limit_analytics``) it
+answers ``429 {error: "rate_limited"}`` with ``Retry-After``. Nothing is stored for a refused
+request. Sanitising happens in the service.
 """
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from typing import Any
 
 import falcon
 
 from ..errors import InvalidRequest
+from ..model.wire_safe import has_lone_surrogate
 from ..service import NewsletterService
+from ..service.analytics_sanitize import PROP_KEY_PATTERN
 from .bodies import decode_json
 from .rate_limit import PublicRateLimits
 
@@ -27,6 +32,11 @@ SCRIPT_PATH = "/analytics.js"
 MAX_BODY_BYTES = 4096
 FIELDS = ("type", "visitor_id", "session_id", "path", "referrer", "href", "seconds", "props")
 ACCEPTED_MEDIA = ("application/json", "text/plain")
+#: Deepest nesting of arrays and objects a body may have: the event object is level 1 and
+#: ``props`` level 2; one level more lets a nested prop value be refused naming its prop.
+MAX_NESTING = 3
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def _json_error(resp: falcon.Response, status: str, code: str, message: str) -> None:
@@ -34,17 +44,75 @@ def _json_error(resp: falcon.Response, status: str, code: str, message: str) -> 
     resp.media = {"error": code, "message": message}
 
 
+def nesting_depth(text: str) -> int:
+    """How deeply arrays and objects nest in the JSON text ``text`` (brackets inside strings
+    do not count), found without parsing so a deep text costs no recursion."""
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def _child_field(field: str, key: str) -> str:
+    """The name errors give ``key`` inside ``field``: only names the service defines (a known
+    field, a well-formed prop key), never arbitrary client text such as an address."""
+    if field == "body":
+        return key if key in FIELDS else "body"
+    if field == "props" and PROP_KEY_PATTERN.fullmatch(key):
+        return f"props.{key}"
+    return field
+
+
+def _lone_surrogate_field(value: Any, field: str) -> str | None:
+    """The name of the first field of ``value`` (named ``field``) whose text, or a key in
+    it, holds a lone surrogate; ``None`` when all text is valid Unicode."""
+    if isinstance(value, str):
+        return field if has_lone_surrogate(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if has_lone_surrogate(key):
+                return field
+            found = _lone_surrogate_field(item, _child_field(field, key))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for item in value:
+            found = _lone_surrogate_field(item, field)
+            if found is not None:
+                return found
+    return None
+
+
 def parse_body(raw: bytes) -> dict[str, Any]:
     """The event object of a collect request.
 
-    :raises InvalidRequest: not UTF-8 JSON, not an object, or an unknown field.
+    :raises InvalidRequest: not UTF-8 JSON, not an object, nested deeper than
+        :data:`MAX_NESTING`, text that is not valid Unicode (naming its field), or an unknown
+        field.
     """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidRequest("body must be a JSON object", field="body") from None
+    if nesting_depth(text) > MAX_NESTING:
+        raise InvalidRequest(
+            f"body must not nest arrays or objects more than {MAX_NESTING} deep", field="body"
+        )
     try:
         data = decode_json(raw)
     except ValueError:
         raise InvalidRequest("body must be a JSON object", field="body") from None
     if not isinstance(data, dict):
         raise InvalidRequest("body must be a JSON object", field="body")
+    unicode_field = _lone_surrogate_field(data, "body")
+    if unicode_field is not None:
+        raise InvalidRequest(
+            f"{unicode_field} must be valid Unicode text (no lone surrogate)", field=unicode_field
+        )
     for name in data:
         if name not in FIELDS:
             shown = str(name)[:40]

@@ -7,17 +7,19 @@ time column; no raw event is loaded into Python.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from datetime import datetime, time
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Date, case, cast, distinct, func, insert, select
+from sqlalchemy import ColumnElement, Date, case, cast, distinct, exc, func, insert, select
 from sqlalchemy.engine import Connection
 
 from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
 from .parallel_reads import read_all
 from .records import record_builder
+from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
 from .upserts import insert_ignoring_duplicates
 
@@ -72,9 +74,42 @@ def binary_order(connection: Connection, column: Any) -> Any:
     return column.collate("C") if connection.dialect.name == "postgresql" else column
 
 
+T = TypeVar("T")
+_NOT_UTF8 = "Could not decode to UTF-8"
+
+
+def _text_replacing_bad_utf8(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def tolerant_read(connection: Connection, read: Callable[[], T]) -> T:
+    """``read()``; on SQLite, when it met text that is not UTF-8 (SQLite's TEXT holds any
+    bytes, and sqlite3 refuses to decode them), ``read()`` once more with such bytes decoded
+    to U+FFFD, as ``model.wire_safe`` does. The usual read pays nothing for this."""
+    try:
+        return read()
+    except exc.OperationalError as error:
+        if connection.dialect.name != "sqlite" or _NOT_UTF8 not in str(error.orig):
+            raise
+    raw = connection.connection.dbapi_connection
+    previous = raw.text_factory  # type: ignore[union-attr]
+    raw.text_factory = _text_replacing_bad_utf8  # type: ignore[union-attr]
+    try:
+        return read()
+    finally:
+        raw.text_factory = previous  # type: ignore[union-attr]
+
+
 #: What an export page reads: the record's fields, in its order, so each row builds the
-#: record positionally (cheaper than mappings; issue 10) and without the frozen ``__init__``.
-_EVENT_COLUMNS = tuple(analytics_events.c[f.name] for f in fields(AnalyticsEventRecord))
+#: record positionally (cheaper than mappings) and without the frozen ``__init__``. ``props``
+#: is read leniently: a stored text no parser accepts (too deep, not JSON) reads as ``None``
+#: instead of failing the page.
+_EVENT_COLUMNS = tuple(
+    cast(analytics_events.c.props, LenientJson()).label("props")
+    if f.name == "props"
+    else analytics_events.c[f.name]
+    for f in fields(AnalyticsEventRecord)
+)
 _build_event = record_builder(AnalyticsEventRecord)
 
 
@@ -124,7 +159,8 @@ class SqlAnalytics:
             .order_by(analytics_events.c.id)
             .limit(limit)
         )
-        rows = self.connection.execute(EVENTS_HORIZON.bound(self.connection, query)).all()
+        bounded = EVENTS_HORIZON.bound(self.connection, query)
+        rows = tolerant_read(self.connection, lambda: self.connection.execute(bounded).all())
         return [_build_event(row) for row in rows]
 
     def daily_traffic(
@@ -199,8 +235,9 @@ class SqlAnalytics:
         # The queries over the events are the cost (0.05-0.3 s each over a million events);
         # on PostgreSQL a read shares them between two connections (parallel_reads), the
         # heavier ones first.
-        visitors, sessions, types, pages, firsts, recorded_issues = read_all(
-            self.connection, [*distinct_per_day, per_type, top, new, recorded]
+        visitors, sessions, types, pages, firsts, recorded_issues = tolerant_read(
+            self.connection,
+            lambda: read_all(self.connection, [*distinct_per_day, per_type, top, new, recorded]),
         )
         for name, rows in (("unique_visitors", visitors), ("sessions", sessions)):
             for row in rows:

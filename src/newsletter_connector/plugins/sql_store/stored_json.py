@@ -24,6 +24,9 @@ import json
 from typing import Any
 
 import orjson
+from sqlalchemy import Text
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
 
 _TWO_63 = float(2**63)
 
@@ -56,3 +59,23 @@ def stored_json_loads(data: str | bytes) -> Any:
     except orjson.JSONDecodeError:
         return json.loads(data)
     return value if _exact(value) else json.loads(data)
+
+
+def lenient_json_loads(data: str | bytes) -> Any:
+    """:func:`stored_json_loads`, or ``None`` for a text it cannot parse (not JSON, or nested
+    deeper than the parsers' recursion limits): for columns whose readers must never fail."""
+    try:
+        return stored_json_loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+class LenientJson(TypeDecorator[Any]):
+    """A JSON column read as its text and parsed by :func:`lenient_json_loads`: use it as
+    ``cast(column, LenientJson())`` (SQL ``CAST(... AS TEXT)`` on every dialect)."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Any:
+        return None if value is None else lenient_json_loads(value)

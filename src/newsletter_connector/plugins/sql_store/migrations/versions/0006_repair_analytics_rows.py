@@ -1,0 +1,205 @@
+"""Stored analytics events hold only values every JSON encoder writes
+
+Rows stored before capture refused lone surrogates and deep nesting (or written by SQL by hand)
+may hold ``props`` no encoder takes. The export already serves them (``model.wire_safe``); this
+revision stores what it serves, so the rows themselves are clean:
+
+- ``props`` becomes ``wire_props(lenient_json_loads(text))``, the very functions the export
+  applies: lone surrogates become U+FFFD, non-finite numbers and arrays or objects nested past
+  ``MAX_PROPS_NESTING`` become ``null``, and a props that is not an object, or no parser
+  reads, becomes SQL ``NULL``. Rows are read in batches by id (the primary key) and only rows
+  whose value changes are written. On PostgreSQL the props that are not objects are cleared
+  set-based first.
+- the service's action-link tokens (after ``/confirm/``, ``/unsubscribe/``, ``/profile/``)
+  stored before capture stripped them become ``redacted`` in ``path``, ``referrer`` and
+  ``props`` text values, as capture now stores them: candidates are found set-based (``LIKE``),
+  then rewritten in batches by id with ``log_redaction.redact_tokens``.
+- on SQLite, text that is not UTF-8 (its TEXT holds any bytes; sqlite3 refuses to read them)
+  gets such bytes replaced by U+FFFD in every text column, set-based, before the rest.
+- ``engaged_seconds`` that is not finite (PostgreSQL's NaN and infinities; SQLite's infinities)
+  becomes ``NULL``, set-based.
+
+No schema changes; downgrade changes nothing (the repaired values are the ones served before).
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2026-11-23 19:00:00.000000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import op
+
+from newsletter_connector.log_redaction import TOKEN_SEGMENTS, redact_tokens
+from newsletter_connector.model.wire_safe import wire_props
+from newsletter_connector.plugins.sql_store.stored_json import stored_json_loads
+from newsletter_connector.service.analytics_sanitize import REDACTED
+
+revision: str = "0006"
+down_revision: str | None = "0005"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+BATCH_ROWS = 1000
+
+_UNREADABLE = object()
+
+_events = sa.table(
+    "nc_analytics_events",
+    sa.column("id", sa.BigInteger()),
+    sa.column("path", sa.String()),
+    sa.column("referrer", sa.String()),
+    sa.column("props", sa.JSON(none_as_null=True)),
+)
+
+
+def _without_tokens(props: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``props`` with action-link tokens redacted in its text values, as capture does."""
+    if props is None:
+        return None
+    return {k: redact_tokens(v, REDACTED) if isinstance(v, str) else v for k, v in props.items()}
+
+
+def _parsed(text: str) -> Any:
+    """``lenient_json_loads(text)``, but :data:`_UNREADABLE` where that gives ``None`` for a
+    text no parser reads (such a row is written, as ``NULL``)."""
+    try:
+        return stored_json_loads(text)
+    except (ValueError, RecursionError):
+        return _UNREADABLE
+
+
+def _unchanged(stored: Any, repaired: dict[str, Any] | None) -> bool:
+    """Whether writing ``repaired`` would leave the stored value as the export serves it (an
+    empty object and ``null`` are both served as ``null``)."""
+    if stored is None or stored == {}:
+        return repaired is None
+    return type(stored) is dict and stored == repaired
+
+
+def _repair_props(bind: sa.Connection) -> None:
+    postgres = bind.dialect.name == "postgresql"
+    if postgres:
+        bind.execute(
+            sa.text(
+                "UPDATE nc_analytics_events SET props = NULL WHERE props IS NOT NULL "
+                "AND json_typeof(props) NOT IN ('object', 'null')"
+            )
+        )
+    props_text = sa.cast(sa.column("props"), sa.Text())
+    after = 0
+    while True:
+        rows: Sequence[Any] = bind.execute(
+            sa.select(sa.column("id"), props_text)
+            .select_from(sa.table("nc_analytics_events"))
+            .where(sa.column("id") > after, sa.column("props").is_not(None))
+            .order_by(sa.column("id"))
+            .limit(BATCH_ROWS)
+        ).all()
+        if not rows:
+            return
+        changes = []
+        for row_id, text in rows:
+            stored = _parsed(text)
+            repaired = None if stored is _UNREADABLE else _without_tokens(wire_props(stored))
+            if not _unchanged(stored, repaired):
+                changes.append({"row_id": row_id, "props": repaired})
+        if changes:
+            bind.execute(
+                _events.update()
+                .where(_events.c.id == sa.bindparam("row_id"))
+                .values(props=sa.bindparam("props")),
+                changes,
+            )
+        after = rows[-1][0]
+
+
+def _redact_path_tokens(bind: sa.Connection) -> None:
+    e = _events.c
+    mentions = sa.or_(
+        *(
+            column.like(f"%/{segment}/%")
+            for column in (e.path, e.referrer)
+            for segment in TOKEN_SEGMENTS
+        )
+    )
+    after = 0
+    while True:
+        rows: Sequence[Any] = bind.execute(
+            sa.select(e.id, e.path, e.referrer)
+            .where(e.id > after, mentions)
+            .order_by(e.id)
+            .limit(BATCH_ROWS)
+        ).all()
+        if not rows:
+            return
+        changes = [
+            {
+                "row_id": row_id,
+                "path": redact_tokens(path, REDACTED),
+                "referrer": redact_tokens(referrer, REDACTED),
+            }
+            for row_id, path, referrer in rows
+        ]
+        bind.execute(
+            _events.update()
+            .where(e.id == sa.bindparam("row_id"))
+            .values(path=sa.bindparam("path"), referrer=sa.bindparam("referrer")),
+            changes,
+        )
+        after = rows[-1][0]
+
+
+def _repair_engaged_seconds(bind: sa.Connection) -> None:
+    if bind.dialect.name == "postgresql":
+        op.execute(
+            "UPDATE nc_analytics_events SET engaged_seconds = NULL "
+            "WHERE engaged_seconds IN ('NaN', 'Infinity', '-Infinity')"
+        )
+    else:  # SQLite stores NaN as NULL already; 9e999 reads as infinity
+        op.execute(
+            "UPDATE nc_analytics_events SET engaged_seconds = NULL "
+            "WHERE abs(engaged_seconds) > 1.7976931348623157e308"
+        )
+
+
+_TEXT_COLUMNS = ("event_type", "visitor_id", "session_id", "path", "referrer", "props")
+
+
+def _utf8_or_none(data: bytes | None) -> str | None:
+    """``data`` decoded, or ``None`` when it is UTF-8 already (or ``NULL``)."""
+    if data is None:
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
+    return None
+
+
+def _repair_sqlite_utf8(bind: sa.Connection) -> None:
+    raw = bind.connection.dbapi_connection
+    raw.create_function("nc_utf8_repaired", 1, _utf8_or_none, deterministic=True)  # type: ignore[union-attr]
+    for column in _TEXT_COLUMNS:
+        repaired = f"nc_utf8_repaired(CAST({column} AS BLOB))"
+        op.execute(
+            f"UPDATE nc_analytics_events SET {column} = {repaired} "  # noqa: S608 (names above)
+            f"WHERE typeof({column}) = 'text' AND {repaired} IS NOT NULL"
+        )
+
+
+def upgrade() -> None:
+    bind = op.get_bind()
+    if bind.dialect.name == "sqlite":
+        _repair_sqlite_utf8(bind)
+    _repair_props(bind)
+    _redact_path_tokens(bind)
+    _repair_engaged_seconds(bind)
+
+
+def downgrade() -> None:
+    pass
