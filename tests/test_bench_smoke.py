@@ -12,8 +12,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_bench(module: str, *args: str) -> str:
+    return run_python("-m", module, *args)
+
+
+def run_python(*args: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", module, *args],
+        [sys.executable, *args],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -117,7 +121,7 @@ def test_compare_runs_a_ref_and_the_working_tree_in_alternating_rounds() -> None
         "import sys; from bench.compare import compare; "
         f"sys.exit(compare('HEAD', [('rollups', ['--size', '2000', *{db_args()!r}])], rounds=2))"
     )
-    output = _run_python(script)
+    output = run_python("-c", script)
     started = re.findall(r"^== \[(ref HEAD|working tree)\] bench\.rollups", output, re.MULTILINE)
     assert started == ["ref HEAD", "working tree", "working tree", "ref HEAD"]
     line = re.search(rf"^COMPARE rollups\[{backend()}\]: (.*)$", output, re.MULTILINE)
@@ -127,19 +131,6 @@ def test_compare_runs_a_ref_and_the_working_tree_in_alternating_rounds() -> None
         line[1],
     )
     assert "FAILED" not in output
-
-
-def _run_python(script: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
 
 
 def test_compare_reads_speed_ratios_the_right_way_up() -> None:
