@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from .https_rule import without_credentials
+
 #: Path segments that are followed by a secret token.
 TOKEN_SEGMENTS = ("confirm", "unsubscribe", "profile")
 _TOKEN_PATH = re.compile(r"/(" + "|".join(TOKEN_SEGMENTS) + r")/[^/?#\s]+")
@@ -93,11 +95,10 @@ def redact_path(path: str) -> str:
 
 def redact_url(value: str) -> str:
     """A URL or path as :func:`redact_path` leaves a path, and without user info."""
-    parts = urlsplit(value)
+    parts = urlsplit(without_credentials(value))
     if not parts.scheme and not parts.netloc:
         return redact_path(value)
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, host, redact_path(parts.path), "", ""))
+    return urlunsplit((parts.scheme, parts.netloc, redact_path(parts.path), "", ""))
 
 
 def redact_text(value: str) -> str:
