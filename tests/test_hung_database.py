@@ -203,8 +203,10 @@ def released_after(seconds: float, release: Any) -> Iterator[None]:
 
 
 def test_a_lock_held_past_the_lock_timeout_gives_503_within_it_then_service_resumes(
-    newsletter_settings: Any, newsletter_database_url: str
+    newsletter_settings: Any, newsletter_database_url: str, newsletter_storage: Any
 ) -> None:
+    """(``newsletter_storage`` empties the session database afterwards: this test's service
+    has its own store, with a short lock timeout.)"""
     lock_timeout = 1.0
     settings = newsletter_settings.model_copy(update={"db_lock_timeout": lock_timeout})
     service = NewsletterService.build(settings)
