@@ -8,12 +8,48 @@ from typing import Any
 
 import pytest
 
+#: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
+#: a private PostgreSQL server) or thousands of generated cases. They make the system tier, which
+#: a plain ``pytest`` leaves out (the quick tier takes about a minute) and ``pytest --all`` and
+#: CI run.
+SYSTEM_TIER = frozenset(
+    {
+        "test_access_log.py",
+        "test_bench_smoke.py",
+        "test_chunked_bodies_server.py",
+        "test_digest_cli.py",
+        "test_host_example.py",
+        "test_https_addresses.py",
+        "test_hung_database.py",
+        "test_listsource_server.py",
+        "test_outage.py",
+        "test_pages_browser.py",
+        "test_reliability_bad_input.py",
+        "test_reliability_crash.py",
+        "test_reliability_security.py",
+        "test_serve.py",
+        "test_slow_clients.py",
+        "test_sync_cli.py",
+        "test_sync_tls.py",
+    }
+)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-slow", action="store_true", help="run long variants too")
+    parser.addoption(
+        "--all", action="store_true", help="run the system tier too, as CI does (see SYSTEM_TIER)"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SYSTEM_TIER:
+            item.add_marker(pytest.mark.system)
+    if not (config.getoption("--all") or config.getoption("markexpr")):
+        quick = [item for item in items if "system" not in item.keywords]
+        config.hook.pytest_deselected(items=[item for item in items if item not in quick])
+        items[:] = quick
     if config.getoption("--run-slow"):
         return
     skip = pytest.mark.skip(reason="long variant: run with --run-slow")
