@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
 
-from ..plugins.sql_store.engine import make_engine, normalise_url
+from ..plugins.sql_store.engine import DbTimeouts, make_engine, normalise_url
 from ..plugins.sql_store.migrate import VERSION_TABLE, upgrade
 from ..plugins.sql_store.tables import metadata
 
@@ -32,7 +32,9 @@ def postgres_server_url() -> str | None:
 def temporary_postgres_database(server_url: str) -> Iterator[str]:
     """Create a uniquely named database on ``server_url``, yield its URL, then drop it."""
     name = f"nc_test_{secrets.token_hex(6)}"
-    admin = make_engine(server_url, isolation_level="AUTOCOMMIT")
+    # Creating and dropping a database may take long on a busy server: give it minutes.
+    patient = DbTimeouts(statement=600.0, lock=600.0, reply=660.0)
+    admin = make_engine(server_url, isolation_level="AUTOCOMMIT", timeouts=patient)
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
