@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol, overload
 
 from .https_rule import without_credentials
+from .json_encoding import dumps_text
 
 
 @dataclass(frozen=True)
@@ -282,7 +283,7 @@ class OutboxEvent:
         """The payload as JSON text: as stored when there is one, else encoded now."""
         text = self._payload_json
         if text is None:
-            text = json.dumps(self._payload, ensure_ascii=False, separators=(",", ":"))
+            text = dumps_text(self._payload)
             _set_payload_json(self, text)
         return text
 
