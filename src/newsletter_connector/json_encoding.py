@@ -1,8 +1,9 @@
 """The service's one JSON encoder: every response body, pushed body and stored JSON value.
 
-Falcon's JSON media handler (``web/app.py``), the ``events`` and ``platform`` transports and the
-SQL store's JSON columns all write with :func:`dumps`, so the contact in an API response and
-the payload pushed in an event are the same bytes because one encoder wrote both.
+Falcon's JSON media handler (``web/app.py``: resources set ``resp.media``), the ``events`` and
+``platform`` transports and the SQL store's JSON columns all write with :func:`dumps`, so the
+contact in an API response and the payload pushed in an event are the same bytes because one
+encoder wrote both.
 
 The form is orjson's: UTF-8, no insignificant whitespace, keys in insertion order, non-ASCII
 written as itself, a non-finite float as ``null``. A naive ``datetime`` is UTC and is written
@@ -17,7 +18,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import falcon.media
 import orjson
 
 from .timeutil import isoformat_z
@@ -73,7 +73,6 @@ def json_values(value: Any) -> Any:
     return orjson.loads(dumps(value))
 
 
-def media_handler() -> falcon.media.JSONHandler:
-    """Falcon's JSON media handler: ``resp.media`` is written by :func:`dumps`. (Request
-    bodies are parsed strictly by ``web/bodies.py``, not through ``req.media``.)"""
-    return falcon.media.JSONHandler(dumps=dumps, loads=orjson.loads)
+#: JSON text to Python values (falcon's ``req.media``; request bodies are parsed strictly by
+#: ``web/bodies.py``).
+loads = orjson.loads

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import falcon
+import falcon.media
 
 from .. import json_encoding
 from ..service import NewsletterService
@@ -54,7 +55,7 @@ def create_app(
     service.check_ready()
     app = NewsletterApp(middleware=[NoStoreMiddleware()])
     app.service = service
-    handler = json_encoding.media_handler()
+    handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.req_options.strip_url_path_trailing_slash = False
