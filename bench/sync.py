@@ -47,12 +47,12 @@ from sqlalchemy import select
 
 from bench.harness import ROOT, database, report
 from newsletter_connector import NewsletterService, Settings
-from newsletter_connector.plugins.events_transport import wire_event
 from newsletter_connector.plugins.sql_store.tables import outbox_events
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.storage import OutboxEvent
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.sync.transport import bearer_headers
+from newsletter_connector.timeutil import isoformat_z
 
 TOKEN = "bench-platform-token-0123456789"
 BATCH = 100
@@ -89,12 +89,22 @@ def queue(service: NewsletterService, count: int) -> None:
                 queue_event(uow, service.context, "contact.message", payload)
 
 
+def on_the_wire(event: OutboxEvent) -> dict[str, Any]:
+    """A ``contact.message`` event as the ``events`` transport sends it."""
+    return {
+        "id": event.event_id,
+        "type": event.event_type,
+        "occurred_at": isoformat_z(event.occurred_at),
+        "payload": event.payload,
+    }
+
+
 def queued_batches(service: NewsletterService) -> list[list[dict[str, Any]]]:
     """The backlog as the runner will batch it: oldest first, 100 per batch, on the wire."""
     o = outbox_events.c
     query = select(o.seq, o.event_id, o.event_type, o.occurred_at, o.payload).order_by(o.seq)
     with service.storage.engine.connect() as connection:  # type: ignore[attr-defined]
-        events = [wire_event(OutboxEvent(*row)) for row in connection.execute(query)]
+        events = [on_the_wire(OutboxEvent(*row)) for row in connection.execute(query)]
     return [events[i : i + BATCH] for i in range(0, len(events), BATCH)]
 
 

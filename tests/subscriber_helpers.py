@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from sqlalchemy import select
 
+from newsletter_connector.json_encoding import dumps
 from newsletter_connector.plugins.sql_store.tables import outbox_events
 from newsletter_connector.storage import NewEvent
 
@@ -63,8 +64,8 @@ def patch(client: Any, auth: dict[str, str], email: str, body: Any) -> Any:
 
 
 def wire(value: Any) -> bytes:
-    """How the app serialises JSON (compact, UTF-8)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    """How the app serialises JSON (its one encoder)."""
+    return dumps(value)
 
 
 def outbox(service: Any) -> list[dict[str, Any]]:

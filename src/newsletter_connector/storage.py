@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol, overload
 
 from .https_rule import without_credentials
+from .json_encoding import dumps_text
 
 
 @dataclass(frozen=True)
@@ -234,10 +235,10 @@ class OutboxEvent:
     """One queued event as the runner hands it to a transport. ``event_id`` never changes.
 
     Immutable. ``payload`` is the event's JSON object. A store that keeps payloads as JSON text
-    builds events with :meth:`from_stored_json`: then ``payload`` is decoded only when first
-    read, and :attr:`payload_json` is the stored text, which a transport sending the payload
-    unchanged splices into its body (issue 10: decoding every payload on claim and encoding it
-    again on send was about half of a claim's CPU time).
+    (written by ``json_encoding.dumps_text``) builds events with :meth:`from_stored_json`: then
+    ``payload`` is decoded only when first read, and :attr:`payload_json` is the stored text,
+    which a transport sending the payload unchanged splices into its body (decoding every
+    payload on claim and encoding it again on send was about half of a claim's CPU time).
     """
 
     __slots__ = ("_payload", "_payload_json", "event_id", "event_type", "occurred_at", "seq")
@@ -282,7 +283,7 @@ class OutboxEvent:
         """The payload as JSON text: as stored when there is one, else encoded now."""
         text = self._payload_json
         if text is None:
-            text = json.dumps(self._payload, ensure_ascii=False, separators=(",", ":"))
+            text = dumps_text(self._payload)
             _set_payload_json(self, text)
         return text
 

@@ -26,13 +26,3 @@ def isoformat_z(value: datetime | None) -> str | None:
         return None
     # isoformat's default ("auto") writes microseconds exactly when they are non-zero.
     return to_naive_utc(value).isoformat() + "Z"
-
-
-def utc_stamp(value: datetime) -> datetime | str:
-    """``value`` for a body written by ``web.fast_json.dumps(..., stamps=True)``, which writes
-    it exactly as :func:`isoformat_z` writes it: a plain naive-UTC ``datetime`` (orjson writes
-    one in a small fraction of what ``isoformat`` costs; issue 10), or for a ``datetime``
-    subclass, whose ``isoformat`` may differ, :func:`isoformat_z`'s string itself."""
-    if type(value) is not datetime:
-        return isoformat_z(value) or ""
-    return to_naive_utc(value)

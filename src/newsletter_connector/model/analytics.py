@@ -1,21 +1,21 @@
 """Wire models of the export surface: the analytics event (SPEC 2.5) and daily rollup (2.6).
 
 These are the single serializers of those shapes: ``/api/export/events``, ``/api/export/rollups``
-and the ``analytics.daily_rollup`` event payload all go through them.
+and the ``analytics.daily_rollup`` event payload all go through them; ``json_encoding`` writes
+what they build.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage
-from ..timeutil import isoformat_z
-from .wire_safe import has_lone_surrogate, is_wire_scalar, wire_props, wire_text
+from ..timeutil import to_naive_utc
+from .wire_safe import wire_props, wire_text
 
 
 class _Wire(BaseModel):
@@ -26,82 +26,19 @@ class _Wire(BaseModel):
         return self.model_dump(mode="json")
 
 
-class AnalyticsEvent(_Wire):
-    """One captured event; ``props`` is ``None`` or a small flat object (no personal data).
-
-    :meth:`from_record` makes any stored record encodable (``wire_safe``'s rules), so an odd
-    stored row is served, never refused.
-    """
-
-    id: int
-    occurred_at: str
-    event_type: str
-    visitor_id: str
-    session_id: str
-    path: str
-    referrer: str
-    props: dict[str, Any] | None
-
-    @classmethod
-    def from_record(cls, event: AnalyticsEventRecord) -> AnalyticsEvent:
-        return cls(
-            id=event.id,
-            occurred_at=isoformat_z(event.occurred_at) or "",
-            event_type=wire_text(event.event_type),
-            visitor_id=wire_text(event.visitor_id),
-            session_id=wire_text(event.session_id),
-            path=wire_text(event.path),
-            referrer=wire_text(event.referrer),
-            props=wire_props(event.props),
-        )
-
-
-def _plain_text(value: Any) -> bool:
-    return type(value) is str and not has_lone_surrogate(value)
-
-
-def _plain_props(props: dict[str, Any]) -> bool:
-    return type(props) is dict and all(
-        _plain_text(key) and is_wire_scalar(value) for key, value in props.items()
-    )
-
-
-def event_wire(
-    event: AnalyticsEventRecord, *, stamp: Callable[[dt.datetime], Any] = isoformat_z
-) -> dict[str, Any]:
-    """``AnalyticsEvent.from_record(event).to_wire()``, equal for every record, built without
-    pydantic for the records capture stores (issue 10: validation cost four times the query).
-
-    The direct path takes records whose values the model would keep as they are: an ``int``
-    id, ``str`` texts without lone surrogates and ``props`` that are ``None``, empty or a flat
-    dict of such texts, ``int``, ``bool``, ``None`` and finite floats (what
-    ``analytics_sanitize`` lets in). Any other record goes through the model itself, which
-    makes it encodable (``wire_safe``).
-
-    :param stamp: makes ``occurred_at``'s value on the direct path; ``timeutil.utc_stamp``
-        leaves a datetime for a page written by ``fast_json.dumps(..., stamps=True)``, which
-        writes the very string the default makes.
-    """
-    props = event.props or None
-    if (
-        type(event.id) is not int
-        or not _plain_text(event.event_type)
-        or not _plain_text(event.visitor_id)
-        or not _plain_text(event.session_id)
-        or not _plain_text(event.path)
-        or not _plain_text(event.referrer)
-        or (props is not None and not _plain_props(props))
-    ):
-        return AnalyticsEvent.from_record(event).to_wire()
+def event_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
+    """One captured event (SPEC 2.5); ``props`` is ``None`` or a small object (no personal
+    data). Any stored record is made encodable (``wire_safe``'s rules), so an odd stored row is
+    served, never refused; ``occurred_at`` is a naive UTC datetime for the encoder to write."""
     return {
-        "id": event.id,
-        "occurred_at": stamp(event.occurred_at) or "",
-        "event_type": event.event_type,
-        "visitor_id": event.visitor_id,
-        "session_id": event.session_id,
-        "path": event.path,
-        "referrer": event.referrer,
-        "props": None if props is None else dict(props),
+        "id": int(event.id),
+        "occurred_at": to_naive_utc(event.occurred_at),
+        "event_type": wire_text(event.event_type),
+        "visitor_id": wire_text(event.visitor_id),
+        "session_id": wire_text(event.session_id),
+        "path": wire_text(event.path),
+        "referrer": wire_text(event.referrer),
+        "props": wire_props(event.props),
     }
 
 

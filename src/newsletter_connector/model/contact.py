@@ -1,7 +1,8 @@
 """The contact representation (SPEC 2.1) and the validation of contact fields.
 
 :func:`contact_payload` is the ONE serializer of a subscriber: every Newsletter API endpoint and
-every ``newsletter.*`` event payload use it, so both are byte-identical for the same state.
+every ``newsletter.*`` event payload use it, and ``json_encoding`` writes both, so both are
+byte-identical for the same state.
 The parsers below raise :class:`InvalidRequest` naming the offending field (dotted for nested
 fields, e.g. ``prefs.email.local``); they are what the service validates input with.
 """
@@ -9,15 +10,14 @@ fields, e.g. ``prefs.email.local``); they are what the service validates input w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from datetime import datetime
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidRequest
 from ..links import confirm_url, profile_url, unsubscribe_url
 from ..settings import Settings
 from ..storage import EmailPrefs, SubscriberData
-from ..timeutil import isoformat_z
+from ..timeutil import to_naive_utc
 
 STATUSES = ("pending", "confirmed", "unsubscribed", "bounced")
 CADENCES = ("off", "daily", "weekly")
@@ -54,25 +54,14 @@ _ZIP_RE = re.compile(r"^[0-9]{5}$")
 _PHONE_RE = re.compile(r"^\+?[0-9 ().-]{7,31}$")
 
 
-def contact_payload(
-    record: SubscriberData,
-    settings: Settings,
-    *,
-    stamp: Callable[[datetime], Any] = isoformat_z,
-) -> dict[str, Any]:
+def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any]:
     """The contact (SPEC 2.1), fields in the spec's order.
 
     ``confirm_url`` only while pending; ``phone`` only with SMS consent (``prefs.sms.enabled``).
-    Values are strings, booleans, ``None`` and a list of strings, never floats (the subscriber
-    walk relies on it to write pages with orjson, ``web/fast_json.py``).
-
-    :param stamp: makes each timestamp's value. ``timeutil.utc_stamp`` leaves them as
-        datetimes for a page written by ``fast_json.dumps(..., stamps=True)``, which writes
-        the very strings the default makes.
+    Timestamps are naive UTC datetimes: ``json_encoding`` writes them (ISO-8601, ``Z``).
     """
-    # Written out rather than looped over EMAIL_PREF_FIELDS or through isoformat_z(None):
-    # a walk page builds 500 of these (issue 10); test_contact_prefs_follow_the_fields
-    # keeps the keys in step with EMAIL_PREF_FIELDS.
+    # Written out rather than looped over EMAIL_PREF_FIELDS: a walk page builds 500 of these
+    # (bench subscriber_walk); test_contact_prefs_follow_the_fields keeps the keys in step.
     prefs = record.prefs
     completed, confirmed, unsubscribed = (
         record.profile_completed_at,
@@ -98,10 +87,10 @@ def contact_payload(
         "gender": record.gender,
         "gender_self": record.gender_self,
         "categories": list(record.categories),
-        "profile_completed_at": None if completed is None else stamp(completed),
-        "created_at": stamp(record.created_at),
-        "confirmed_at": None if confirmed is None else stamp(confirmed),
-        "unsubscribed_at": None if unsubscribed is None else stamp(unsubscribed),
+        "profile_completed_at": None if completed is None else to_naive_utc(completed),
+        "created_at": to_naive_utc(record.created_at),
+        "confirmed_at": None if confirmed is None else to_naive_utc(confirmed),
+        "unsubscribed_at": None if unsubscribed is None else to_naive_utc(unsubscribed),
         "unsubscribe_url": unsubscribe_url(settings, record.unsubscribe_token),
         "profile_url": profile_url(settings, record.profile_token),
     }

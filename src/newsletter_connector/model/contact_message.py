@@ -5,17 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..storage import ContactMessageRecord
-from ..timeutil import isoformat_z
+from ..timeutil import to_naive_utc
 
 MAX_MESSAGE_LENGTH = 10_000
 
 
 def contact_message_payload(record: ContactMessageRecord) -> dict[str, Any]:
-    """``{id, email, name, message, submitted_at}``; ``id`` is a string."""
+    """``{id, email, name, message, submitted_at}``; ``id`` is a string, ``submitted_at`` a
+    naive UTC datetime (``json_encoding`` writes it)."""
     return {
         "id": str(record.id),
         "email": record.email,
         "name": record.name,
         "message": record.message,
-        "submitted_at": isoformat_z(record.submitted_at),
+        "submitted_at": to_naive_utc(record.submitted_at),
     }

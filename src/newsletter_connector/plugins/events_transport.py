@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
-import orjson
 
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
 from ..https_rule import without_credentials
+from ..json_encoding import dumps, raw_json
 from ..storage import (
     ConnectionRecord,
     OutboxEvent,
@@ -26,26 +26,9 @@ from ..storage import (
 )
 from ..sync.http import RunnerClient
 from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
-from ..timeutil import isoformat_z, to_naive_utc
+from ..timeutil import to_naive_utc
 
 EVENTS_PATH = "/v1/events"
-# Naive datetimes are UTC, written with "Z" (microseconds only when non-zero: orjson's default).
-_TIMES_AS_UTC_Z = orjson.OPT_NAIVE_UTC | orjson.OPT_UTC_Z
-
-
-def wire_event(event: OutboxEvent) -> dict[str, Any]:
-    """One event as it travels in the array."""
-    body: dict[str, Any] = {
-        "id": event.event_id,
-        "type": event.event_type,
-        "occurred_at": isoformat_z(event.occurred_at),
-        "payload": event.payload,
-    }
-    if _confirms(event):
-        body["confirm"] = True
-    return body
-
-
 _SIGNUP = "newsletter.signup"
 
 
@@ -54,13 +37,10 @@ def _confirms(event: OutboxEvent) -> bool:
 
 
 def wire_body(events: Sequence[OutboxEvent]) -> bytes:
-    """The request body: the JSON array of :func:`wire_event` objects, written by orjson, with
-    each payload's JSON text spliced in as the store holds it (decoded only for a signup, whose
+    """The request body: the JSON array of ``{id, type, occurred_at, [confirm,] payload}``
+    objects, written by ``json_encoding`` (``occurred_at`` in UTC with ``Z``), with each
+    payload's JSON text spliced in as the store holds it (decoded only for a signup, whose
     status decides ``confirm``).
-
-    orjson writes a naive (UTC) time as :func:`~newsletter_connector.timeutil.isoformat_z`
-    does — microseconds only when there are some, then ``Z``; an aware time is converted to UTC
-    first. Building the body with the stdlib was a tenth of the runner's CPU time (issue 10).
 
     The body is written from rows: claimed events the store kept as rows
     (:class:`~newsletter_connector.storage.StoredOutboxEvents`) are never built into objects
@@ -79,9 +59,9 @@ def wire_body(events: Sequence[OutboxEvent]) -> bytes:
         wire: dict[str, Any] = {"id": event_id, "type": event_type, "occurred_at": occurred_at}
         if event_type == _SIGNUP and _confirms(stored_outbox_event(*row)):
             wire["confirm"] = True
-        wire["payload"] = orjson.Fragment(payload_json)
+        wire["payload"] = raw_json(payload_json)
         objects.append(wire)
-    return orjson.dumps(objects, option=_TIMES_AS_UTC_Z)
+    return dumps(objects)
 
 
 class EventsTransport:

@@ -38,6 +38,7 @@ import httpx
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
 from ..https_rule import without_credentials
+from ..json_encoding import dumps
 from ..settings import Settings
 from ..storage import ConnectionRecord, OutboxEvent
 from ..sync.transport import bearer_headers, require_2xx
@@ -171,7 +172,7 @@ class PlatformTransport:
             path, body = mapped
             response = self.http.post(
                 self.base + path,
-                json=body,
+                content=dumps(body),
                 headers=bearer_headers(self.token, idempotency_key=event.event_id),
             )
             require_2xx(response)

@@ -11,16 +11,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import InvalidRequest
-from ..model.analytics import DailyRollup, event_wire
+from ..model.analytics import DailyRollup
 from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage, UnitOfWork
-from ..timeutil import isoformat_z, to_naive_utc
+from ..timeutil import to_naive_utc
 from . import analytics_sanitize as clean
 from .context import ServiceContext
 from .events import queue_event
@@ -41,14 +41,6 @@ class EventsPage:
 
     events: list[AnalyticsEventRecord]
     next_after_id: int
-
-
-def event_to_wire(
-    event: AnalyticsEventRecord, *, stamp: Callable[[datetime], Any] = isoformat_z
-) -> dict[str, Any]:
-    """An analytics event in the SPEC 2.5 export shape (the ``AnalyticsEvent`` model's);
-    ``stamp`` as in ``model.analytics.event_wire``."""
-    return event_wire(event, stamp=stamp)
 
 
 def rollup_entry(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from ..json_encoding import json_values
 from ..storage import NewEvent, UnitOfWork
 from .context import ServiceContext
 
@@ -42,6 +43,10 @@ def new_event(
 ) -> NewEvent:
     """An event to queue, with a new id (a UUID, the idempotency key) and the time now.
 
+    ``payload`` (a wire shape of ``model/``) is handed to the store as the plain JSON values
+    ``json_encoding`` writes of it, so the pushed payload is the API's bytes whatever the
+    store does with it.
+
     :param subscriber_email: the address the payload carries, if any, so that erasing that
         subscriber discards the event.
     """
@@ -52,7 +57,7 @@ def new_event(
         event_id=str(uuid.uuid4()),
         event_type=event_type,
         occurred_at=now,
-        payload=payload,
+        payload=json_values(payload),
         subscriber_key=subscriber_key(context, subscriber_email) if subscriber_email else None,
         created_at=now,
     )

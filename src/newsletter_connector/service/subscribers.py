@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,7 +36,7 @@ from ..model.contact import (
     require_object,
 )
 from ..storage import DeletionRecord, SubscriberData, SubscriberRecord, TokenKind, UnitOfWork
-from ..timeutil import isoformat_z, to_naive_utc
+from ..timeutil import to_naive_utc
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
 from .events import new_event, queue_event, subscriber_key
@@ -135,8 +135,8 @@ def parse_timestamp(value: str) -> datetime | None:
         return None
 
 
-def _same_echo(name: str, sent: Any, current: str | None) -> bool:
-    """Whether ``sent`` is the read-only field's ``current`` wire value: the email in any
+def _same_echo(name: str, sent: Any, current: str | datetime | None) -> bool:
+    """Whether ``sent`` is the read-only field's ``current`` contact value: the email in any
     letter case, a timestamp as the same instant (``Z`` or any offset, any fraction digits),
     a URL exactly; ``null`` only for ``null``."""
     if sent is None or current is None:
@@ -149,8 +149,7 @@ def _same_echo(name: str, sent: Any, current: str | None) -> bool:
         except InvalidRequest:
             return False
     if name in _TIMESTAMP_FIELDS:
-        instant = parse_timestamp(sent)
-        return instant is not None and instant == parse_timestamp(current)
+        return parse_timestamp(sent) == current
     return sent == current
 
 
@@ -162,12 +161,9 @@ class SubscriberService:
 
     # -- representation ----------------------------------------------------------------------
 
-    def contact(
-        self, record: SubscriberRecord, *, stamp: Callable[[datetime], Any] = isoformat_z
-    ) -> dict[str, Any]:
-        """The wire contact of ``record`` (SPEC 2.1); identical to event payloads (``stamp`` as
-        in ``model.contact.contact_payload``)."""
-        return contact_payload(record, self.context.settings, stamp=stamp)
+    def contact(self, record: SubscriberRecord) -> dict[str, Any]:
+        """The wire contact of ``record`` (SPEC 2.1); identical to event payloads."""
+        return contact_payload(record, self.context.settings)
 
     def _queue(self, uow: UnitOfWork, event_type: str, record: SubscriberRecord) -> None:
         queue_event(

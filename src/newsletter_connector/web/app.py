@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 import falcon
 import falcon.media
 
+from .. import json_encoding
 from ..service import NewsletterService
 from ..settings import Settings
 from . import (
@@ -21,7 +21,6 @@ from . import (
     openapi,
     subscribers_api,
 )
-from .fast_json import STDLIB_DUMPS
 from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
@@ -31,13 +30,6 @@ class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
     """The falcon app, carrying the :class:`NewsletterService` it serves as ``app.service``."""
 
     service: NewsletterService
-
-
-def _json_handler() -> falcon.media.JSONHandler:
-    return falcon.media.JSONHandler(
-        dumps=STDLIB_DUMPS,
-        loads=json.loads,
-    )
 
 
 def create_app(
@@ -63,7 +55,7 @@ def create_app(
     service.check_ready()
     app = NewsletterApp(middleware=[NoStoreMiddleware()])
     app.service = service
-    handler = _json_handler()
+    handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.req_options.strip_url_path_trailing_slash = False

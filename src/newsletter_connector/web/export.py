@@ -17,11 +17,10 @@ from typing import Any
 
 import falcon
 
+from ..model.analytics import event_wire
 from ..service import NewsletterService
-from ..service.analytics import MAX_EVENTS_LIMIT, event_to_wire
-from ..timeutil import utc_stamp
+from ..service.analytics import MAX_EVENTS_LIMIT
 from .auth import bearer_token
-from .fast_json import scalars_written_alike, set_json
 from .params import date_param, int_param, reject_unknown_params
 
 MAX_AFTER_ID = 2**63 - 1
@@ -64,18 +63,10 @@ class ExportSink:
             req, "limit", default=DEFAULT_EVENTS_LIMIT, minimum=1, maximum=MAX_EVENTS_LIMIT
         )
         page = self.service.analytics.events_page(after_id, limit)
-        events = [event_to_wire(event, stamp=utc_stamp) for event in page.events]
-        # A page of 1,000 is written by orjson (issue 10) unless a prop holds a float orjson
-        # writes differently from the app's JSON form (props are flat: see event_wire).
-        floats_alike = all(
-            scalars_written_alike(event["props"].values()) for event in events if event["props"]
-        )
-        set_json(
-            resp,
-            {"events": events, "next_after_id": page.next_after_id},
-            floats_alike=floats_alike,
-            stamps=True,
-        )
+        resp.media = {
+            "events": [event_wire(event) for event in page.events],
+            "next_after_id": page.next_after_id,
+        }
 
     def rollups(self, req: falcon.Request, resp: falcon.Response) -> None:
         reject_unknown_params(req, ("from", "to"))

@@ -13,10 +13,8 @@ import falcon
 from ..model.contact import STATUSES
 from ..service import NewsletterService
 from ..service.cursors import DEFAULT_LIMIT, MAX_LIMIT
-from ..timeutil import utc_stamp
 from .auth import require_api_key
 from .bodies import json_object
-from .fast_json import set_json
 from .params import enum_param, int_param, single_param
 
 
@@ -37,16 +35,10 @@ class SubscribersResource:
         cursor = single_param(req, "cursor")
         page = self.service.subscribers.list_page(status, cursor, _limit(req))
         contact = self.service.subscribers.contact
-        # Contacts hold no floats, so orjson writes the app's exact JSON form, timestamps
-        # included (issue 10).
-        set_json(
-            resp,
-            {
-                "data": [contact(record, stamp=utc_stamp) for record in page.items],
-                "next_cursor": page.next_cursor,
-            },
-            stamps=True,
-        )
+        resp.media = {
+            "data": [contact(record) for record in page.items],
+            "next_cursor": page.next_cursor,
+        }
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         result = self.service.subscribers.subscribe(json_object(req))

@@ -26,6 +26,7 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, create_engine, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
+from ...json_encoding import dumps_text
 from .stored_json import stored_json_loads
 
 BEGIN_OPTION = "nc_sqlite_begin"
@@ -65,6 +66,7 @@ def make_engine(database_url: str, *, timeouts: DbTimeouts | None = None, **kwar
     timeouts = timeouts or DbTimeouts()
     # Bound parameters can hold tokens and addresses: keep them out of exception text and logs.
     kwargs.setdefault("hide_parameters", True)
+    kwargs.setdefault("json_serializer", dumps_text)  # the one encoder: pushed payload bytes
     kwargs.setdefault("json_deserializer", stored_json_loads)
     if "poolclass" not in kwargs and "pool" not in kwargs:  # the default pool waits for one
         kwargs.setdefault("pool_timeout", timeouts.connect)
