@@ -221,12 +221,12 @@ HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.RequestError]], ...] 
 )
 
 
-def as_httpx_error(exc: Exception, request: httpx.Request) -> Exception:
-    """The httpx exception standing for httpcore's ``exc`` (``exc`` itself if none does)."""
+def httpx_error_for(exc: Exception) -> type[httpx.RequestError] | None:
+    """The httpx exception class standing for httpcore's ``exc`` (``None``: not httpcore's)."""
     for core_error, httpx_error in HTTPCORE_TO_HTTPX:
         if isinstance(exc, core_error):
-            return httpx_error(str(exc), request=request)
-    return exc
+            return httpx_error
+    return None
 
 
 class DeadlinePoolTransport(httpx.BaseTransport):
@@ -269,7 +269,10 @@ class DeadlinePoolTransport(httpx.BaseTransport):
             finally:
                 core_response.close()  # returns the connection to the pool
         except Exception as exc:
-            raise as_httpx_error(exc, request) from exc
+            httpx_error = httpx_error_for(exc)
+            if httpx_error is None:
+                raise
+            raise httpx_error(str(exc), request=request) from exc
         return httpx.Response(
             status_code=core_response.status,
             headers=core_response.headers,
