@@ -279,13 +279,9 @@ def test_a_slow_answer_fails_at_the_total_deadline(
 
 
 def test_the_default_deadline_is_15_seconds(service: Any) -> None:
-    runner = SyncRunner(service, periodic_tasks=[])
-    assert runner.deadline == 15.0
-    client = sync_http.build_http_client(service.settings)
-    transport = client._transport
-    assert isinstance(transport, sync_http.DeadlineTransport)
-    assert transport.deadline == 15.0
-    client.close()
+    # enforced against a real receiver: tests/test_sync_tls.py
+    assert SyncRunner(service, periodic_tasks=[]).deadline == 15.0
+    assert sync_http.REQUEST_DEADLINE_SECONDS == 15.0
 
 
 def test_the_lease_outlives_every_request_deadline(service: Any, make_runner: Any) -> None:
@@ -611,8 +607,8 @@ def test_a_platform_claim_is_one_batch_with_a_one_batch_lease(
     assert runner.batches_per_claim(runner.transport()) == 10
 
 
-def test_a_closed_runner_client_refuses_a_push(service: Any) -> None:
+def test_a_closed_runner_client_refuses_a_request(service: Any) -> None:
     client = sync_http.build_http_client(service.settings)
     client.close()
     with pytest.raises(RuntimeError, match="closed"):
-        client.push(httpx.URL(f"{PLATFORM}/v1/events"), content=b"[]", headers={})
+        client.post(f"{PLATFORM}/v1/events", content=b"[]")

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import httpcore
+import httpx
 import pytest
 
+from newsletter_connector import hookimpl
+from newsletter_connector.descriptors import OutboundTransport
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.sync import http as sync_http
 from newsletter_connector.sync.runner import SyncRunner
 
 from . import sync_payloads as p
+from .docblocks import docblock
 from .tls_receiver import TlsReceiver
 
 TOKEN = "platform-token-0123456789"
@@ -111,24 +117,42 @@ def test_500s_then_200_over_tls_with_the_same_ids(service: Any, receiver: TlsRec
     assert [[e["id"] for e in r.body] for r in receiver.received] == [ids, ids, ids]
 
 
-def test_a_receiver_dripping_bytes_fails_at_the_total_deadline(
+def test_a_receiver_dripping_a_byte_a_second_fails_at_the_total_deadline(
     service: Any, receiver: TlsReceiver
 ) -> None:
     queue(service, 1)
     receiver.script = ["drip"]
-    receiver.drip_interval = 0.05  # a byte every 50 ms: no per-phase timeout would ever fire
+    receiver.drip_interval = 1.0  # a byte a second: no per-phase timeout would ever fire
     earlier = set(request_threads())  # idle workers of other tests' runners
     started = time.monotonic()
-    runner = SyncRunner(service, periodic_tasks=[], deadline=1.0)
+    runner = SyncRunner(service, periodic_tasks=[], deadline=3.0)
     outcome = runner.run_once().outcomes[0]
     elapsed = time.monotonic() - started
     assert outcome.result == "retry"
     assert (outcome.error or "").startswith("timeout")
-    assert 1.0 <= elapsed < 3.0
-    # the request's own thread ends its request by itself too (its socket operations share the
-    # deadline): once the runner is closed, no thread of its requests is left
+    assert 3.0 <= elapsed < 5.0
+    # the request ended on the runner's own thread: no thread of its requests is left
     runner.close()
     assert wait_until(lambda: not set(request_threads()) - earlier, timeout=2.0)
+
+
+def test_the_default_deadline_fails_a_dripping_receiver_at_15_seconds(
+    service: Any, receiver: TlsReceiver
+) -> None:
+    queue(service, 1)
+    receiver.script = ["drip"]
+    receiver.drip_interval = 1.0
+    runner = SyncRunner(service, periodic_tasks=[])  # SPEC 8: 15 seconds, total
+    started = time.monotonic()
+    try:
+        outcome = runner.run_once().outcomes[0]
+    finally:
+        runner.close()
+    elapsed = time.monotonic() - started
+    assert outcome.result == "retry"
+    assert (outcome.error or "").startswith("timeout")
+    assert 15.0 <= elapsed < 17.5
+    assert len(receiver.received) == 1
 
 
 def test_a_receiver_that_never_answers_fails_at_the_deadline(
@@ -272,3 +296,64 @@ def test_a_peer_reading_slowly_cannot_stretch_a_write_past_the_deadline() -> Non
         reader.join(10)
         listener.close()
         backend.close()
+
+
+def docs_webhook_transports() -> Any:
+    """The hook implementation of docs/plugins.md's example transport."""
+    namespace: dict[str, Any] = {"__name__": "docs_plugin_outbound_transport"}
+    exec(compile(docblock("plugin-outbound-transport"), "<docs>", "exec"), namespace)
+    return namespace["newsletter_outbound_transports"]
+
+
+def test_the_documented_example_transport_delivers_and_fails_like_a_built_in(
+    newsletter_settings: Any, newsletter_storage: Any, receiver: TlsReceiver
+) -> None:
+    (descriptor,) = docs_webhook_transports()()
+    clients: list[Any] = []
+
+    def recording_factory(connection: Any, http_client: Any) -> Any:
+        clients.append(http_client)
+        return descriptor.factory(connection, http_client)
+
+    @hookimpl
+    def newsletter_outbound_transports() -> list[OutboundTransport]:
+        return [dataclasses.replace(descriptor, factory=recording_factory)]
+
+    plugin = SimpleNamespace(newsletter_outbound_transports=newsletter_outbound_transports)
+    configured = newsletter_settings.model_copy(update={"ca_bundle": str(receiver.ca_file)})
+    service = NewsletterService.build(configured, storage=newsletter_storage, plugins=[plugin])
+    service.admin.set_connection(platform_base=receiver.base, transport="webhook", token=TOKEN)
+    ids = queue(service, 3)
+    now = [service.context.clock()]
+    runner = SyncRunner(service, periodic_tasks=[], deadline=2.0, clock=lambda: now[0])
+    try:
+        assert runner.run_once().delivered_events == 3
+        request = receiver.received[0]
+        assert request.path == "/hooks/newsletter"
+        assert request.headers["Authorization"] == f"Bearer {TOKEN}"
+        assert [e["id"] for e in request.body] == ids
+        # the runner's client: the same public object the built-ins are given
+        assert type(clients[0]) is httpx.Client
+
+        queue(service, 1)
+        receiver.script = ["500"]
+        failed = runner.run_once().outcomes[0]
+        assert (failed.result, failed.error) == ("retry", "HTTP 500 from the webhook")
+
+        now[0] += timedelta(days=1)
+        receiver.script = ["drip"]
+        receiver.drip_interval = 1.0
+        started = time.monotonic()
+        slow = runner.run_once().outcomes[0]
+        assert slow.result == "retry"
+        assert (slow.error or "").startswith("timeout")
+        assert 2.0 <= time.monotonic() - started < 4.0
+
+        # a built-in transport is built the same way, with the same kind of client
+        service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
+        builtin = runner.transport()
+        assert type(builtin).__name__ == "EventsTransport"
+        assert len(clients) == 1
+        assert type(builtin.http) is type(clients[0])
+    finally:
+        runner.close()

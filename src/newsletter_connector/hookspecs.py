@@ -45,7 +45,12 @@ def newsletter_outbound_transports() -> list[OutboundTransport]:
 
     :return: a list of :class:`~newsletter_connector.descriptors.OutboundTransport`. The
         configured connection's ``transport`` picks one by name. Built-ins: ``events`` (batched
-        ``POST /v1/events``) and ``platform`` (the live per-event mapping).
+        ``POST /v1/events``) and ``platform`` (the live per-event mapping). The runner builds
+        the one picked as ``factory(connection, http_client)``, built-ins and plugins alike:
+        ``http_client`` is the runner's :class:`httpx.Client` (trusted CAs, no redirects, a
+        total 15-second deadline per request); the transport's ``deliver(events)`` returns
+        when the platform accepted the batch and raises otherwise (see
+        :mod:`newsletter_connector.sync.transport`).
     """
 
 

@@ -24,7 +24,6 @@ from ..storage import (
     StoredOutboxEvents,
     stored_outbox_event,
 )
-from ..sync.http import RunnerClient
 from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
 from ..timeutil import to_naive_utc
 
@@ -85,11 +84,7 @@ class EventsTransport:
         if not events:
             return
         body = wire_body(events)
-        if isinstance(self.http, RunnerClient):
-            response = self.http.push(self._url, content=body, headers=self._headers)
-        else:  # a client of the host's own
-            response = self.http.post(self._url, content=body, headers=self._headers)
-        require_2xx(response)
+        require_2xx(self.http.post(self._url, content=body, headers=self._headers))
 
 
 @hookimpl(trylast=True)

@@ -1,25 +1,29 @@
 """The runner's HTTP client: who it trusts, and a total deadline per request.
 
+Every outbound transport is given the same plain :class:`httpx.Client`
+(:func:`build_http_client`) and sends through its public API (``post``, ``request``, ...).
+
 httpx timeouts apply per phase (connect, each read, each write), so a receiver that drips one
-byte at a time never trips them. The deadline is made total by the connection pool's network
-backend (:class:`DeadlineBackend`): every operation of a request — name resolution, connect,
-the TLS handshake, every read and every write — is bounded by the time left until the deadline
-armed for the request on the thread that runs it, so a request ends by itself once its deadline
-passes:
+byte at a time never trips them. The deadline is made total below httpx, by the network
+backend of the connection pool (:class:`DeadlineBackend`, on httpcore's public
+``NetworkBackend`` interface) under the client's transport (:class:`DeadlinePoolTransport`, on
+httpx's public ``BaseTransport`` interface). Every operation of a request — name resolution,
+connect, the TLS handshake, every read and every write — is bounded by the time left until the
+deadline armed for the request on the thread that runs it, so a request ends by itself once
+its deadline passes:
 
 - reads, the TLS handshake and connects are single socket operations given the time left
-  (since Python 3.5 an SSL socket's timeout bounds a whole handshake or read, not each byte);
+  (an SSL socket's timeout bounds a whole handshake or read, not each byte);
 - a write is a loop of sends, each given the time that is left (a platform reading a byte at a
   time cannot stretch it);
 - name resolution (``getaddrinfo`` has no timeout) runs on a helper thread that the request
   stops waiting for at the deadline; an IP address needs none.
 
-So requests run on the caller's thread (issue 10: handing each one to a worker thread cost
-more CPU than the whole HTTP exchange of a bare client). A transport whose sockets the backend
-does not bound (tests pass an :class:`httpx.MockTransport`) is instead run on a worker thread
-that the caller stops waiting for at the deadline (:class:`DeadlineTransport`). Nothing is ever
-closed from another thread (closing a socket under a blocked reader can let its file
-descriptor be reused by an unrelated file).
+So requests run on the caller's thread, and nothing is ever closed from another thread
+(closing a socket under a blocked reader can let its file descriptor be reused by an
+unrelated file). A transport whose sockets the backend does not bound (tests pass an
+:class:`httpx.MockTransport`) is instead run on a worker thread that the caller stops waiting
+for at the deadline (:class:`WorkerDeadlineTransport`).
 
 Connections are kept alive and reused between requests, so a batch costs one request on an
 open connection rather than a new TCP and TLS handshake (httpcore discards a connection the
@@ -185,20 +189,6 @@ class DeadlineBackend(httpcore.NetworkBackend):
         self.resolvers.close()
 
 
-def deadline_http_transport(
-    context: ssl.SSLContext, backend: DeadlineBackend
-) -> httpx.HTTPTransport:
-    """A keep-alive HTTPS transport whose socket operations end by the deadline armed on
-    ``backend`` for the calling thread."""
-    transport = httpx.HTTPTransport(verify=context, retries=0)
-    # httpx offers no public way to pass a network backend; its pool is a plain httpcore
-    # ConnectionPool, replaced here by one built with the public httpcore API.
-    transport._pool = httpcore.ConnectionPool(
-        ssl_context=context, network_backend=backend, retries=0
-    )
-    return transport
-
-
 def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
     """Verify the platform against the system CA store, ``SSL_CERT_FILE`` (and
     ``SSL_CERT_DIR``) when set, and ``settings.ca_bundle`` when set."""
@@ -211,46 +201,108 @@ def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
     return context
 
 
-class DeadlineTransport(httpx.BaseTransport):
-    """Runs each request of ``inner`` with a total deadline.
+#: httpcore's exceptions as the httpx ones a caller of :class:`httpx.Client` expects, most
+#: specific first.
+HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.RequestError]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
 
-    :param inner: the transport every request goes through (kept, not rebuilt per request).
-    :param deadline: seconds from the start of the request to the last byte of the body.
-    :param backend: the :class:`DeadlineBackend` under ``inner``'s connection pool, when it has
-        one. Then every operation of a request ends by the deadline armed on the caller's
-        thread, and the request runs there. Without one, ``inner`` is run on a worker thread
-        (:mod:`.workers`, reused between requests), which the caller stops waiting for at the
-        deadline with :class:`httpx.TimeoutException`.
+
+def httpx_error_for(exc: Exception) -> type[httpx.RequestError] | None:
+    """The httpx exception class standing for httpcore's ``exc`` (``None``: not httpcore's)."""
+    for core_error, httpx_error in HTTPCORE_TO_HTTPX:
+        if isinstance(exc, core_error):
+            return httpx_error
+    return None
+
+
+class DeadlinePoolTransport(httpx.BaseTransport):
+    """An HTTPS transport whose every request ends by ``deadline`` seconds after it starts.
+
+    Requests go through an :class:`httpcore.ConnectionPool` (keep-alive, no retries) built on
+    a :class:`DeadlineBackend`: each request arms the backend for the calling thread, so every
+    socket operation of the request is bounded by the time left, and the request runs on the
+    caller's thread. The whole response body is read before :meth:`handle_request` returns.
+
+    :param context: who the platform's certificate must be signed by.
+    :param deadline: seconds from the start of a request to the last byte of its response.
     """
 
-    def __init__(
-        self,
-        inner: httpx.BaseTransport,
-        deadline: float,
-        *,
-        backend: DeadlineBackend | None = None,
-    ) -> None:
+    def __init__(self, context: ssl.SSLContext, deadline: float) -> None:
+        if deadline <= 0:
+            raise ValueError("deadline must be positive")
+        self.deadline = deadline
+        self.backend = DeadlineBackend()
+        self.pool = httpcore.ConnectionPool(
+            ssl_context=context, network_backend=self.backend, retries=0
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        core_request = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        self.backend.arm(self.deadline)
+        try:
+            core_response = self.pool.handle_request(core_request)
+            try:
+                content = core_response.read()  # the whole body, by the deadline
+            finally:
+                core_response.close()  # returns the connection to the pool
+        except Exception as exc:
+            httpx_error = httpx_error_for(exc)
+            if httpx_error is None:
+                raise
+            raise httpx_error(str(exc), request=request) from exc
+        return httpx.Response(
+            status_code=core_response.status,
+            headers=core_response.headers,
+            stream=httpx.ByteStream(content),
+            extensions=core_response.extensions,
+        )
+
+    def close(self) -> None:
+        self.pool.close()
+        self.backend.close()
+
+
+class WorkerDeadlineTransport(httpx.BaseTransport):
+    """Runs each request of ``inner`` — a transport whose sockets no deadline backend bounds
+    (tests pass an :class:`httpx.MockTransport`) — on a worker thread (:mod:`.workers`,
+    reused between requests), which the caller stops waiting for at ``deadline`` with
+    :class:`httpx.TimeoutException`. Nothing is closed under a worker: a timed-out request
+    ends on its own thread.
+    """
+
+    def __init__(self, inner: httpx.BaseTransport, deadline: float) -> None:
         if deadline <= 0:
             raise ValueError("deadline must be positive")
         self.inner = inner
         self.deadline = deadline
-        self.backend = backend
         self.workers = RequestWorkers()
         self._lock = threading.Lock()
         self._in_flight = 0
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        if self.backend is None:
-            return self._on_worker(request)
-        self.backend.arm(self.deadline)
-        response = self.inner.handle_request(request)
-        try:
-            response.read()  # the whole body, by the deadline; returns the connection
-        finally:
-            response.close()
-        return response
-
-    def _on_worker(self, request: httpx.Request) -> httpx.Response:
         result: list[httpx.Response] = []
         errors: list[BaseException] = []
 
@@ -284,11 +336,9 @@ class DeadlineTransport(httpx.BaseTransport):
         return result[0]
 
     def close(self) -> None:
-        """Close the pool, unless a timed-out request's worker still holds a connection: that
-        worker ends by its own deadline, and its connection must not be closed under it."""
+        """Close ``inner``, unless a timed-out request's worker still uses it: that worker
+        ends by itself, and nothing must be closed under it."""
         self.workers.close()
-        if self.backend is not None:
-            self.backend.close()
         with self._lock:
             idle = self._in_flight == 0
         if idle:
@@ -306,65 +356,30 @@ class CookiesNeverKept(http.cookiejar.CookieJar):
         pass
 
 
-class RunnerClient(httpx.Client):
-    """The runner's :class:`httpx.Client` (what every transport is given): no redirects, no
-    cookies kept (:class:`CookiesNeverKept`), and :meth:`push`, one request handed straight to
-    the deadline transport.
-
-    A push skips the client's cookie, auth and redirect handling, none of which it needs:
-    redirects are failures anyway, no auth is configured, and no cookie is ever kept. Those
-    layers were a fifth of a push's CPU (issue 10). The client's default headers are sent as
-    with :meth:`post`.
-    """
-
-    def __init__(self, transport: DeadlineTransport, deadline: float) -> None:
-        super().__init__(
-            transport=transport,
-            cookies=CookiesNeverKept(),
-            follow_redirects=False,
-            timeout=httpx.Timeout(deadline),
-            trust_env=False,
-        )
-        self.deadline_transport = transport
-        self._default_headers = dict(self.headers)
-        self._extensions = {"timeout": self.timeout.as_dict()}
-
-    def push(self, url: httpx.URL, *, content: bytes, headers: dict[str, str]) -> httpx.Response:
-        """``POST`` ``content`` to ``url`` with ``headers`` (added to the client's defaults);
-        the whole response, read by the deadline."""
-        if self.is_closed:
-            raise RuntimeError("cannot push: the runner's HTTP client has been closed")
-        request = httpx.Request(
-            "POST",
-            url,
-            content=content,
-            headers={**self._default_headers, **headers},
-            extensions=self._extensions,
-        )
-        response = self.deadline_transport.handle_request(request)
-        response.request = request
-        return response
-
-
 def build_http_client(
     settings: Settings,
     *,
     deadline: float = REQUEST_DEADLINE_SECONDS,
     inner: Callable[[], httpx.BaseTransport] | None = None,
-) -> RunnerClient:
-    """The client every transport sends through: no redirects, total ``deadline`` per
-    request, TLS verified against :func:`trusted_ssl_context`.
+) -> httpx.Client:
+    """The :class:`httpx.Client` every outbound transport is given: no redirects followed, no
+    cookies kept (:class:`CookiesNeverKept`), no proxy or CA settings read from the
+    environment beyond :func:`trusted_ssl_context`, and a total ``deadline`` per request (a
+    request over it raises :class:`httpx.TimeoutException`).
 
     :param inner: build the transport yourself (tests pass an :class:`httpx.MockTransport`);
-        it is built once and the total deadline still applies.
+        it is built once and run under :class:`WorkerDeadlineTransport`. Default:
+        :class:`DeadlinePoolTransport` trusting :func:`trusted_ssl_context`.
     """
+    transport: httpx.BaseTransport
     if inner is None:
-        backend = DeadlineBackend()
-        transport = DeadlineTransport(
-            deadline_http_transport(trusted_ssl_context(settings), backend),
-            deadline,
-            backend=backend,
-        )
+        transport = DeadlinePoolTransport(trusted_ssl_context(settings), deadline)
     else:
-        transport = DeadlineTransport(inner(), deadline)
-    return RunnerClient(transport, deadline)
+        transport = WorkerDeadlineTransport(inner(), deadline)
+    return httpx.Client(
+        transport=transport,
+        cookies=CookiesNeverKept(),
+        follow_redirects=False,
+        timeout=httpx.Timeout(deadline),
+        trust_env=False,
+    )

@@ -3,17 +3,20 @@
 :class:`~newsletter_connector.descriptors.OutboundTransport`).
 
 ``descriptor.factory(connection, http_client)`` returns a :class:`Transport` for one
-connection. ``http_client`` is an :class:`httpx.Client` prepared by the runner: it trusts the
+connection; built-in and plugin transports are built the same way. ``http_client`` is a plain
+:class:`httpx.Client` prepared by the runner (:func:`~.http.build_http_client`): it trusts the
 configured CAs, never follows redirects and enforces the 15-second total deadline on every
 request (a request over it raises :class:`httpx.TimeoutException`). A transport must send
-through that client only, to URLs under ``connection.platform_base``, with the connection's
-bearer token.
+through that client only, with its public API, to URLs under ``connection.platform_base``,
+with the connection's bearer token.
 
 The runner calls ``deliver`` with one frozen batch (at most ``max_batch_size`` events, oldest
 first) outside any database transaction. ``deliver`` returns normally only when the platform has
 accepted every event (a 2xx); otherwise it raises (:class:`DeliveryError` or any exception),
-and the whole batch is retried later with the same event ids. A transport needing settings may
-define ``configure(settings)``; the runner calls it once, before the first ``deliver``.
+and the whole batch is retried later with the same event ids: retries, and settling the batch
+in the store, belong to the runner. A transport needing settings may define
+``configure(settings)``; the runner calls it once, before the first ``deliver``. The contract
+for plugin authors, with a tested example, is in docs/plugins.md.
 """
 
 from __future__ import annotations

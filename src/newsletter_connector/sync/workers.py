@@ -1,7 +1,7 @@
 """Threads that run blocking work (a request, a name look-up) so a caller can stop waiting at
 a deadline.
 
-Used by :class:`~newsletter_connector.sync.http.DeadlineTransport` and
+Used by :class:`~newsletter_connector.sync.http.WorkerDeadlineTransport` and
 :class:`~newsletter_connector.sync.http.DeadlineBackend`.
 """
 
@@ -25,7 +25,7 @@ class Job:
 
 class RequestWorkers:
     """Long-lived threads that run one request at a time (starting a thread per request cost
-    more than a keep-alive request itself; issue 10).
+    more than a keep-alive request itself).
 
     A job never waits for a busy thread: :meth:`submit` hands it to an idle worker or starts
     a new one. A worker whose job was abandoned (its caller's deadline passed) exits when the
