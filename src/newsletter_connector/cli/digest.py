@@ -1,8 +1,8 @@
 """``newsletter-connector digest``: record one newsletter issue from the command line.
 
-A thin edge over :meth:`IssueService.run_digest`, registered on the ``cli`` group in
-:mod:`newsletter_connector.cli`. Content comes from the installed ``newsletter_issue_content``
-plugin, or from ``--content FILE.json`` (the same object such a plugin returns).
+A thin edge over :meth:`IssueService.run_digest`. Content comes from the installed
+``newsletter_issue_content`` plugin, or from ``--content FILE.json`` (the same object such a
+plugin returns).
 
 Exit status: 0 when an issue was recorded, and also when the daily/weekly period already has its
 issue (nothing recorded, a note on stderr), so the command is safe in cron on several hosts;
@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from .service.digest_schedule import ALL_KINDS
-
-if TYPE_CHECKING:
-    from .cli import CliState
+from ..errors import NewsletterError
+from ..service.digest_schedule import ALL_KINDS
+from ..service.issues import IssueAlreadyRecorded
+from ..settings import SettingsError
+from .context import CliState, fail, pass_state
 
 
 def _read_content(path: Path) -> Any:
-    from .cli import fail
-
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -35,7 +34,6 @@ def _read_content(path: Path) -> Any:
         fail(f"--content {path}: not UTF-8 text")
     except json.JSONDecodeError as exc:
         fail(f"--content {path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
-    return None  # pragma: no cover - fail() exits
 
 
 @click.command("digest")
@@ -61,7 +59,7 @@ def _read_content(path: Path) -> Any:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the recorded issue's HTML to this file, to open in a browser.",
 )
-@click.pass_obj
+@pass_state
 def digest(
     state: CliState,
     kind: str,
@@ -74,11 +72,6 @@ def digest(
     In connector delivery mode the run also queues a newsletter.issue event for the platform;
     the platform transport never sends a test issue to readers. Needs an https base_url.
     """
-    from .cli import fail
-    from .errors import NewsletterError
-    from .service.issues import IssueAlreadyRecorded
-    from .settings import SettingsError
-
     content = _read_content(content_file) if content_file is not None else None
     try:
         state.settings().require_https_links()  # the issue links to the site built from it
@@ -89,7 +82,6 @@ def digest(
         return
     except (NewsletterError, SettingsError) as exc:
         fail(str(exc))
-        return  # pragma: no cover - fail() exits
     click.echo(
         f"recorded {record.kind} issue {record.id} for {record.issue_date}: {record.subject}"
     )

@@ -1,0 +1,56 @@
+"""The ``newsletter-connector`` command line: a thin edge over :class:`NewsletterService`.
+
+Every command reads settings from ``NEWSLETTER_*`` / ``--config``. Bad arguments or a failed
+operation exit non-zero with one clear line on stderr; secrets are read from stdin or a prompt,
+never from argv (where ``ps`` would show them).
+
+This module holds the group and registers the commands; each command group lives in its own
+module, which imports only :mod:`.context` and the library, never this module.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+from . import connection, database, digest, erase, keys, listsource, outbox, plugins, serve, sync
+from .context import CliState
+
+
+@click.group()
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    envvar="NEWSLETTER_CONFIG",
+    help="TOML settings file (also $NEWSLETTER_CONFIG).",
+)
+@click.version_option(__version__, prog_name="newsletter-connector")
+@click.pass_context
+def cli(ctx: click.Context, config_file: str | None) -> None:
+    """Mailing list, issues, contact messages and analytics for a news site."""
+    ctx.obj = CliState(config_file)
+
+
+for _command in (
+    database.db,
+    keys.keys,
+    listsource.listsource,
+    connection.connection,
+    erase.erase,
+    plugins.plugins_command,
+    serve.serve,
+    serve.quickstart,
+    sync.sync,
+    outbox.outbox,
+    digest.digest,
+):
+    cli.add_command(_command)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="newsletter-connector")
+
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,72 @@
+"""What every command shares: the state the group hands down, error reporting, secret input.
+
+Command modules import from here and from the library, never from the package's
+``__init__`` (which imports them to register their commands).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from ..errors import NewsletterError
+from ..service import NewsletterService
+from ..settings import Settings, SettingsError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str) -> NoReturn:
+    """Exit 1 with one line on stderr."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(1)
+
+
+def reports_errors(func: F) -> F:
+    """Turn domain and settings errors into one clear line and exit status 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (NewsletterError, SettingsError) as exc:
+            fail(str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+class CliState:
+    """Settings for the command being run (from ``--config`` and ``NEWSLETTER_*``) and the
+    service built from them, lazily, once."""
+
+    def __init__(self, config_file: str | None) -> None:
+        self.config_file = config_file
+        self._service: NewsletterService | None = None
+
+    def settings(self, **overrides: Any) -> Settings:
+        return Settings.load(config_file=self.config_file, **overrides)
+
+    def service(self, *, ready: bool = True, **overrides: Any) -> NewsletterService:
+        if self._service is None:
+            self._service = NewsletterService.build(self.settings(**overrides))
+            if ready:
+                self._service.check_ready(tolerate_outage=False)
+        return self._service
+
+
+pass_state = click.make_pass_decorator(CliState)
+
+
+def read_secret(prompt: str) -> str:
+    """A secret from stdin when piped, else from a hidden prompt."""
+    if not sys.stdin.isatty():
+        value = sys.stdin.readline().rstrip("\r\n")
+    else:
+        value = click.prompt(prompt, hide_input=True, confirmation_prompt=True)
+    if not value:
+        fail(f"{prompt.lower()} is empty")
+    return value

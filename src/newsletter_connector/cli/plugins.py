@@ -1,0 +1,33 @@
+"""``newsletter-connector plugins``: the loaded plugins and what they offer."""
+
+from __future__ import annotations
+
+import click
+
+from ..plugin_manager import (
+    build_plugin_manager,
+    issue_renderers,
+    outbound_transports,
+    storage_backends,
+)
+
+
+@click.command("plugins")
+def plugins_command() -> None:
+    """List loaded plugins and what they offer."""
+    pm = build_plugin_manager()
+    click.echo("plugins:")
+    for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: str(item[0])):
+        dist = next((d for p, d in pm.list_plugin_distinfo() if p is plugin), None)
+        origin = f" ({dist.project_name} {dist.version})" if dist else " (built-in)"
+        click.echo(f"  {name}{origin}")
+    for title, offered in (
+        ("storage backends", storage_backends(pm)),
+        ("issue renderers", issue_renderers(pm)),
+        ("outbound transports", outbound_transports(pm)),
+    ):
+        click.echo(f"{title}:")
+        for descriptor in offered:
+            click.echo(f"  {descriptor.name}: {descriptor.description}")
+        if not offered:
+            click.echo("  (none)")

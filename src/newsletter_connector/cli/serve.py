@@ -1,0 +1,82 @@
+"""``newsletter-connector serve`` and ``quickstart``: the app under gunicorn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..gunicorn_app import DEFAULT_WORKER_TIMEOUT, run
+from .context import CliState, pass_state, reports_errors
+
+
+@click.command("serve")
+@click.option("--bind", default="127.0.0.1:8000", show_default=True, help="host:port to listen on.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option(
+    "--base-url",
+    help="Public https address (default: the base_url setting; http://<bind> only with "
+    "allow_insecure_http_links).",
+)
+@click.option(
+    "--timeout",
+    default=DEFAULT_WORKER_TIMEOUT,
+    show_default=True,
+    type=click.IntRange(1, 3600),
+    help="Seconds a worker may spend on one request, reading its body included; past it the "
+    "connection is cut and the worker restarted (bounds what a slow client can hold).",
+)
+@pass_state
+@reports_errors
+def serve(state: CliState, bind: str, workers: int, base_url: str | None, timeout: int) -> None:
+    """Serve the app under gunicorn (put a buffering reverse proxy in front: docs/security.md).
+    Refuses to start without an https base_url, unless the development setting
+    allow_insecure_http_links allows http."""
+    settings = state.settings(base_url=base_url)
+    if settings.base_url is None and settings.allow_insecure_http_links:
+        settings = state.settings(base_url=f"http://{bind}")
+    settings.require_https_links()
+    service = state.service(base_url=settings.base_url)
+    settings = service.settings
+    service.close()
+    run(settings, bind=bind, workers=workers, timeout=timeout)
+
+
+@click.command("quickstart")
+@click.option("--bind", default="127.0.0.1:8000", show_default=True, help="host:port to listen on.")
+@pass_state
+@reports_errors
+def quickstart(state: CliState, bind: str) -> None:
+    """Migrate the database, issue a first API key, print a curl line, and serve.
+
+    Without a base_url it serves http://<bind> and allows insecure http links for that local
+    address only, saying so: a trial, not a deployment."""
+    overrides: dict[str, Any] = {}
+    if state.settings().base_url is None:
+        overrides = {"base_url": f"http://{bind}", "allow_insecure_http_links": True}
+    service = state.service(ready=False, **overrides)
+    base_url = service.settings.require_https_links()
+    service.initialise()
+    existing = [k for k in service.admin.list_api_keys() if k.active]
+    click.echo(f"newsletter-connector {__version__} on {service.settings.database_url}")
+    if overrides:
+        click.echo(
+            f"WARNING: local trial: readers' links would be plain http ({base_url}); "
+            "allow_insecure_http_links is on for this address only. Set NEWSLETTER_BASE_URL "
+            "to your public https address before real readers sign up."
+        )
+    if existing:
+        click.echo(
+            f"API keys already exist ({', '.join(k.label for k in existing)}); "
+            "issue another with: newsletter-connector keys create --label NAME"
+        )
+        key = "<your API key>"
+    else:
+        key = service.admin.create_api_key("quickstart").key
+        click.echo(f"API key (shown once): {key}")
+    click.echo("Try it:")
+    click.echo(f"  curl -H 'Authorization: Bearer {key}' {base_url}/api/newsletter/v1/status")
+    settings = service.settings
+    service.close()
+    run(settings, bind=bind, workers=1)
