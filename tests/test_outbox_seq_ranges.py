@@ -99,11 +99,14 @@ def test_the_enqueue_takes_the_horizon_lock_before_drawing_its_seq(pg_storage: A
 
 
 def advisory_locks(storage: Any) -> int:
-    """Advisory locks held by any session (idle pooled connections included)."""
+    """Advisory locks held by any session on this test's database (idle pooled connections
+    included; other databases on the server, another test run's, are not counted)."""
+    query = text(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+        " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
     with storage.transaction(write=False) as uow:
-        return int(
-            uow.connection.scalar(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"))
-        )
+        return int(uow.connection.scalar(query))
 
 
 def test_a_claim_lets_go_of_the_barrier_it_froze_behind(pg_storage: Any) -> None:
