@@ -21,6 +21,7 @@ from functools import partial
 from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic.config import JsonDict
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..errors import ConsentRequired, InvalidRequest, NewsletterError
@@ -252,8 +253,27 @@ class Consent(RequestBody):
         return value
 
 
+#: JSON Schema of "prefs.sms.enabled is true" and of "phone is a string", for the document to
+#: state that a signup enabling SMS needs a phone (the service enforces it).
+_SMS_ENABLED: JsonDict = {
+    "required": ["prefs"],
+    "properties": {
+        "prefs": {
+            "type": "object",
+            "required": ["sms"],
+            "properties": {
+                "sms": {"required": ["enabled"], "properties": {"enabled": {"const": True}}}
+            },
+        }
+    },
+}
+_PHONE_GIVEN: JsonDict = {"required": ["phone"], "properties": {"phone": {"type": "string"}}}
+
+
 class SignupRequest(RequestBody):
     """`POST /subscribers`. With `prefs.sms.enabled` true, `phone` is required."""
+
+    model_config = ConfigDict(json_schema_extra={"if": _SMS_ENABLED, "then": _PHONE_GIVEN})
 
     email: Email = Field(examples=["reader@example.org"])
     consent: Consent | None = Field(
