@@ -56,7 +56,10 @@ _EMAIL_RE = re.compile(
 ZIP_PATTERN = "^[0-9]{5}$"
 #: Digits, spaces and ``+ ( ) . -`` (a ``+`` only first), 7 to 32 characters, at least 7 digits.
 PHONE_PATTERN = r"^(?=(?:[^0-9]*[0-9]){7})\+?[0-9 ().-]{7,31}$"
+#: Text without control characters (C0 and DEL).
+PRINTABLE_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 _ZIP_RE = re.compile(ZIP_PATTERN)
+_PRINTABLE_RE = re.compile(PRINTABLE_PATTERN)
 _PHONE_RE = re.compile(PHONE_PATTERN)
 
 
@@ -140,7 +143,7 @@ def optional_text(value: Any, field: str, max_length: int = MAX_NAME_LENGTH) -> 
     text = value.strip()
     if len(text) > max_length:
         raise InvalidRequest(f"{field} must be at most {max_length} characters", field=field)
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+    if not _PRINTABLE_RE.fullmatch(text):
         raise InvalidRequest(f"{field} must not contain control characters", field=field)
     check_encodable(text, field)
     return text or None

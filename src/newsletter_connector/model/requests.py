@@ -15,6 +15,7 @@ service's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
@@ -36,6 +37,7 @@ from .contact import (
     MAX_EMAIL_LENGTH,
     MAX_NAME_LENGTH,
     PHONE_PATTERN,
+    PRINTABLE_PATTERN,
     ZIP_PATTERN,
     categories_value,
     enum_value,
@@ -49,6 +51,9 @@ from .contact import (
 )
 
 MAX_CONSENT_SOURCE_LENGTH = 200
+#: A consent source: printable (``PRINTABLE_PATTERN``) and not blank.
+_SOURCE_PATTERN = r"^(?=.*\S)[^\x00-\x1f\x7f]*$"
+_PRINTABLE_RE = re.compile(PRINTABLE_PATTERN)
 #: Contact fields only the service sets. A PATCH may carry them back with their current values
 #: (what GET gave), which changes nothing; any other value is ``invalid_request`` naming the field.
 READ_ONLY_FIELDS = (
@@ -121,7 +126,7 @@ def _consent_source(value: Any) -> str:
         raise PydanticCustomError(
             _CONSENT, f"consent.source must be at most {MAX_CONSENT_SOURCE_LENGTH} characters"
         )
-    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value):
+    if not _PRINTABLE_RE.fullmatch(value) or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
         raise PydanticCustomError(_CONSENT, "consent.source must be printable Unicode text")
     return source
 
@@ -143,7 +148,7 @@ Email = Annotated[
     _rule(normalise_email),
 ]
 Name = Annotated[
-    Annotated[str, Field(max_length=MAX_NAME_LENGTH, pattern=r"^[^\x00-\x1f\x7f]*$")] | None,
+    Annotated[str, Field(max_length=MAX_NAME_LENGTH, pattern=PRINTABLE_PATTERN)] | None,
     Field(description="trimmed; blank is null"),
     _rule(optional_text),
 ]
@@ -231,7 +236,11 @@ class Consent(RequestBody):
 
     source: Annotated[
         str,
-        Field(min_length=1, max_length=MAX_CONSENT_SOURCE_LENGTH),
+        Field(
+            min_length=1,
+            max_length=MAX_CONSENT_SOURCE_LENGTH,
+            json_schema_extra={"pattern": _SOURCE_PATTERN},
+        ),
         BeforeValidator(_consent_source),
     ]
     collected_at: Annotated[
