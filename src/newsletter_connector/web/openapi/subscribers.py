@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model.contact import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, STATUSES
+from ...model.contact import AGE_RANGES, CADENCES, CATEGORIES, EMAIL_PREF_FIELDS, GENDERS, STATUSES
 from ...model.requests import PatchRequest, SignupRequest
 from .common import error_responses, json_content, model_schemas, ok, ref
 
@@ -18,27 +18,26 @@ CADENCE = {"type": "string", "enum": list(CADENCES)}
 URL = {"type": "string", "format": "uri"}
 
 
-def _prefs(*, partial: bool) -> dict[str, Any]:
-    email_keys = ["briefings", "puzzles", "onThisDay", "local"]
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        **({} if partial else {"required": ["email", "sms"]}),
-        "properties": {
-            "email": {
-                "type": "object",
-                "additionalProperties": False,
-                **({} if partial else {"required": email_keys}),
-                "properties": {key: CADENCE for key in email_keys},
-            },
-            "sms": {
-                "type": "object",
-                "additionalProperties": False,
-                **({} if partial else {"required": ["enabled"]}),
-                "properties": {"enabled": {"type": "boolean"}},
-            },
+#: A contact's preferences: every entry is always there.
+PREFS: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["email", "sms"],
+    "properties": {
+        "email": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": [wire for wire, _ in EMAIL_PREF_FIELDS],
+            "properties": {wire: CADENCE for wire, _ in EMAIL_PREF_FIELDS},
         },
-    }
+        "sms": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["enabled"],
+            "properties": {"enabled": {"type": "boolean"}},
+        },
+    },
+}
 
 
 def _nullable_enum(values: tuple[str, ...]) -> dict[str, Any]:
@@ -49,30 +48,12 @@ CONTACT: dict[str, Any] = {
     "type": "object",
     "description": "A subscriber. Byte-identical to the payload of newsletter.* events.",
     "additionalProperties": False,
-    "required": [
-        "email",
-        "first_name",
-        "last_name",
-        "zip",
-        "prefs",
-        "status",
-        "age_range",
-        "gender",
-        "gender_self",
-        "categories",
-        "profile_completed_at",
-        "created_at",
-        "confirmed_at",
-        "unsubscribed_at",
-        "unsubscribe_url",
-        "profile_url",
-    ],
     "properties": {
         "email": {"type": "string", "description": "lowercase"},
         "first_name": {"type": ["string", "null"]},
         "last_name": {"type": ["string", "null"]},
         "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
-        "prefs": _prefs(partial=False),
+        "prefs": PREFS,
         "status": {"type": "string", "enum": list(STATUSES)},
         "age_range": _nullable_enum(AGE_RANGES),
         "gender": _nullable_enum(GENDERS),
@@ -92,6 +73,10 @@ CONTACT: dict[str, Any] = {
         "phone": {"type": "string", "description": "present only with SMS consent"},
     },
 }
+#: Every field but the two present only in some states.
+CONTACT["required"] = [
+    name for name in CONTACT["properties"] if name not in ("confirm_url", "phone")
+]
 
 EMAIL_PARAMETER = {
     "name": "email",
