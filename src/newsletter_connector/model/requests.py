@@ -70,7 +70,7 @@ READ_ONLY_FIELDS = (
 _FIELD = "{field}"
 _INVALID = "invalid_request"
 _CONSENT = "consent_required"
-_ECHO = (
+_ECHO_NOTE = (
     "read-only: accepted only with its current value (what GET returned; timestamps compared as "
     "instants, email in any case), which changes nothing; any other value is invalid_request"
 )
@@ -180,8 +180,8 @@ Categories = Annotated[
 ]
 Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
-echo = _rule(_read_only)
-echo_or_null = _rule(_read_only_or_null)
+_echoed = _rule(_read_only)
+_echoed_or_null = _rule(_read_only_or_null)
 
 
 # -- bodies ------------------------------------------------------------------------------------
@@ -251,7 +251,7 @@ class Consent(RequestBody):
 
     @model_validator(mode="before")
     @classmethod
-    def _whole(cls, value: Any) -> Any:
+    def _an_object_with_both_fields(cls, value: Any) -> Any:
         if not isinstance(value, Mapping):
             raise PydanticCustomError(_CONSENT, "consent must be an object {source, collected_at}")
         for key in value:
@@ -328,20 +328,22 @@ class PatchRequest(ContactChange):
     status: Annotated[
         str, Field(json_schema_extra={"enum": ["unsubscribed"]}), _rule(_unsubscribe_only)
     ] = Field(default=_UNSENT)
-    email: Annotated[str, echo] = Field(default=_UNSENT, description=_ECHO)
-    profile_completed_at: Annotated[Timestamp | None, echo_or_null] = Field(
-        default=_UNSENT, description=_ECHO
+    email: Annotated[str, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
+    profile_completed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
+        default=_UNSENT, description=_ECHO_NOTE
     )
-    created_at: Annotated[Timestamp, echo] = Field(default=_UNSENT, description=_ECHO)
-    confirmed_at: Annotated[Timestamp | None, echo_or_null] = Field(
-        default=_UNSENT, description=_ECHO
+    created_at: Annotated[Timestamp, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
+    confirmed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
+        default=_UNSENT, description=_ECHO_NOTE
     )
-    unsubscribed_at: Annotated[Timestamp | None, echo_or_null] = Field(
-        default=_UNSENT, description=_ECHO
+    unsubscribed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
+        default=_UNSENT, description=_ECHO_NOTE
     )
-    unsubscribe_url: Annotated[Url, echo] = Field(default=_UNSENT, description=_ECHO)
-    profile_url: Annotated[Url, echo] = Field(default=_UNSENT, description=_ECHO)
-    confirm_url: Annotated[Url | None, echo_or_null] = Field(default=_UNSENT, description=_ECHO)
+    unsubscribe_url: Annotated[Url, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
+    profile_url: Annotated[Url, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
+    confirm_url: Annotated[Url | None, _echoed_or_null] = Field(
+        default=_UNSENT, description=_ECHO_NOTE
+    )
 
     def echoes(self) -> dict[str, str | None]:
         """The read-only fields sent, with the values sent."""
