@@ -284,7 +284,11 @@ class SignupRequest(RequestBody):
 
     model_config = ConfigDict(json_schema_extra={"if": _SMS_ENABLED, "then": _PHONE_GIVEN})
 
-    email: Email = Field(examples=["reader@example.org"])
+    email: Email = Field(
+        examples=["reader@example.org"],
+        description="trimmed and lowercased; an ASCII local@domain.tld address (internationalised "
+        "addresses are refused)",
+    )
     consent: Consent | None = Field(
         default=None, description="creates an already confirmed subscriber"
     )
