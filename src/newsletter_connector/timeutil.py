@@ -17,6 +17,24 @@ def to_naive_utc(value: datetime) -> datetime:
     return value
 
 
+def parse_timestamp(value: str) -> datetime | None:
+    """An ISO-8601 timestamp with an explicit offset (``Z`` or ``±hh:mm``) as naive UTC, or
+    ``None`` when it does not parse or carries no offset."""
+    text = value.strip()
+    if text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None or "T" not in text.upper():
+        return None
+    try:
+        return to_naive_utc(parsed)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is before datetime.min in UTC
+        return None
+
+
 def isoformat_z(value: datetime | None) -> str | None:
     """ISO-8601 UTC with a ``Z`` suffix (``2026-11-21T09:30:00Z``), or ``None``.
 

@@ -4,7 +4,8 @@
 every ``newsletter.*`` event payload use it, and ``json_encoding`` writes both, so both are
 byte-identical for the same state.
 The parsers below raise :class:`InvalidRequest` naming the offending field (dotted for nested
-fields, e.g. ``prefs.email.local``); they are what the service validates input with.
+fields, e.g. ``prefs.email.local``); the request models (``model.requests``) and the service
+validate input with them.
 """
 
 from __future__ import annotations
@@ -50,8 +51,16 @@ _EMAIL_RE = re.compile(
     r"^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@"
     r"(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"
 )
-_ZIP_RE = re.compile(r"^[0-9]{5}$")
-_PHONE_RE = re.compile(r"^\+?[0-9 ().-]{7,31}$")
+#: Patterns in ECMA-262 / Python ``re`` syntax alike: the validators match them whole
+#: (``fullmatch``) and the OpenAPI document states them as they are.
+ZIP_PATTERN = "^[0-9]{5}$"
+#: Digits, spaces and ``+ ( ) . -`` (a ``+`` only first), 7 to 32 characters, at least 7 digits.
+PHONE_PATTERN = r"^(?=(?:[^0-9]*[0-9]){7})\+?[0-9 ().-]{7,31}$"
+#: Text without control characters (C0 and DEL).
+PRINTABLE_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+_ZIP_RE = re.compile(ZIP_PATTERN)
+_PRINTABLE_RE = re.compile(PRINTABLE_PATTERN)
+_PHONE_RE = re.compile(PHONE_PATTERN)
 
 
 def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any]:
@@ -123,7 +132,7 @@ def optional_text(value: Any, field: str, max_length: int = MAX_NAME_LENGTH) -> 
     text = value.strip()
     if len(text) > max_length:
         raise InvalidRequest(f"{field} must be at most {max_length} characters", field=field)
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+    if not _PRINTABLE_RE.fullmatch(text):
         raise InvalidRequest(f"{field} must not contain control characters", field=field)
     check_encodable(text, field)
     return text or None
@@ -146,7 +155,7 @@ def optional_zip(value: Any, field: str = "zip") -> str | None:
     """Five ASCII digits, or ``None`` for null."""
     if value is None:
         return None
-    if not isinstance(value, str) or not _ZIP_RE.match(value):
+    if not isinstance(value, str) or not _ZIP_RE.fullmatch(value):
         raise InvalidRequest(f"{field} must be exactly 5 digits", field=field)
     return value
 
@@ -158,7 +167,7 @@ def optional_phone(value: Any, field: str = "phone") -> str | None:
     if not isinstance(value, str):
         raise InvalidRequest(f"{field} must be a string or null", field=field)
     phone = value.strip()
-    if not _PHONE_RE.match(phone) or sum(c.isdigit() for c in phone) < 7:
+    if not _PHONE_RE.fullmatch(phone):
         raise InvalidRequest(
             f"{field} must be a phone number: digits, spaces, + ( ) . - and at least 7 digits",
             field=field,
@@ -191,44 +200,11 @@ def categories_value(value: Any, field: str = "categories") -> tuple[str, ...]:
     return tuple(slug for slug in CATEGORIES if slug in wanted)
 
 
-def merge_prefs(
-    current: EmailPrefs, sms_enabled: bool, value: Any, field: str = "prefs"
-) -> tuple[EmailPrefs, bool]:
-    """Apply a partial ``prefs`` object: entries it omits keep their current value.
-
-    :raises InvalidRequest: not an object, an unknown key, or a bad cadence or flag.
-    """
-    if not isinstance(value, Mapping):
-        raise InvalidRequest(f"{field} must be an object", field=field)
-    _only_keys(value, ("email", "sms"), field)
-    updated = {attr: getattr(current, attr) for _, attr in EMAIL_PREF_FIELDS}
-    if "email" in value:
-        email = value["email"]
-        if not isinstance(email, Mapping):
-            raise InvalidRequest(f"{field}.email must be an object", field=f"{field}.email")
-        _only_keys(email, tuple(wire for wire, _ in EMAIL_PREF_FIELDS), f"{field}.email")
-        for wire, attr in EMAIL_PREF_FIELDS:
-            if wire in email:
-                updated[attr] = enum_value(email[wire], f"{field}.email.{wire}", CADENCES)
-    if "sms" in value:
-        sms = value["sms"]
-        if not isinstance(sms, Mapping):
-            raise InvalidRequest(f"{field}.sms must be an object", field=f"{field}.sms")
-        _only_keys(sms, ("enabled",), f"{field}.sms")
-        if "enabled" in sms:
-            if not isinstance(sms["enabled"], bool):
-                raise InvalidRequest(
-                    f"{field}.sms.enabled must be true or false", field=f"{field}.sms.enabled"
-                )
-            sms_enabled = sms["enabled"]
-    return EmailPrefs(**updated), sms_enabled
-
-
-def _only_keys(value: Mapping[str, Any], allowed: tuple[str, ...], field: str) -> None:
-    for key in value:
-        if key not in allowed:
-            name = f"{field}.{key}" if field else str(key)
-            raise InvalidRequest(f"unknown field {name}", field=name)
+def flag_value(value: Any, field: str) -> bool:
+    """``true`` or ``false`` (not null, not a number)."""
+    if not isinstance(value, bool):
+        raise InvalidRequest(f"{field} must be true or false", field=field)
+    return value
 
 
 def require_object(value: Any, field: str = "body") -> Mapping[str, Any]:

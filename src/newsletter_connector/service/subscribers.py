@@ -5,9 +5,11 @@ storage transaction together with the outbox events it causes (``events.queue_ev
 returns stored :class:`SubscriberRecord` objects; :meth:`SubscriberService.contact` turns one
 into the wire contact (the same serializer the event payloads use).
 
-Input mappings have the JSON shapes of the Newsletter API bodies (``subscribe`` takes the
-``POST /subscribers`` body, ``update`` the ``PATCH`` body); every problem raises
-``InvalidRequest`` naming the field, or ``ConsentRequired``, before anything is changed.
+Input is a request model of ``model.requests`` (``subscribe`` takes a ``SignupRequest``,
+``update`` a ``PatchRequest``, ``update_profile_by_token`` a ``ContactChange``) or a mapping of
+the same JSON shape, which is validated into one; every problem raises ``InvalidRequest`` naming
+the field, or ``ConsentRequired``, before anything is changed. The models check each field on its
+own; the rules here are those that need the stored subscriber or the clock.
 """
 
 from __future__ import annotations
@@ -20,23 +22,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import ConsentRequired, DbUnavailable, InvalidRequest, NotFound
-from ..model.contact import (
-    AGE_RANGES,
-    DEFAULT_PREFS,
-    GENDERS,
-    STATUSES,
-    categories_value,
-    contact_payload,
-    merge_prefs,
-    normalise_email,
-    optional_enum,
-    optional_phone,
-    optional_text,
-    optional_zip,
-    require_object,
+from ..model.contact import DEFAULT_PREFS, STATUSES, contact_payload, normalise_email, optional_enum
+from ..model.requests import (
+    READ_ONLY_FIELDS,
+    ContactChange,
+    PatchRequest,
+    SignupRequest,
+    parse_request,
 )
 from ..storage import DeletionRecord, SubscriberData, SubscriberRecord, TokenKind, UnitOfWork
-from ..timeutil import to_naive_utc
+from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
 from .events import new_event, queue_event, subscriber_key
@@ -45,47 +40,19 @@ from .events import new_event, queue_event, subscriber_key
 #: (each time): a race, not a loop to spin in.
 SIGNUP_ATTEMPTS = 3
 
-SIGNUP_FIELDS = (
-    "email",
-    "first_name",
-    "last_name",
-    "zip",
-    "phone",
-    "prefs",
-    "categories",
-    "consent",
-)
-#: Contact fields a PATCH may set (``status`` only to ``unsubscribed``).
-PATCH_FIELDS = (
-    "first_name",
-    "last_name",
-    "zip",
-    "phone",
-    "prefs",
-    "status",
-    "age_range",
-    "gender",
-    "gender_self",
-    "categories",
-)
-#: Contact fields only the service sets. A PATCH may carry them back with their current values
-#: (what GET gave), which changes nothing; any other value is ``invalid_request`` naming the field.
-READ_ONLY_FIELDS = (
-    "email",
-    "profile_completed_at",
-    "created_at",
-    "confirmed_at",
-    "unsubscribed_at",
-    "unsubscribe_url",
-    "profile_url",
-    "confirm_url",
-)
 #: Read-only fields holding a timestamp: an echo is compared as an instant, in any offset.
 _TIMESTAMP_FIELDS = frozenset(name for name in READ_ONLY_FIELDS if name.endswith("_at"))
-#: What the reader's profile page may change.
-PROFILE_FIELDS = tuple(name for name in PATCH_FIELDS if name != "status")
-
-MAX_CONSENT_SOURCE_LENGTH = 200
+#: Contact fields whose validated value is stored as it is.
+_PLAIN_FIELDS = (
+    "first_name",
+    "last_name",
+    "gender_self",
+    "zip",
+    "phone",
+    "age_range",
+    "gender",
+    "categories",
+)
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 
@@ -115,24 +82,6 @@ class ErasureResult:
 def new_token() -> str:
     """A link token: 192 random bits, URL-safe."""
     return secrets.token_urlsafe(24)
-
-
-def parse_timestamp(value: str) -> datetime | None:
-    """An ISO-8601 timestamp with an explicit offset (``Z`` or ``±hh:mm``) as naive UTC, or
-    ``None`` when it does not parse or carries no offset."""
-    text = value.strip()
-    if text[-1:] in ("Z", "z"):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if parsed.tzinfo is None or "T" not in text.upper():
-        return None
-    try:
-        return to_naive_utc(parsed)
-    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is before datetime.min in UTC
-        return None
 
 
 def _same_echo(name: str, sent: Any, current: str | datetime | None) -> bool:
@@ -212,7 +161,7 @@ class SubscriberService:
 
     # -- signup ------------------------------------------------------------------------------
 
-    def subscribe(self, body: Mapping[str, Any]) -> SubscribeResult:
+    def subscribe(self, body: SignupRequest | Mapping[str, Any]) -> SubscribeResult:
         """Sign an address up (``POST /subscribers``).
 
         A new address becomes ``pending`` (queues ``newsletter.signup``), or ``confirmed`` when
@@ -227,19 +176,14 @@ class SubscriberService:
         :raises InvalidRequest: naming the field (unknown fields included).
         :raises ConsentRequired: consent partial, unparseable or in the future.
         """
-        body = require_object(body)
-        for name in body:
-            if name not in SIGNUP_FIELDS:
-                raise InvalidRequest(f"unknown field {name}", field=str(name))
-        if "email" not in body:
-            raise InvalidRequest("email is required", field="email")
-        email = normalise_email(body["email"])
+        request = parse_request(SignupRequest, body)
+        email, consent, phone = request.email, request.consent, request.phone
         now = self.context.clock()
-        consent = self._parse_consent(body.get("consent"), now)
+        if consent is not None and consent.collected_at > now:
+            raise ConsentRequired("consent.collected_at is in the future")
         prefs, sms_enabled = DEFAULT_PREFS, False
-        if body.get("prefs") is not None:
-            prefs, sms_enabled = merge_prefs(prefs, sms_enabled, body["prefs"])
-        phone = optional_phone(body.get("phone"))
+        if request.prefs is not None:
+            prefs, sms_enabled = request.prefs.applied_to(prefs, sms_enabled)
         if sms_enabled and phone is None:
             raise InvalidRequest(
                 "prefs.sms.enabled needs a phone number", field="prefs.sms.enabled"
@@ -247,9 +191,9 @@ class SubscriberService:
         status = "confirmed" if consent else "pending"
         data = SubscriberData(
             email=email,
-            first_name=optional_text(body.get("first_name"), "first_name"),
-            last_name=optional_text(body.get("last_name"), "last_name"),
-            zip=optional_zip(body.get("zip")),
+            first_name=request.first_name,
+            last_name=request.last_name,
+            zip=request.zip,
             phone=phone,
             sms_enabled=sms_enabled,
             prefs=prefs,
@@ -257,9 +201,9 @@ class SubscriberService:
             age_range=None,
             gender=None,
             gender_self=None,
-            categories=categories_value(body.get("categories")),
-            consent_source=consent[0] if consent else None,
-            consent_collected_at=consent[1] if consent else None,
+            categories=request.categories or (),
+            consent_source=consent.source if consent else None,
+            consent_collected_at=consent.collected_at if consent else None,
             created_at=now,
             updated_at=now,
             confirmed_at=now if consent else None,
@@ -300,36 +244,6 @@ class SubscriberService:
         so of concurrent re-submits at most one wins)."""
         interval = timedelta(seconds=self.context.settings.confirmation_resend_interval)
         return uow.subscribers.mark_announced(record.id, at=now, unless_since=now - interval)
-
-    @staticmethod
-    def _parse_consent(value: Any, now: datetime) -> tuple[str, datetime] | None:
-        """``(source, collected_at)`` of a valid consent object; ``None`` when absent/null."""
-        if value is None:
-            return None
-        if not isinstance(value, Mapping):
-            raise ConsentRequired("consent must be an object {source, collected_at}")
-        unknown = [key for key in value if key not in ("source", "collected_at")]
-        if unknown:
-            raise ConsentRequired(f"consent has an unknown field {unknown[0]}")
-        source, collected = value.get("source"), value.get("collected_at")
-        if source is None or collected is None:
-            raise ConsentRequired("consent needs both source and collected_at")
-        if not isinstance(source, str) or not source.strip():
-            raise ConsentRequired("consent.source must be a non-blank string")
-        if len(source.strip()) > MAX_CONSENT_SOURCE_LENGTH:
-            raise ConsentRequired(
-                f"consent.source must be at most {MAX_CONSENT_SOURCE_LENGTH} characters"
-            )
-        if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in source):
-            raise ConsentRequired("consent.source must be printable Unicode text")
-        collected_at = parse_timestamp(collected) if isinstance(collected, str) else None
-        if collected_at is None:
-            raise ConsentRequired(
-                "consent.collected_at must be an ISO-8601 timestamp with a time zone"
-            )
-        if collected_at > now:
-            raise ConsentRequired("consent.collected_at is in the future")
-        return source.strip(), collected_at
 
     # -- transitions -------------------------------------------------------------------------
 
@@ -398,7 +312,7 @@ class SubscriberService:
 
     # -- edits -------------------------------------------------------------------------------
 
-    def update(self, email: str, patch: Mapping[str, Any]) -> SubscriberRecord:
+    def update(self, email: str, patch: PatchRequest | Mapping[str, Any]) -> SubscriberRecord:
         """``PATCH /subscribers/{email}``: omitted fields unchanged, null clears, ``prefs``
         merged, ``status`` only ``unsubscribed`` (queues ``newsletter.unsubscribed``).
 
@@ -411,26 +325,21 @@ class SubscriberService:
         :raises NotFound: no such subscriber.
         """
         address = normalise_email(email)
-        patch = require_object(patch)
-        self._check_fields(patch, PATCH_FIELDS, echoes=True)
-        if "status" in patch and patch["status"] != "unsubscribed":
-            raise InvalidRequest(
-                "status can only be set to unsubscribed (nothing skips double opt-in); "
-                "leave it out to keep the current status",
-                field="status",
-            )
+        request = parse_request(PatchRequest, patch)
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
-            self._check_echoes(record, patch)
-            changed = self._apply(record, patch)
+            self._check_echoes(record, request.echoes())
+            changed = self._apply(record, request)
             if changed != record:
                 changed = replace(changed, updated_at=self.context.clock())
                 uow.subscribers.save(changed)
-            if "status" in patch:
+            if "status" in request.model_fields_set:
                 changed = self._unsubscribe(uow, changed)
             return changed
 
-    def update_profile_by_token(self, token: str, fields: Mapping[str, Any]) -> SubscriberRecord:
+    def update_profile_by_token(
+        self, token: str, fields: ContactChange | Mapping[str, Any]
+    ) -> SubscriberRecord:
         """The reader saved the profile page: apply ``fields`` as a PATCH without ``status``.
         The first save sets ``profile_completed_at``; every save queues
         ``newsletter.profile_completed`` with the contact, so the platform stays current.
@@ -438,77 +347,51 @@ class SubscriberService:
         :raises InvalidRequest: naming an unknown or invalid field.
         :raises NotFound: no subscriber has this profile token.
         """
-        fields = require_object(fields)
-        self._check_fields(fields, PROFILE_FIELDS)
+        change = parse_request(ContactChange, fields)
         with self.context.storage.transaction() as uow:
             record = self._by_token(uow, "profile", token)
             now = self.context.clock()
-            changed = replace(self._apply(record, fields), updated_at=now)
+            changed = replace(self._apply(record, change), updated_at=now)
             if changed.profile_completed_at is None:
                 changed = replace(changed, profile_completed_at=now)
             uow.subscribers.save(changed)
             self._queue(uow, "newsletter.profile_completed", changed)
             return changed
 
-    @staticmethod
-    def _check_fields(
-        changes: Mapping[str, Any], allowed: tuple[str, ...], *, echoes: bool = False
-    ) -> None:
-        """:param echoes: let read-only fields through (``_check_echoes`` compares them)."""
-        for name in changes:
-            if name in READ_ONLY_FIELDS and echoes:
-                continue
-            if name in READ_ONLY_FIELDS or (name == "status" and name not in allowed):
-                raise InvalidRequest(f"{name} is read-only", field=str(name))
-            if name not in allowed:
-                raise InvalidRequest(f"unknown field {name}", field=str(name))
-
-    def _check_echoes(self, record: SubscriberRecord, changes: Mapping[str, Any]) -> None:
-        """:raises InvalidRequest: naming a read-only field of ``changes`` whose value is not
+    def _check_echoes(self, record: SubscriberRecord, echoes: Mapping[str, str | None]) -> None:
+        """:raises InvalidRequest: naming a read-only field of ``echoes`` whose value is not
         the one ``record``'s contact holds (an absent ``confirm_url`` is ``null``)."""
         current = self.contact(record)
-        for name in READ_ONLY_FIELDS:
-            if name in changes and not _same_echo(name, changes[name], current.get(name)):
+        for name, sent in echoes.items():
+            if not _same_echo(name, sent, current.get(name)):
                 raise InvalidRequest(
                     f"{name} is read-only: send its current value or leave it out", field=name
                 )
 
     @staticmethod
-    def _apply(record: SubscriberRecord, changes: Mapping[str, Any]) -> SubscriberRecord:
-        """``record`` with the (already allowed) contact fields of ``changes`` applied."""
-        values: dict[str, Any] = {}
-        for name in ("first_name", "last_name", "gender_self"):
-            if name in changes:
-                values[name] = optional_text(changes[name], name)
-        if "zip" in changes:
-            values["zip"] = optional_zip(changes["zip"])
-        if "phone" in changes:
-            values["phone"] = optional_phone(changes["phone"])
-        if "age_range" in changes:
-            values["age_range"] = optional_enum(changes["age_range"], "age_range", AGE_RANGES)
-        if "gender" in changes:
-            values["gender"] = optional_enum(changes["gender"], "gender", GENDERS)
-        if "categories" in changes:
-            values["categories"] = categories_value(changes["categories"])
+    def _apply(record: SubscriberRecord, change: ContactChange) -> SubscriberRecord:
+        """``record`` with the contact fields ``change`` sets applied, and the rules between
+        them and the stored ones kept: SMS needs a phone (clearing the phone ends SMS), and
+        ``gender_self`` is kept only with gender ``self_described``."""
+        sent = change.model_fields_set
+        values: dict[str, Any] = {
+            name: getattr(change, name) for name in _PLAIN_FIELDS if name in sent
+        }
         sms_requested = False
-        if "prefs" in changes:
-            if changes["prefs"] is None:
-                raise InvalidRequest(
-                    "prefs cannot be cleared; set each cadence instead", field="prefs"
-                )
-            values["prefs"], values["sms_enabled"] = merge_prefs(
-                record.prefs, record.sms_enabled, changes["prefs"]
+        if "prefs" in sent:
+            values["prefs"], values["sms_enabled"] = change.prefs.applied_to(
+                record.prefs, record.sms_enabled
             )
             sms_requested = values["sms_enabled"] and not record.sms_enabled
         updated = replace(record, **values)
         if updated.phone is None and updated.sms_enabled:
-            if sms_requested or "phone" not in changes:
+            if sms_requested or "phone" not in sent:
                 raise InvalidRequest(
                     "prefs.sms.enabled needs a phone number", field="prefs.sms.enabled"
                 )
             updated = replace(updated, sms_enabled=False)  # clearing the phone ends SMS
         if updated.gender != "self_described":
-            if "gender_self" in changes and updated.gender_self is not None:
+            if "gender_self" in sent and updated.gender_self is not None:
                 raise InvalidRequest(
                     "gender_self is only kept with gender self_described", field="gender_self"
                 )

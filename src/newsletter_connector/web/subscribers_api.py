@@ -1,7 +1,7 @@
 """Newsletter API v1 resources for subscribers and the contact-message log (SPEC 4.1).
 
-Each resource parses the request, calls one service method and serialises its result with the
-service's own serializer; no rule lives here.
+Each resource parses the request (a JSON body into its ``model.requests`` model), calls one
+service method and serialises its result with the service's own serializer; no rule lives here.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from urllib.parse import quote
 import falcon
 
 from ..model.contact import STATUSES
+from ..model.requests import PatchRequest, SignupRequest, parse_request
 from ..service import NewsletterService
 from ..service.cursors import DEFAULT_LIMIT, MAX_LIMIT
 from .auth import require_api_key
@@ -41,7 +42,7 @@ class SubscribersResource:
         }
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        result = self.service.subscribers.subscribe(json_object(req))
+        result = self.service.subscribers.subscribe(parse_request(SignupRequest, json_object(req)))
         resp.status = falcon.HTTP_201 if result.created else falcon.HTTP_200
         resp.location = f"{req.root_path}{self.prefix}/subscribers/{quote(result.record.email)}"
         resp.media = self.service.subscribers.contact(result.record)
@@ -58,7 +59,9 @@ class SubscriberResource:
         resp.media = self.service.subscribers.contact(self.service.subscribers.get(email))
 
     def on_patch(self, req: falcon.Request, resp: falcon.Response, email: str) -> None:
-        record = self.service.subscribers.update(email, json_object(req))
+        record = self.service.subscribers.update(
+            email, parse_request(PatchRequest, json_object(req))
+        )
         resp.media = self.service.subscribers.contact(record)
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, email: str) -> None:

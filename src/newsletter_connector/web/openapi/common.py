@@ -1,14 +1,43 @@
-"""Shared parts of the Newsletter API document: info, security, the error body, parameters."""
+"""Shared parts of the Newsletter API document: info, security, the error body, parameters,
+and the component schemas of the request models."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, models_json_schema
+from pydantic_core import CoreSchema, core_schema
 
 ERROR_CODES = ("unauthorized", "invalid_request", "consent_required", "not_found", "db_unavailable")
 
 
 def ref(kind: str, name: str) -> dict[str, str]:
     return {"$ref": f"#/components/{kind}/{name}"}
+
+
+class _ComponentSchema(GenerateJsonSchema):
+    """JSON Schema of request models as OpenAPI components: no titles made up from names, no
+    defaults (an omitted field is unchanged or absent, which no default value says)."""
+
+    def field_title_should_be_set(self, schema: CoreSchema) -> bool:
+        return False
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> dict[str, Any]:
+        return self.generate_inner(schema["schema"])
+
+
+def model_schemas(*models: type[BaseModel]) -> dict[str, Any]:
+    """``components/schemas`` entries for ``models`` and the models they nest, by class name."""
+    _, document = models_json_schema(
+        [(model, "validation") for model in models],
+        ref_template="#/components/schemas/{model}",
+        schema_generator=_ComponentSchema,
+    )
+    schemas: dict[str, Any] = document["$defs"]
+    for schema in schemas.values():
+        schema.pop("title", None)
+    return schemas
 
 
 def json_content(schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,11 +1,16 @@
-"""``/subscribers`` and ``/subscribers/{email}``; the Contact schema (SPEC 2.1, 3, 4.1)."""
+"""``/subscribers`` and ``/subscribers/{email}``; the Contact schema (SPEC 2.1, 3, 4.1).
+
+The request bodies' schemas are generated from their models (``model.requests``), which is what
+the server validates them with.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...model.contact import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, STATUSES
-from .common import error_responses, json_content, ok, ref
+from ...model.contact import AGE_RANGES, CADENCES, CATEGORIES, EMAIL_PREF_FIELDS, GENDERS, STATUSES
+from ...model.requests import PatchRequest, SignupRequest
+from .common import error_responses, json_content, model_schemas, ok, ref
 
 TIMESTAMP = {"type": "string", "format": "date-time"}
 NULLABLE_TIMESTAMP = {"type": ["string", "null"], "format": "date-time"}
@@ -13,27 +18,26 @@ CADENCE = {"type": "string", "enum": list(CADENCES)}
 URL = {"type": "string", "format": "uri"}
 
 
-def _prefs(*, partial: bool) -> dict[str, Any]:
-    email_keys = ["briefings", "puzzles", "onThisDay", "local"]
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        **({} if partial else {"required": ["email", "sms"]}),
-        "properties": {
-            "email": {
-                "type": "object",
-                "additionalProperties": False,
-                **({} if partial else {"required": email_keys}),
-                "properties": {key: CADENCE for key in email_keys},
-            },
-            "sms": {
-                "type": "object",
-                "additionalProperties": False,
-                **({} if partial else {"required": ["enabled"]}),
-                "properties": {"enabled": {"type": "boolean"}},
-            },
+#: A contact's preferences: every entry is always there.
+PREFS: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["email", "sms"],
+    "properties": {
+        "email": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": [wire for wire, _ in EMAIL_PREF_FIELDS],
+            "properties": {wire: CADENCE for wire, _ in EMAIL_PREF_FIELDS},
         },
-    }
+        "sms": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["enabled"],
+            "properties": {"enabled": {"type": "boolean"}},
+        },
+    },
+}
 
 
 def _nullable_enum(values: tuple[str, ...]) -> dict[str, Any]:
@@ -44,30 +48,12 @@ CONTACT: dict[str, Any] = {
     "type": "object",
     "description": "A subscriber. Byte-identical to the payload of newsletter.* events.",
     "additionalProperties": False,
-    "required": [
-        "email",
-        "first_name",
-        "last_name",
-        "zip",
-        "prefs",
-        "status",
-        "age_range",
-        "gender",
-        "gender_self",
-        "categories",
-        "profile_completed_at",
-        "created_at",
-        "confirmed_at",
-        "unsubscribed_at",
-        "unsubscribe_url",
-        "profile_url",
-    ],
     "properties": {
         "email": {"type": "string", "description": "lowercase"},
         "first_name": {"type": ["string", "null"]},
         "last_name": {"type": ["string", "null"]},
         "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
-        "prefs": _prefs(partial=False),
+        "prefs": PREFS,
         "status": {"type": "string", "enum": list(STATUSES)},
         "age_range": _nullable_enum(AGE_RANGES),
         "gender": _nullable_enum(GENDERS),
@@ -87,71 +73,10 @@ CONTACT: dict[str, Any] = {
         "phone": {"type": "string", "description": "present only with SMS consent"},
     },
 }
-
-SIGNUP: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["email"],
-    "properties": {
-        "email": {"type": "string", "format": "email", "examples": ["reader@example.org"]},
-        "first_name": {"type": ["string", "null"]},
-        "last_name": {"type": ["string", "null"]},
-        "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
-        "phone": {"type": ["string", "null"], "description": "storing does not enable SMS"},
-        "prefs": {**_prefs(partial=True), "description": "partial; omitted entries keep defaults"},
-        "categories": {
-            "type": ["array", "null"],
-            "items": {"type": "string"},
-            "description": "unrecognised slugs are ignored",
-        },
-        "consent": {
-            "type": ["object", "null"],
-            "description": "both fields together; creates an already confirmed subscriber",
-            "additionalProperties": False,
-            "required": ["source", "collected_at"],
-            "properties": {"source": {"type": "string"}, "collected_at": TIMESTAMP},
-        },
-    },
-}
-
-_ECHO = (
-    "read-only: accepted only with its current value (what GET returned; timestamps compared as "
-    "instants, email in any case), which changes nothing; any other value is invalid_request"
-)
-#: The read-only contact fields a PATCH may echo back (``service.subscribers.READ_ONLY_FIELDS``).
-_ECHOES: dict[str, Any] = {
-    "email": {"type": "string", "description": _ECHO},
-    "profile_completed_at": {**NULLABLE_TIMESTAMP, "description": _ECHO},
-    "created_at": {**TIMESTAMP, "description": _ECHO},
-    "confirmed_at": {**NULLABLE_TIMESTAMP, "description": _ECHO},
-    "unsubscribed_at": {**NULLABLE_TIMESTAMP, "description": _ECHO},
-    "unsubscribe_url": {**URL, "description": _ECHO},
-    "profile_url": {**URL, "description": _ECHO},
-    "confirm_url": {"type": ["string", "null"], "format": "uri", "description": _ECHO},
-}
-
-PATCH: dict[str, Any] = {
-    "type": "object",
-    "description": (
-        "Any subset of the contact's fields: omitted fields are unchanged, null clears, prefs is "
-        "merged. A contact from GET may be sent back: read-only fields are accepted with their "
-        "current values. status accepts only unsubscribed, even when it is the current value."
-    ),
-    "additionalProperties": False,
-    "properties": {
-        **_ECHOES,
-        "first_name": {"type": ["string", "null"]},
-        "last_name": {"type": ["string", "null"]},
-        "zip": {"type": ["string", "null"], "pattern": "^[0-9]{5}$"},
-        "phone": {"type": ["string", "null"]},
-        "prefs": _prefs(partial=True),
-        "status": {"type": "string", "enum": ["unsubscribed"]},
-        "age_range": _nullable_enum(AGE_RANGES),
-        "gender": _nullable_enum(GENDERS),
-        "gender_self": {"type": ["string", "null"]},
-        "categories": {"type": ["array", "null"], "items": {"type": "string"}},
-    },
-}
+#: Every field but the two present only in some states.
+CONTACT["required"] = [
+    name for name in CONTACT["properties"] if name not in ("confirm_url", "phone")
+]
 
 EMAIL_PARAMETER = {
     "name": "email",
@@ -250,8 +175,7 @@ def fragment() -> dict[str, Any]:
         "components": {
             "schemas": {
                 "Contact": CONTACT,
-                "SignupRequest": SIGNUP,
-                "PatchRequest": PATCH,
+                **model_schemas(SignupRequest, PatchRequest),
                 "Deleted": {
                     "type": "object",
                     "required": ["deleted", "email", "previous_status"],
