@@ -1,4 +1,4 @@
-"""Client CPU per signup: ``POST /api/newsletter/v1/subscribers`` in-process (issue 10 #2).
+"""Client CPU per signup: ``POST /api/newsletter/v1/subscribers`` in-process.
 
 On a 2-core machine the gunicorn workers, PostgreSQL and wrk share the cores, so what a
 signup costs the worker's CPU decides how many fit in a second. CPU time (``getrusage``, user

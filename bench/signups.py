@@ -1,4 +1,4 @@
-"""Signups: ``POST /api/newsletter/v1/subscribers``, each with its event committed (issue 10 #2).
+"""Signups: ``POST /api/newsletter/v1/subscribers``, each with its event committed.
 
 Target: at least 1,000 signups/s — on SQLite in one process, and on PostgreSQL with four
 concurrent clients under gunicorn.

@@ -1,4 +1,4 @@
-"""Overhead: GET /api/newsletter/v1/status under gunicorn vs a bare falcon app (issue 10 #5).
+"""Overhead: GET /api/newsletter/v1/status under gunicorn vs a bare falcon app.
 
 Target: our endpoint (authenticating its key against the database on every request) serves at
 least half the requests per second of a bare falcon app returning the same JSON, under the same

@@ -1,4 +1,4 @@
-"""Walk N subscribers through ``GET /api/newsletter/v1/subscribers`` by cursor (issue 10 #1).
+"""Walk N subscribers through ``GET /api/newsletter/v1/subscribers`` by cursor.
 
 Targets: at least 50,000 contacts/s in one process; the last page costs at most 1.2x the first;
 the worker's memory does not grow with the list.

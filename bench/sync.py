@@ -1,4 +1,4 @@
-"""Sync: deliver N queued events to a local HTTPS receiver in batches of 100 (issue 10 #3).
+"""Sync: deliver N queued events to a local HTTPS receiver in batches of 100.
 
 Targets: at least 10,000 events/s, and at least 0.8x a bare httpx loop posting the same
 batches to the same receiver.

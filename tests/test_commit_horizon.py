@@ -1,4 +1,4 @@
-"""PostgreSQL's commit horizon (issue 10): inserts run side by side, and a keyset walk page
+"""PostgreSQL's commit horizon: inserts run side by side, and a keyset walk page
 waits for the inserts in flight instead of skipping an id that commits late.
 
 On SQLite writers take turns (``BEGIN IMMEDIATE``), so neither situation can arise there; these
@@ -129,7 +129,7 @@ def test_inserts_do_not_wait_for_each_other(
             with pg_storage.transaction() as uow:
                 return add(uow, "second")
 
-        # With inserts taking turns (issue 3's lock) this waits for ``held`` and times out.
+        # With inserts taking turns behind one lock this would wait for ``held`` and time out.
         assert pool.submit(second).result(timeout=WAIT) > held.id
     finally:
         held.commit()

@@ -1,4 +1,4 @@
-"""Reliability: the database stops mid-run and comes back (issue 10, outage).
+"""Reliability: the database stops mid-run and comes back.
 
 Runs against a private PostgreSQL server so the shared one is never disturbed: the API answers
 503 ``db_unavailable`` while it is down (status and the subscriber endpoints, which change

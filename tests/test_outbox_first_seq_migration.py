@@ -1,4 +1,4 @@
-"""Migration 0003 (issue 10): outbox batches stored before it get ``first_seq`` (their first
+"""Migration 0003: outbox batches stored before it get ``first_seq`` (their first
 event's seq), so retries of old and new batches alike go out oldest first."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Migration 0004 (issue 10): batches stored before it owned their events by ``batch_id``, and
+"""Migration 0004: batches stored before it owned their events by ``batch_id``, and
 their seqs could interleave (an event that committed late joined a later batch; a queued event
 could sit below a frozen one). After it, batches own seq ranges: every batch must still own
 exactly its events, with the same ids, and every queued event must still be queued, in order."""

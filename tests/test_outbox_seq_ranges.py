@@ -1,4 +1,4 @@
-"""Outbox batches own seq ranges (issue 10, migration 0004): on PostgreSQL a freeze must never
+"""Outbox batches own seq ranges (migration 0004): on PostgreSQL a freeze must never
 cover a seq that can still commit. Every enqueue enters the outbox's commit horizon (a shared
 advisory lock, taken in the INSERT before the seq is drawn); the freeze waits for the enqueues
 in flight. Without that, a claim would freeze the later event alone, and the earlier one,

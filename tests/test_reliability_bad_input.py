@@ -1,4 +1,4 @@
-"""Reliability, bad input (issue 10): schemathesis over the Newsletter API's OpenAPI document
+"""Reliability, bad input: schemathesis over the Newsletter API's OpenAPI document
 with several thousand generated cases — no 500, no answer outside the document.
 
 Every run sends 500 cases per operation (4,500 over the document's nine operations; about 35 s

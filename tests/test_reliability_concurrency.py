@@ -1,4 +1,4 @@
-"""Reliability, concurrency (issue 10): a cursor walk of ``GET /subscribers`` while several
+"""Reliability, concurrency: a cursor walk of ``GET /subscribers`` while several
 writers sign up thousands of addresses never repeats a subscriber and never skips one.
 
 Four writer threads (each its own database connection: SQLite writers take turns through

@@ -1,4 +1,4 @@
-"""Reliability, crash (issue 10): the sync runner is killed with SIGKILL at random moments while
+"""Reliability, crash: the sync runner is killed with SIGKILL at random moments while
 it delivers thousands of events, and restarted each time. In the end every event has been
 delivered, none is lost, and the only repeats are whole batches resent with the same ids.
 

@@ -1,4 +1,4 @@
-"""Reliability, security (issue 10): under gunicorn with several workers, a revoked key, cleared
+"""Reliability, security: under gunicorn with several workers, a revoked key, cleared
 list-source credentials and a disabled connection are refused on the very next request, whoever
 answers it (each worker's pid is read from its access-log lines: every one of them is seen
 answering before and after); and no secret or token issued during a full run appears in any log.

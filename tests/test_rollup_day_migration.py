@@ -1,4 +1,4 @@
-"""Migration 0002 (issue 10): analytics events stored before it get their UTC ``day`` filled
+"""Migration 0002: analytics events stored before it get their UTC ``day`` filled
 in, so their rollups are unchanged; and rollups over bounds that are not midnights still count
 only the events inside them (the day column narrows, the time decides)."""
 

@@ -1,4 +1,4 @@
-"""Concurrency rows of issue 3's "done when", on whichever database the suite runs on.
+"""Subscriber walks and signups under concurrency, on whichever database the suite runs on.
 
 - signups while a client walks the list by cursor: no subscriber repeated, none skipped;
 - the same address POSTed at once by several clients: one subscriber;

@@ -204,7 +204,7 @@ def counting_thread_starts(monkeypatch: Any) -> list[threading.Thread]:
 def test_requests_run_on_the_runners_own_thread(
     service: Any, receiver: TlsReceiver, monkeypatch: Any
 ) -> None:
-    # issue 10: handing each request to a worker thread cost more than the request itself; the
+    # Handing each request to a worker thread cost more than the request itself; the
     # backend bounds every operation, so the request runs where it is made
     queue(service, 250)
     runner = SyncRunner(service, periodic_tasks=[])

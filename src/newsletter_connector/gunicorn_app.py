@@ -29,7 +29,7 @@ def freeze_loaded_app(worker: Any) -> None:
     A list page allocates thousands of short-lived objects, so the collector runs often, and
     each full collection used to walk the hundreds of thousands of long-lived objects too:
     pages stalled for up to ~100 ms and a 500-contact page cost ~40% more on average
-    (issue 10, ``docs/benchmarks.md``). Frozen objects are never collected, which is right
+    (``bench.status_overhead``). Frozen objects are never collected, which is right
     for what lives as long as the worker.
     """
     gc.freeze()

@@ -73,7 +73,7 @@ class EventsTransport:
         self.url = connection.platform_base + EVENTS_PATH
         self.token = connection.token
         self.http = http_client
-        # Parsed once, not on every request (issue 10).
+        # Parsed once, not on every request (``bench.sync``).
         self._url = httpx.URL(self.url)
         self._headers = bearer_headers(self.token)
 

@@ -63,10 +63,10 @@ MAX_ERROR_LENGTH = 500
 #: previous claim): 10 batches of the one-request ``events`` transport, one batch of
 #: ``platform``. More amortises the database work over more requests; fewer shortens how long
 #: a dead runner's unsent batches wait for their lease to end, and how long claimed events wait
-#: to be sent (issue 10).
+#: to be sent.
 CLAIM_AHEAD = 10
 #: While batches are being sent, the connection is re-read at least this often (seconds), so a
-#: removed or disabled connection stops pushes within it (issue 10: not once per batch).
+#: removed or disabled connection stops pushes within it (not once per batch: ``bench.sync``).
 CONNECTION_RECHECK_SECONDS = 1.0
 
 
@@ -211,7 +211,7 @@ class SyncRunner:
 
     def batches_per_claim(self, transport: Transport) -> int:
         """How many batches one claim takes: :attr:`claim_ahead` requests' worth, at least one
-        (``events``: 10 batches; ``platform``, 20 requests a batch: one, as before issue 10)."""
+        (``events``: 10 batches; ``platform``, 20 requests a batch: one)."""
         return max(1, self.claim_ahead // requests_per_batch(transport))
 
     def deliver_due(
