@@ -17,13 +17,7 @@ import orjson
 from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
 from ..https_rule import without_credentials
-from ..storage import (
-    ConnectionRecord,
-    OutboxEvent,
-    StoredEventRow,
-    StoredOutboxEvents,
-    stored_outbox_event,
-)
+from ..storage import ConnectionRecord, OutboxEvent
 from ..sync.http import RunnerClient
 from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
 from ..timeutil import isoformat_z, to_naive_utc
@@ -55,31 +49,22 @@ def _confirms(event: OutboxEvent) -> bool:
 
 def wire_body(events: Sequence[OutboxEvent]) -> bytes:
     """The request body: the JSON array of :func:`wire_event` objects, written by orjson, with
-    each payload's JSON text spliced in as the store holds it (decoded only for a signup, whose
-    status decides ``confirm``).
+    each payload's JSON text spliced in as the store holds it.
 
     orjson writes a naive (UTC) time as :func:`~newsletter_connector.timeutil.isoformat_z`
     does — microseconds only when there are some, then ``Z``; an aware time is converted to UTC
-    first. Building the body with the stdlib was a tenth of the runner's CPU time (issue 10).
-
-    The body is written from rows: claimed events the store kept as rows
-    (:class:`~newsletter_connector.storage.StoredOutboxEvents`) are never built into objects
-    (only a signup, to decide ``confirm``); other events are read into rows first.
+    first.
     """
-    rows: Sequence[StoredEventRow] = (
-        events.rows
-        if isinstance(events, StoredOutboxEvents)
-        else [(e.seq, e.event_id, e.event_type, e.occurred_at, e.payload_json) for e in events]
-    )
     objects = []
-    for row in rows:
-        _, event_id, event_type, occurred_at, payload_json = row
+    for event in events:
+        occurred_at = event.occurred_at
         if occurred_at.tzinfo is not None:
             occurred_at = to_naive_utc(occurred_at)
-        wire: dict[str, Any] = {"id": event_id, "type": event_type, "occurred_at": occurred_at}
-        if event_type == _SIGNUP and _confirms(stored_outbox_event(*row)):
+        wire: dict[str, Any] = {"id": event.event_id, "type": event.event_type}
+        wire["occurred_at"] = occurred_at
+        if _confirms(event):
             wire["confirm"] = True
-        wire["payload"] = orjson.Fragment(payload_json)
+        wire["payload"] = orjson.Fragment(event.payload_json)
         objects.append(wire)
     return orjson.dumps(objects, option=_TIMES_AS_UTC_Z)
 

@@ -53,16 +53,13 @@ from sqlalchemy import Text, bindparam, cast, func, select, text, update
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.elements import TextClause
 
-from ...storage import (
-    ClaimedBatch,
-    OutboxEvent,
-    StoredEventRow,
-    StoredOutboxEvents,
-    stored_outbox_event,
-)
+from ...storage import ClaimedBatch, OutboxEvent
 from .commit_horizon import CommitHorizon
 from .pooled_statement import DriverStatement
 from .tables import outbox_batches, outbox_events
+
+#: A queued event as fetched: ``(seq, event_id, event_type, occurred_at, payload_json)``.
+_QueuedRow = tuple[int, str, str, datetime, str]
 
 _b = outbox_batches.c
 _e = outbox_events.c
@@ -183,7 +180,7 @@ def _lease_due(
     connection.execute(_LEASE_DUE, {"ids": ids, "lease_until": lease_until})
     members: dict[str, list[OutboxEvent]] = {batch_id: [] for batch_id in ids}
     for row in connection.execute(_MEMBERS, {"ids": ids}):
-        members[row[0]].append(stored_outbox_event(*row[1:]))
+        members[row[0]].append(OutboxEvent.from_stored_json(*row[1:]))
     return [
         ClaimedBatch(batch_id, int(attempts) + 1, lease_until, members[batch_id])
         for batch_id, (_, attempts) in zip(ids, due, strict=True)
@@ -200,9 +197,9 @@ def _driver_queued(dialect: Dialect) -> tuple[DriverStatement, Callable[[Any], A
     return DriverStatement(queued, dialect), occurred_at
 
 
-def _queued_rows(connection: Connection, *, limit: int) -> list[StoredEventRow]:
+def _queued_rows(connection: Connection, *, limit: int) -> list[_QueuedRow]:
     """Up to ``limit`` of the oldest queued events (above the frontier; on PostgreSQL, at or
-    below the horizon too), oldest first, as rows (:data:`~...storage.StoredEventRow`).
+    below the horizon too), oldest first, as rows.
 
     Run through the connection (so its errors are translated like any other statement's) but
     fetched as the driver's plain tuples: SQLAlchemy's row objects and per-column processing
@@ -252,7 +249,9 @@ def _freeze_leased(
         return []
     chunks = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
     claimed = [
-        ClaimedBatch(str(uuid.uuid4()), 1, lease_until, StoredOutboxEvents(chunk))
+        ClaimedBatch(
+            str(uuid.uuid4()), 1, lease_until, [OutboxEvent.from_stored_json(*row) for row in chunk]
+        )
         for chunk in chunks
     ]
     values: dict[str, Any] = {"now": now, "lease_until": lease_until}
