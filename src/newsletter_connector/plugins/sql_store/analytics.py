@@ -18,7 +18,6 @@ from sqlalchemy.engine import Connection
 from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
 from .parallel_reads import read_all
-from .records import record_builder
 from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
 from .upserts import insert_ignoring_duplicates
@@ -101,16 +100,14 @@ def tolerant_read(connection: Connection, read: Callable[[], T]) -> T:
 
 
 #: What an export page reads: the record's fields, in its order, so each row builds the
-#: record positionally (cheaper than mappings) and without the frozen ``__init__``. ``props``
-#: is read leniently: a stored text no parser accepts (too deep, not JSON) reads as ``None``
-#: instead of failing the page.
+#: record positionally. ``props`` is read leniently: a stored text no parser accepts (too
+#: deep, not JSON) reads as ``None`` instead of failing the page.
 _EVENT_COLUMNS = tuple(
     cast(analytics_events.c.props, LenientJson()).label("props")
     if f.name == "props"
     else analytics_events.c[f.name]
     for f in fields(AnalyticsEventRecord)
 )
-_build_event = record_builder(AnalyticsEventRecord)
 
 
 class SqlAnalytics:
@@ -161,7 +158,7 @@ class SqlAnalytics:
         )
         bounded = EVENTS_HORIZON.bound(self.connection, query)
         rows = tolerant_read(self.connection, lambda: self.connection.execute(bounded).all())
-        return [_build_event(row) for row in rows]
+        return [AnalyticsEventRecord(*row) for row in rows]
 
     def daily_traffic(
         self, start: datetime, end: datetime, *, top_pages: int

@@ -45,17 +45,16 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, func, select, text, update
-from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import TextClause
 
 from ...storage import ClaimedBatch, OutboxEvent
 from .commit_horizon import CommitHorizon
-from .pooled_statement import DriverStatement
 from .tables import outbox_batches, outbox_events
 
 #: A queued event as fetched: ``(seq, event_id, event_type, occurred_at, payload_json)``.
@@ -187,53 +186,25 @@ def _lease_due(
     ]
 
 
-@functools.lru_cache(maxsize=8)
-def _driver_queued(dialect: Dialect) -> tuple[DriverStatement, Callable[[Any], Any] | None]:
-    """The queue's statement for ``dialect`` (:data:`_QUEUED_AT_HORIZON` on PostgreSQL, else
-    :data:`_QUEUED`), and the ``occurred_at`` column's result processor (SQLite's turns text
-    into a datetime; none on PostgreSQL)."""
-    occurred_at = _e.occurred_at.type.dialect_impl(dialect).result_processor(dialect, None)
-    queued = _QUEUED_AT_HORIZON if dialect.name == "postgresql" else _QUEUED
-    return DriverStatement(queued, dialect), occurred_at
-
-
 def _queued_rows(connection: Connection, *, limit: int) -> list[_QueuedRow]:
     """Up to ``limit`` of the oldest queued events (above the frontier; on PostgreSQL, at or
-    below the horizon too), oldest first, as rows.
-
-    Run through the connection (so its errors are translated like any other statement's) but
-    fetched as the driver's plain tuples: SQLAlchemy's row objects and per-column processing
-    cost as much as the query itself for a claim's 1,000 rows (issue 10), and only
-    ``occurred_at`` needs processing, on SQLite.
-    """
-    query, parse = _driver_queued(connection.dialect)
+    below the horizon too), oldest first, as rows."""
     if connection.dialect.name == "postgresql":
         try:
             connection.execute(
                 _TAKE_TURN_AND_BARRIER,
                 {"freeze_lock": FREEZE_LOCK_ID, "outbox_lock": OUTBOX_LOCK_ID},
             )
-            result = connection.exec_driver_sql(
-                query.sql, query.parameters({"outbox_lock": OUTBOX_LOCK_ID, "limit": limit})
-            )
+            rows = connection.execute(
+                _QUEUED_AT_HORIZON, {"outbox_lock": OUTBOX_LOCK_ID, "limit": limit}
+            ).all()
         except BaseException:
             connection.invalidate()  # it may still hold the barrier, a session-level lock
             raise
     else:
         frontier = int(connection.scalar(_FRONTIER) or 0)
-        result = connection.exec_driver_sql(
-            query.sql, query.parameters({"frontier": frontier, "limit": limit})
-        )
-    try:
-        rows = list(result.cursor.fetchall())  # the driver's tuples (already a list)
-    finally:
-        result.close()
-    if parse is None:
-        return rows
-    return [
-        (seq, event_id, event_type, parse(occurred_at), payload_json)
-        for seq, event_id, event_type, occurred_at, payload_json in rows
-    ]
+        rows = connection.execute(_QUEUED, {"frontier": frontier, "limit": limit}).all()
+    return [tuple(row) for row in rows]
 
 
 def _freeze_leased(
