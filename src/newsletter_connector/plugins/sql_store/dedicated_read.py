@@ -1,4 +1,4 @@
-"""A read-only statement on a PostgreSQL connection each thread keeps for it (issue 10).
+"""A read-only statement on a PostgreSQL connection each thread keeps for it.
 
 Every authenticated request checks its key: one round trip, and on PostgreSQL the largest part
 of the request's CPU. Through a pooled connection and a psycopg cursor the check cost ~100 µs of
@@ -91,7 +91,7 @@ class _ThreadConnection:
         if result.ntuples == 0:
             return None
         value = result.get_value
-        # A list, not a generator: this runs on every request (issue 10).
+        # A list, not a generator: this runs on every request.
         return tuple(
             [load(raw) if (raw := value(0, i)) is not None else None for i, load in self._loaders]
         )

@@ -1,7 +1,7 @@
 """Claiming and settling outbox batches for the sync runner (the SQL store's delivery half).
 
 A claim is one short write transaction of a handful of statements, however many batches it
-takes (issue 10): the oldest due batches are leased, then, while there is room, the oldest
+takes: the oldest due batches are leased, then, while there is room, the oldest
 queued events are frozen **directly into leased batches** and returned with them, so no
 batch is written as pending and read back.
 
@@ -15,9 +15,8 @@ queue in is taken, so every seq up to that horizon is final — no event can sti
 inside a frozen range, and every later event lands above it. On SQLite writers take turns
 (``BEGIN IMMEDIATE``), so every stored seq is final, and seqs are never reused (AUTOINCREMENT).
 
-On PostgreSQL the freeze is three statements (issue 10; it was five, and each round trip cost
-~0.1 ms of the runner's CPU and about as much of the server's, on a machine that also runs the
-receiver):
+On PostgreSQL the freeze is three statements (each round trip costs ~0.1 ms of the runner's
+CPU and about as much of the server's):
 
 1. :data:`_TAKE_TURN_AND_BARRIER` takes the freeze turn (transaction-level, held to the commit),
    then the outbox's barrier (session-level, exclusive: it waits for every enqueue in flight),
@@ -125,7 +124,7 @@ def _new_batches(count: int) -> TextClause:
     """One multi-row ``VALUES`` statement for ``count`` new leased batches (an executemany of
     ten rows cost ten round trips), built once per count. It is textual SQL because SQLAlchemy
     compiles a multi-row ``insert().values()`` afresh on every execution (it cannot cache one),
-    which was a third of a claim's CPU time (issue 10). Parameters: ``now``, ``lease_until``,
+    which was a third of a claim's CPU time. Parameters: ``now``, ``lease_until``,
     and ``id_N``, ``first_seq_N``, ``last_seq_N`` for each row ``N``."""
     rows = ", ".join(
         f"(:id_{n}, 'sending', 1, :now, :lease_until, :now, :first_seq_{n}, :last_seq_{n})"

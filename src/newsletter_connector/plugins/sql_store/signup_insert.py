@@ -1,4 +1,4 @@
-"""A signup on PostgreSQL in one statement: the subscriber and its events (issue 10).
+"""A signup on PostgreSQL in one statement: the subscriber and its events.
 
 Through a unit of work a signup was four round trips (``BEGIN``, the subscriber insert, the
 event insert, ``COMMIT``) and ~0.35 ms of Python. Here it is one statement, run in autocommit

@@ -1,4 +1,4 @@
-"""A signup on SQLite on a pooled DB-API connection, outside a unit of work (issue 10).
+"""A signup on SQLite on a pooled DB-API connection, outside a unit of work.
 
 Through a unit of work (a SQLAlchemy ``Connection``, its ``BEGIN IMMEDIATE`` event, two
 statement executions with their execution contexts, the commit) the storage side of a signup

@@ -114,7 +114,7 @@ class SqlStorage(StorageBase):
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
-        with _translated_errors(), self.engine.connect() as connection:
+        with translated_errors(), self.engine.connect() as connection:
             if self.dialect == "sqlite":
                 connection.execution_options(
                     **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
@@ -152,7 +152,7 @@ class SqlStorage(StorageBase):
 
 
 @contextmanager
-def _translated_errors() -> Iterator[None]:
+def translated_errors() -> Iterator[None]:
     """Driver and pool failures inside the block raised as domain errors."""
     try:
         yield
