@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from .https_rule import without_credentials
@@ -190,37 +191,55 @@ class ContactMessageRecord:
     submitted_at: datetime
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OutboxEvent:
     """One queued event as the runner hands it to a transport. ``event_id`` never changes.
 
-    ``payload`` is the event's JSON object; ``repr`` never shows it (it may carry a contact's
-    data). A store that keeps payloads as JSON text builds events with :meth:`from_stored_json`,
-    so a transport sending the payload unchanged can send that text (:attr:`payload_json`)."""
+    ``payload_json`` is the payload, a JSON object, as text: a transport sending it unchanged
+    splices it into its body; :attr:`payload` decodes it once, when first read. ``repr`` shows
+    neither (a payload may carry a contact's data). Equal events have equal decoded payloads."""
 
     seq: int
     event_id: str
     event_type: str
     occurred_at: datetime
-    payload: dict[str, Any] = field(repr=False)
-    stored_json: str | None = field(default=None, repr=False, compare=False)
+    payload_json: str = field(repr=False)
 
     @classmethod
-    def from_stored_json(
-        cls, seq: int, event_id: str, event_type: str, occurred_at: datetime, payload_json: str
+    def with_payload(
+        cls,
+        seq: int,
+        event_id: str,
+        event_type: str,
+        occurred_at: datetime,
+        payload: dict[str, Any],
     ) -> OutboxEvent:
-        """The event whose payload is the JSON object text ``payload_json``."""
-        payload = json.loads(payload_json)
-        if not isinstance(payload, dict):
-            raise ValueError(f"the payload of event {event_id} is not a JSON object")
-        return cls(seq, event_id, event_type, occurred_at, payload, payload_json)
+        """The event of an already decoded ``payload``."""
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        event = cls(seq, event_id, event_type, occurred_at, text)
+        event.__dict__["payload"] = payload  # what the cached property would decode
+        return event
 
-    @property
-    def payload_json(self) -> str:
-        """The payload as JSON text: as stored when there is one, else encoded now."""
-        if self.stored_json is not None:
-            return self.stored_json
-        return json.dumps(self.payload, ensure_ascii=False, separators=(",", ":"))
+    @cached_property
+    def payload(self) -> dict[str, Any]:
+        payload = json.loads(self.payload_json)
+        if not isinstance(payload, dict):
+            raise ValueError(f"the payload of event {self.event_id} is not a JSON object")
+        return payload
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OutboxEvent):
+            return NotImplemented
+        mine = (self.seq, self.event_id, self.event_type, self.occurred_at, self.payload)
+        return mine == (
+            other.seq,
+            other.event_id,
+            other.event_type,
+            other.occurred_at,
+            other.payload,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equality reads the payload, a dict
 
 
 @dataclass(frozen=True)

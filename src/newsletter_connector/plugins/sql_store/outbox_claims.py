@@ -178,7 +178,7 @@ def _lease_due(
     connection.execute(_LEASE_DUE, {"ids": ids, "lease_until": lease_until})
     members: dict[str, list[OutboxEvent]] = {batch_id: [] for batch_id in ids}
     for row in connection.execute(_MEMBERS, {"ids": ids}):
-        members[row[0]].append(OutboxEvent.from_stored_json(*row[1:]))
+        members[row[0]].append(OutboxEvent(*row[1:]))
     return [
         ClaimedBatch(batch_id, int(attempts) + 1, lease_until, members[batch_id])
         for batch_id, (_, attempts) in zip(ids, due, strict=True)
@@ -219,9 +219,7 @@ def _freeze_leased(
         return []
     chunks = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
     claimed = [
-        ClaimedBatch(
-            str(uuid.uuid4()), 1, lease_until, [OutboxEvent.from_stored_json(*row) for row in chunk]
-        )
+        ClaimedBatch(str(uuid.uuid4()), 1, lease_until, [OutboxEvent(*row) for row in chunk])
         for chunk in chunks
     ]
     values: dict[str, Any] = {"now": now, "lease_until": lease_until}
