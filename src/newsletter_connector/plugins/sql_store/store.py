@@ -80,7 +80,9 @@ class SqlUnitOfWork:
 
 
 class SqlStorage(StorageBase):
-    """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork).
+    """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork). Its
+    shortcuts are :class:`~newsletter_connector.storage.StorageBase`'s; the ``sql`` backend is
+    :class:`.BuiltinSqlStorage`, which answers two of them faster.
 
     A host that keeps one repository in its own tables (e.g. its own subscriber store)
     subclasses :class:`SqlUnitOfWork`, overriding that repository's property to return its own
