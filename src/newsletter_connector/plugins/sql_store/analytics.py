@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
 from .parallel_reads import read_all
+from .record_builders import record_builder
 from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
 from .upserts import insert_ignoring_duplicates
@@ -108,6 +109,7 @@ _EVENT_COLUMNS = tuple(
     else analytics_events.c[f.name]
     for f in fields(AnalyticsEventRecord)
 )
+_build_event = record_builder(AnalyticsEventRecord)  # benchmark: export_walk
 
 
 class SqlAnalytics:
@@ -158,7 +160,7 @@ class SqlAnalytics:
         )
         bounded = EVENTS_HORIZON.bound(self.connection, query)
         rows = tolerant_read(self.connection, lambda: self.connection.execute(bounded).all())
-        return [AnalyticsEventRecord(*row) for row in rows]
+        return [_build_event(row) for row in rows]
 
     def daily_traffic(
         self, start: datetime, end: datetime, *, top_pages: int
