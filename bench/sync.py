@@ -104,7 +104,7 @@ def queued_batches(service: NewsletterService) -> list[list[dict[str, Any]]]:
     o = outbox_events.c
     query = select(o.seq, o.event_id, o.event_type, o.occurred_at, o.payload).order_by(o.seq)
     with service.storage.engine.connect() as connection:  # type: ignore[attr-defined]
-        events = [on_the_wire(OutboxEvent(*row)) for row in connection.execute(query)]
+        events = [on_the_wire(OutboxEvent.with_payload(*row)) for row in connection.execute(query)]
     return [events[i : i + BATCH] for i in range(0, len(events), BATCH)]
 
 

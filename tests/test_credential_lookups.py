@@ -1,6 +1,6 @@
-"""The per-request credential checks outside a unit of work (issue 10): ``find_active_api_key``
-and ``find_active_connection`` take the SQL store's lighter path, and a store whose unit of
-work swaps the repository in gets that repository asked instead.
+"""The per-request credential checks: ``SqlStorage`` answers them through its unit of work, so
+a store whose unit of work swaps a repository in gets that repository asked; the ``sql``
+backend (``BuiltinSqlStorage``) checks the API key without opening one.
 
 That each check sees a revocation or a disabled connection on the very next request, in every
 gunicorn worker, is ``test_reliability_security.py``; every field of the answer is the
@@ -19,7 +19,7 @@ import falcon.testing
 import pytest
 
 from newsletter_connector import create_app
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage, SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.store import SqlUnitOfWork
 from newsletter_connector.storage import ApiKeyRecord, ConnectionRecord
@@ -56,8 +56,8 @@ class SwappingStorage(SqlStorage):
     unit_of_work_class = SwappingUnitOfWork
 
 
-class NoUnitOfWork(SqlStorage):
-    """The built-in store, refusing to open a unit of work: only a lighter path answers."""
+class NoUnitOfWork(BuiltinSqlStorage):
+    """The built-in store, refusing to open a unit of work: only a shortcut answers."""
 
     def transaction(self, *, write: bool = True) -> AbstractContextManager[Any]:
         raise AssertionError("a credential check opened a unit of work")
@@ -76,33 +76,21 @@ def test_a_swapped_repository_is_asked(swapping: SwappingStorage) -> None:
     assert swapping.find_active_api_key("other") is None
 
 
-def test_the_checks_open_no_unit_of_work(
+def test_the_key_check_opens_no_unit_of_work(
     newsletter_database_url: str, newsletter_service: Any, newsletter_storage: Any
 ) -> None:
-    token = "connection-token-0123456789abcdef"
-    newsletter_service.admin.set_connection(
-        platform_base="https://platform.example", transport="events", token=token
-    )
     key = newsletter_service.admin.create_api_key("walker").key
     light = NoUnitOfWork(make_engine(newsletter_database_url))
     try:
-        found = light.find_active_connection()
-        assert found is not None and found.token == token
-        assert found == newsletter_service.admin.connection()
-
         service = type(newsletter_service).build(newsletter_service.settings, storage=light)
         client = falcon.testing.TestClient(create_app(service=service))
-        export = client.simulate_get(
-            "/api/export/status", headers={"Authorization": f"Bearer {token}"}
-        )
-        assert export.status_code == 200 and export.json == {"ok": True}
-        wrong = client.simulate_get(
-            "/api/export/status", headers={"Authorization": f"Bearer {token}x"}
-        )
-        assert wrong.status_code == 404
         status = client.simulate_get(
             "/api/newsletter/v1/status", headers={"Authorization": f"Bearer {key}"}
         )
         assert status.status_code == 200
+        wrong = client.simulate_get(
+            "/api/newsletter/v1/status", headers={"Authorization": f"Bearer {key}x"}
+        )
+        assert wrong.status_code == 401
     finally:
         light.close()

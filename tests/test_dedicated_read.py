@@ -1,4 +1,4 @@
-"""The key check's own connections on PostgreSQL (``dedicated_read``, issue 10).
+"""The key check's own connections on PostgreSQL (``dedicated_read``).
 
 Each thread that checks a key holds one connection, outside the pool, with the statement
 prepared on it. These tests hold it to the pool's rules: it answers what a pooled connection
@@ -21,11 +21,11 @@ import pytest
 from sqlalchemy import text
 
 from newsletter_connector.errors import NotMigrated
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.dedicated_read import DedicatedReadStatement
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.key_lookup import _ACTIVE_KEY, ActiveKeyLookup
 from newsletter_connector.plugins.sql_store.pooled_statement import PooledStatement
-from newsletter_connector.plugins.sql_store.store import SqlStorage
 from newsletter_connector.service.context import sha256_hex
 
 
@@ -37,13 +37,13 @@ def pg_url(newsletter_database_url: str, newsletter_storage: Any) -> str:
 
 
 @pytest.fixture
-def storage(pg_url: str) -> Iterator[SqlStorage]:
-    made = SqlStorage(make_engine(pg_url))
+def storage(pg_url: str) -> Iterator[BuiltinSqlStorage]:
+    made = BuiltinSqlStorage(make_engine(pg_url))
     yield made
     made.close()
 
 
-def key_check_backends(storage: SqlStorage) -> set[int]:
+def key_check_backends(storage: BuiltinSqlStorage) -> set[int]:
     """The server processes whose last statement was the key check (the dedicated ones)."""
     with storage.engine.connect() as connection:
         rows = connection.execute(
@@ -55,7 +55,7 @@ def key_check_backends(storage: SqlStorage) -> set[int]:
         return {int(pid) for (pid,) in rows}
 
 
-def settled_backends(storage: SqlStorage, expected: set[int]) -> set[int]:
+def settled_backends(storage: BuiltinSqlStorage, expected: set[int]) -> set[int]:
     """:func:`key_check_backends` once it equals ``expected``, or after 5 s: a closed
     connection's server process leaves ``pg_stat_activity`` a moment after the close."""
     deadline = time.monotonic() + 5
@@ -64,12 +64,12 @@ def settled_backends(storage: SqlStorage, expected: set[int]) -> set[int]:
     return found
 
 
-def test_it_is_the_statement_the_key_check_uses_on_postgresql(storage: SqlStorage) -> None:
+def test_it_is_the_statement_the_key_check_uses_on_postgresql(storage: BuiltinSqlStorage) -> None:
     assert isinstance(ActiveKeyLookup(storage.engine)._statement, DedicatedReadStatement)
 
 
 def test_it_answers_what_a_pooled_connection_answers(
-    storage: SqlStorage, newsletter_service: Any
+    storage: BuiltinSqlStorage, newsletter_service: Any
 ) -> None:
     created = newsletter_service.admin.create_api_key("same answer")
     params = {"digest": sha256_hex(created.key)}
@@ -86,7 +86,7 @@ def test_it_answers_what_a_pooled_connection_answers(
 
 
 def test_a_revocation_is_seen_by_the_next_check(
-    storage: SqlStorage, newsletter_service: Any
+    storage: BuiltinSqlStorage, newsletter_service: Any
 ) -> None:
     created = newsletter_service.admin.create_api_key("revoked soon")
     digest = sha256_hex(created.key)
@@ -96,7 +96,7 @@ def test_a_revocation_is_seen_by_the_next_check(
 
 
 def test_each_thread_holds_one_connection_and_it_goes_with_the_thread(
-    storage: SqlStorage,
+    storage: BuiltinSqlStorage,
 ) -> None:
     assert storage.find_active_api_key("no-such-digest") is None
     mine = key_check_backends(storage)
@@ -117,7 +117,7 @@ def test_each_thread_holds_one_connection_and_it_goes_with_the_thread(
 
 
 def test_close_closes_every_threads_connection(pg_url: str) -> None:
-    storage = SqlStorage(make_engine(pg_url))
+    storage = BuiltinSqlStorage(make_engine(pg_url))
     barrier = threading.Barrier(3)
 
     def check_and_wait() -> None:
@@ -129,7 +129,7 @@ def test_close_closes_every_threads_connection(pg_url: str) -> None:
     for thread in threads:
         thread.start()
     barrier.wait()
-    observer = SqlStorage(make_engine(pg_url))
+    observer = BuiltinSqlStorage(make_engine(pg_url))
     try:
         assert len(key_check_backends(observer)) == 2
         storage.close()
@@ -142,7 +142,7 @@ def test_close_closes_every_threads_connection(pg_url: str) -> None:
 
 
 def test_a_forked_child_opens_its_own_and_leaves_the_parents_alone(
-    storage: SqlStorage,
+    storage: BuiltinSqlStorage,
 ) -> None:
     assert storage.find_active_api_key("no-such-digest") is None
     parents = key_check_backends(storage)
@@ -168,7 +168,7 @@ def test_a_forked_child_opens_its_own_and_leaves_the_parents_alone(
     assert settled_backends(storage, parents) == parents  # the child's closed at its exit
 
 
-def test_a_statement_dropped_under_it_is_prepared_again(storage: SqlStorage) -> None:
+def test_a_statement_dropped_under_it_is_prepared_again(storage: BuiltinSqlStorage) -> None:
     assert storage.find_active_api_key("no-such-digest") is None
     statement = dedicated_statement_of(storage)
     held = statement._slot.held
@@ -178,11 +178,13 @@ def test_a_statement_dropped_under_it_is_prepared_again(storage: SqlStorage) -> 
     assert statement._slot.held is held  # the same connection: no reconnect, no error
 
 
-def test_an_unmigrated_database_is_reported_as_such(storage: SqlStorage, pg_url: str) -> None:
+def test_an_unmigrated_database_is_reported_as_such(
+    storage: BuiltinSqlStorage, pg_url: str
+) -> None:
     with storage.engine.begin() as connection:
         connection.execute(text("ALTER TABLE nc_api_keys RENAME TO nc_api_keys_away"))
     try:
-        fresh = SqlStorage(make_engine(pg_url))
+        fresh = BuiltinSqlStorage(make_engine(pg_url))
         with pytest.raises(NotMigrated):
             fresh.find_active_api_key("no-such-digest")
         fresh.close()
@@ -191,8 +193,8 @@ def test_an_unmigrated_database_is_reported_as_such(storage: SqlStorage, pg_url:
             connection.execute(text("ALTER TABLE nc_api_keys_away RENAME TO nc_api_keys"))
 
 
-def dedicated_statement_of(storage: SqlStorage) -> DedicatedReadStatement:
-    statement = storage._active_key_lookup._statement
+def dedicated_statement_of(storage: BuiltinSqlStorage) -> DedicatedReadStatement:
+    statement = storage._key_lookup._statement
     assert isinstance(statement, DedicatedReadStatement)
     return statement
 
@@ -210,7 +212,7 @@ class _Patched:
 
 @pytest.mark.parametrize("module", ["gevent.monkey", "eventlet.patcher"])
 def test_green_threads_keep_the_pooled_path(
-    storage: SqlStorage, monkeypatch: pytest.MonkeyPatch, module: str
+    storage: BuiltinSqlStorage, monkeypatch: pytest.MonkeyPatch, module: str
 ) -> None:
     """Under gevent or eventlet every greenlet is a thread: a connection each would be one per
     request in flight, so the key check stays on the pool."""

@@ -141,7 +141,7 @@ def test_other_methods_are_405_on_every_path(
     assert result.headers["allow"] == "GET, HEAD"
     ErrorResponse.model_validate(result.json)
     with newsletter_client.app.service.storage.transaction(write=False) as uow:
-        assert uow.campaigns.count() == 1  # a rejected request changes nothing
+        assert uow.issues.count() == 1  # a rejected request changes nothing
 
 
 @pytest.mark.parametrize(
@@ -347,7 +347,7 @@ def test_campaign_object_fields_and_values(
     CampaignResponse.model_validate(result.json)
     assert_campaign_field_order(campaign)
     with storage.transaction(write=False) as uow:
-        record = uow.campaigns.get(issue_id)
+        record = uow.issues.get(issue_id)
     assert campaign == {
         "id": issue_id,
         "campaign_id": issue_id,

@@ -131,12 +131,10 @@ def test_a_claim_failing_behind_the_barrier_does_not_keep_it(
     from sqlalchemy.exc import DataError
 
     from newsletter_connector.plugins.sql_store import outbox_claims
-    from newsletter_connector.plugins.sql_store.pooled_statement import DriverStatement
 
     with pg_storage.transaction() as uow:
         enqueue(uow, 0)
-    broken = DriverStatement(text("SELECT 1 / 0"), pg_storage.engine.dialect)
-    monkeypatch.setattr(outbox_claims, "_driver_queued", lambda dialect: (broken, None))
+    monkeypatch.setattr(outbox_claims, "_QUEUED_AT_HORIZON", text("SELECT 1 / 0"))
     with pytest.raises(DataError):
         claim(pg_storage)  # fails after the barrier was taken, before it was let go
     monkeypatch.undo()

@@ -1,4 +1,4 @@
-"""Pooled PostgreSQL connections are pinged only after sitting idle (issue 10).
+"""Pooled PostgreSQL connections are pinged only after sitting idle.
 
 ``pool_pre_ping`` cost a round trip on every request. Now a connection idle longer than
 ``idle_ping_seconds`` is pinged and replaced if dead; one in steady use is not, so a dead
@@ -19,8 +19,8 @@ import pytest
 from sqlalchemy import text
 
 from newsletter_connector.errors import DbUnavailable
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.store import SqlStorage
 from newsletter_connector.storage import NewEvent
 
 
@@ -31,7 +31,7 @@ def pg_url(newsletter_database_url: str) -> str:
     return newsletter_database_url
 
 
-def backend_pid(storage: SqlStorage) -> int:
+def backend_pid(storage: BuiltinSqlStorage) -> int:
     with storage.transaction(write=False) as uow:
         return int(uow.connection.scalar(text("SELECT pg_backend_pid()")))
 
@@ -46,17 +46,17 @@ def terminate(url: str, pid: int) -> None:
 
 
 @pytest.fixture
-def storages(pg_url: str) -> Iterator[dict[str, SqlStorage]]:
+def storages(pg_url: str) -> Iterator[dict[str, BuiltinSqlStorage]]:
     made = {
-        "pinged": SqlStorage(make_engine(pg_url, idle_ping_seconds=0)),
-        "in steady use": SqlStorage(make_engine(pg_url, idle_ping_seconds=3600)),
+        "pinged": BuiltinSqlStorage(make_engine(pg_url, idle_ping_seconds=0)),
+        "in steady use": BuiltinSqlStorage(make_engine(pg_url, idle_ping_seconds=3600)),
     }
     yield made
     for storage in made.values():
         storage.close()
 
 
-def kill_pooled_connection(url: str, storage: SqlStorage) -> int:
+def kill_pooled_connection(url: str, storage: BuiltinSqlStorage) -> int:
     """Use ``storage`` once, then end its pooled connection's backend; return that pid."""
     pid = backend_pid(storage)
     terminate(url, pid)
@@ -64,14 +64,14 @@ def kill_pooled_connection(url: str, storage: SqlStorage) -> int:
 
 
 def test_an_idle_connection_that_died_is_replaced_before_use(
-    pg_url: str, storages: dict[str, SqlStorage]
+    pg_url: str, storages: dict[str, BuiltinSqlStorage]
 ) -> None:
     dead = kill_pooled_connection(pg_url, storages["pinged"])
     assert backend_pid(storages["pinged"]) != dead  # the ping found it dead: nothing failed
 
 
 def test_a_connection_in_steady_use_fails_once_then_the_pool_reconnects(
-    pg_url: str, storages: dict[str, SqlStorage]
+    pg_url: str, storages: dict[str, BuiltinSqlStorage]
 ) -> None:
     dead = kill_pooled_connection(pg_url, storages["in steady use"])
     with pytest.raises(DbUnavailable):
@@ -79,7 +79,7 @@ def test_a_connection_in_steady_use_fails_once_then_the_pool_reconnects(
     assert backend_pid(storages["in steady use"]) != dead
 
 
-def key_check_backend(storage: SqlStorage) -> int:
+def key_check_backend(storage: BuiltinSqlStorage) -> int:
     """The server process of ``storage``'s key check (its own connection, outside the pool):
     the one whose last statement was the prepared look-up. Check one key first. (A connection
     closed just before may linger in ``pg_stat_activity`` a moment: wait up to 5 s for one.)"""
@@ -100,7 +100,7 @@ def key_check_backend(storage: SqlStorage) -> int:
 
 
 def test_the_key_check_reconnects_the_same_way(
-    pg_url: str, storages: dict[str, SqlStorage], newsletter_storage: Any
+    pg_url: str, storages: dict[str, BuiltinSqlStorage], newsletter_storage: Any
 ) -> None:
     """The per-request key check (a connection of its own, not a pooled one) loses a dead
     connection once, then reconnects; an idle dead one is replaced unseen."""
@@ -122,7 +122,7 @@ def test_the_key_check_reconnects_the_same_way(
 
 
 def test_the_signup_reconnects_the_same_way(
-    pg_url: str, storages: dict[str, SqlStorage], newsletter_storage: Any
+    pg_url: str, storages: dict[str, BuiltinSqlStorage], newsletter_storage: Any
 ) -> None:
     """PostgreSQL's one-statement signup runs on a pooled DB-API connection too."""
     from newsletter_connector.testing.conformance_subscribers import make_subscriber_data

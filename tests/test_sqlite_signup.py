@@ -1,4 +1,4 @@
-"""SQLite's signup outside a unit of work (``plugins/sql_store/sqlite_signup.py``, issue 10).
+"""SQLite's signup outside a unit of work (``plugins/sql_store/sqlite_signup.py``).
 
 The conformance suite checks what ``Storage.add_subscriber`` stores; these check how: it is
 the built-in store's path on SQLite, all or nothing, a busy database is ``db_unavailable``
@@ -15,22 +15,22 @@ import pytest
 from sqlalchemy import event, exc, text
 
 from newsletter_connector.errors import DbUnavailable
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.sqlite_signup import SqliteSignup
-from newsletter_connector.plugins.sql_store.store import SqlStorage
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from tests.subscriber_helpers import signup_event
 
 
 @pytest.fixture
-def sqlite_storage(newsletter_storage: Any) -> SqlStorage:
+def sqlite_storage(newsletter_storage: Any) -> BuiltinSqlStorage:
     if newsletter_storage.dialect != "sqlite":
         pytest.skip("SQLite only: PostgreSQL's signup is one statement (test_signup_insert.py)")
-    assert isinstance(newsletter_storage, SqlStorage)
+    assert isinstance(newsletter_storage, BuiltinSqlStorage)
     return newsletter_storage
 
 
-def counts(storage: SqlStorage) -> tuple[int, int]:
+def counts(storage: BuiltinSqlStorage) -> tuple[int, int]:
     with storage.engine.connect() as connection:
         row = connection.execute(
             text(
@@ -41,11 +41,11 @@ def counts(storage: SqlStorage) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def test_it_is_the_built_in_stores_path_on_sqlite(sqlite_storage: SqlStorage) -> None:
-    assert isinstance(sqlite_storage._signup_insert, SqliteSignup)
+def test_it_is_the_built_in_stores_path_on_sqlite(sqlite_storage: BuiltinSqlStorage) -> None:
+    assert isinstance(sqlite_storage._signup, SqliteSignup)
 
 
-def test_a_failing_event_insert_leaves_no_subscriber(sqlite_storage: SqlStorage) -> None:
+def test_a_failing_event_insert_leaves_no_subscriber(sqlite_storage: BuiltinSqlStorage) -> None:
     first = signup_event(0)
     assert sqlite_storage.add_subscriber(make_subscriber_data("one@example.org"), [first])
     duplicate = signup_event(1, event_id=first.event_id)  # event ids are unique
@@ -61,7 +61,7 @@ def test_a_failing_event_insert_leaves_no_subscriber(sqlite_storage: SqlStorage)
     assert counts(sqlite_storage) == (2, 2)
 
 
-def test_the_connection_goes_back_out_of_any_transaction(sqlite_storage: SqlStorage) -> None:
+def test_the_connection_goes_back_out_of_any_transaction(sqlite_storage: BuiltinSqlStorage) -> None:
     sqlite_storage.engine.dispose()  # one pooled connection from here on
     assert sqlite_storage.add_subscriber(make_subscriber_data("a@example.org"), [signup_event()])
     assert (
@@ -78,7 +78,7 @@ def test_the_connection_goes_back_out_of_any_transaction(sqlite_storage: SqlStor
 
 
 @pytest.fixture
-def impatient(sqlite_storage: SqlStorage) -> Iterator[SqlStorage]:
+def impatient(sqlite_storage: BuiltinSqlStorage) -> Iterator[BuiltinSqlStorage]:
     """A second store on the same file that waits only 0.1 s for the write lock."""
     engine = make_engine(sqlite_storage.engine.url.render_as_string(hide_password=False))
 
@@ -86,13 +86,13 @@ def impatient(sqlite_storage: SqlStorage) -> Iterator[SqlStorage]:
     def _impatient(dbapi_connection: Any, _record: Any) -> None:  # after the store's own
         dbapi_connection.execute("PRAGMA busy_timeout=100")
 
-    made = SqlStorage(engine)
+    made = BuiltinSqlStorage(engine)
     yield made
     made.close()
 
 
 def test_a_busy_database_is_unavailable_and_nothing_is_written(
-    sqlite_storage: SqlStorage, impatient: SqlStorage
+    sqlite_storage: BuiltinSqlStorage, impatient: BuiltinSqlStorage
 ) -> None:
     """Another writer holds the write lock: the signup waits (the busy timeout), then is
     refused with ``db_unavailable``, nothing written, as a unit of work's would be."""

@@ -17,13 +17,7 @@ from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
 from ..https_rule import without_credentials
 from ..json_encoding import dumps, raw_json
-from ..storage import (
-    ConnectionRecord,
-    OutboxEvent,
-    StoredEventRow,
-    StoredOutboxEvents,
-    stored_outbox_event,
-)
+from ..storage import ConnectionRecord, OutboxEvent
 from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
 from ..timeutil import to_naive_utc
 
@@ -40,25 +34,17 @@ def wire_body(events: Sequence[OutboxEvent]) -> bytes:
     objects, written by ``json_encoding`` (``occurred_at`` in UTC with ``Z``), with each
     payload's JSON text spliced in as the store holds it (decoded only for a signup, whose
     status decides ``confirm``).
-
-    The body is written from rows: claimed events the store kept as rows
-    (:class:`~newsletter_connector.storage.StoredOutboxEvents`) are never built into objects
-    (only a signup, to decide ``confirm``); other events are read into rows first.
     """
-    rows: Sequence[StoredEventRow] = (
-        events.rows
-        if isinstance(events, StoredOutboxEvents)
-        else [(e.seq, e.event_id, e.event_type, e.occurred_at, e.payload_json) for e in events]
-    )
     objects = []
-    for row in rows:
-        _, event_id, event_type, occurred_at, payload_json = row
+    for event in events:
+        occurred_at = event.occurred_at
         if occurred_at.tzinfo is not None:
             occurred_at = to_naive_utc(occurred_at)
-        wire: dict[str, Any] = {"id": event_id, "type": event_type, "occurred_at": occurred_at}
-        if event_type == _SIGNUP and _confirms(stored_outbox_event(*row)):
+        wire: dict[str, Any] = {"id": event.event_id, "type": event.event_type}
+        wire["occurred_at"] = occurred_at
+        if _confirms(event):
             wire["confirm"] = True
-        wire["payload"] = raw_json(payload_json)
+        wire["payload"] = raw_json(event.payload_json)
         objects.append(wire)
     return dumps(objects)
 

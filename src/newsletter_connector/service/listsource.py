@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from ..errors import NotFound
-from ..storage import CampaignRecord
+from ..storage import IssueRecord
 from ..timeutil import isoformat_z, to_naive_utc
 from .context import ServiceContext
 
@@ -49,7 +49,7 @@ class CampaignQuery:
 class CampaignPage:
     """One page of campaigns; ``total`` counts every match, not only this page."""
 
-    results: list[CampaignRecord]
+    results: list[IssueRecord]
     total: int
     page: int
     per_page: int
@@ -83,9 +83,9 @@ class ListSourceService:
             return CampaignPage(results=[], total=0, page=query.page, per_page=query.per_page)
         offset = (query.page - 1) * query.per_page
         with self.context.storage.transaction(write=False) as uow:
-            total = uow.campaigns.count()
+            total = uow.issues.count()
             results = (
-                uow.campaigns.page(
+                uow.issues.list_by_creation(
                     descending=query.order == "desc", offset=offset, limit=query.per_page
                 )
                 if offset < total
@@ -93,7 +93,7 @@ class ListSourceService:
             )
         return CampaignPage(results=results, total=total, page=query.page, per_page=query.per_page)
 
-    def campaign(self, campaign_id: int) -> CampaignRecord:
+    def campaign(self, campaign_id: int) -> IssueRecord:
         """The campaign with this id.
 
         :raises NotFound: no stored issue has it (including ids out of the 64-bit range).
@@ -101,7 +101,7 @@ class ListSourceService:
         record = None
         if 1 <= campaign_id <= MAX_ID:
             with self.context.storage.transaction(write=False) as uow:
-                record = uow.campaigns.get(campaign_id)
+                record = uow.issues.get(campaign_id)
         if record is None:
             raise NotFound("Campaign not found")
         return record

@@ -25,7 +25,7 @@ import pytest
 
 from ..errors import InvalidRequest
 from .conformance_analytics import AnalyticsConformance
-from .conformance_campaigns import CampaignConformance
+from .conformance_issue_order import IssueOrderConformance
 from .conformance_issues import IssuesConformance
 from .conformance_outbox import OutboxConformance
 from .conformance_rate_limits import RateLimitsConformance
@@ -37,7 +37,7 @@ T0 = datetime(2026, 1, 2, 3, 4, 5)
 class StorageConformance(
     SubscribersConformance,
     IssuesConformance,
-    CampaignConformance,
+    IssueOrderConformance,
     OutboxConformance,
     AnalyticsConformance,
     RateLimitsConformance,

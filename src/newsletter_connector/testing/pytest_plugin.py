@@ -28,10 +28,10 @@ def newsletter_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterato
 @pytest.fixture
 def newsletter_storage(newsletter_database_url: str) -> Iterator[Any]:
     """The built-in SQL store on the session database, emptied after each test."""
-    from ..plugins.sql_store import SqlStorage
+    from ..plugins.sql_store import BuiltinSqlStorage
     from ..plugins.sql_store.engine import make_engine
 
-    storage = SqlStorage(make_engine(newsletter_database_url))
+    storage = BuiltinSqlStorage(make_engine(newsletter_database_url))
     try:
         yield storage
     finally:

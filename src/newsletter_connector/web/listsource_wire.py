@@ -13,7 +13,7 @@ from typing import Any
 
 from ..service.listsource import CAMPAIGN_STATUS, CampaignPage, ListInfo
 from ..settings import Settings
-from ..storage import CampaignRecord
+from ..storage import IssueRecord
 from ..timeutil import isoformat_z
 
 # No listmonk template renders our campaigns: the body is the complete document. listmonk
@@ -33,12 +33,12 @@ def go_time(value: datetime) -> str:
     return f"{whole}.{fraction}Z" if fraction else f"{whole}Z"
 
 
-def campaign_name(record: CampaignRecord) -> str:
+def campaign_name(record: IssueRecord) -> str:
     """The campaign's internal name, e.g. ``Daily issue 2026-11-21``."""
     return f"{record.kind.capitalize()} issue {record.issue_date}"
 
 
-def campaign_tags(record: CampaignRecord) -> list[str]:
+def campaign_tags(record: IssueRecord) -> list[str]:
     """The cadence, then the kind when it differs (so ``test`` and ``manual`` issues can be
     told apart by tag)."""
     tags = [record.cadence]
@@ -47,7 +47,7 @@ def campaign_tags(record: CampaignRecord) -> list[str]:
     return tags
 
 
-def campaign_object(record: CampaignRecord, settings: Settings) -> dict[str, Any]:
+def campaign_object(record: IssueRecord, settings: Settings) -> dict[str, Any]:
     """One campaign, in listmonk's field order, with the spec's ``campaign_id`` after ``id``."""
     return {
         "id": record.id,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from ...descriptors import StorageBackend
 from ...hookspecs import hookimpl
+from .builtin import BuiltinSqlStorage
 from .commit_horizon import CommitHorizon
 from .store import SqlStorage
 
-__all__ = ["CommitHorizon", "SqlStorage", "newsletter_storage_backends"]
+__all__ = ["BuiltinSqlStorage", "CommitHorizon", "SqlStorage", "newsletter_storage_backends"]
 
 
 @hookimpl(trylast=True)
@@ -16,6 +17,6 @@ def newsletter_storage_backends() -> list[StorageBackend]:
         StorageBackend(
             name="sql",
             description="SQLAlchemy Core store: SQLite (default) or PostgreSQL",
-            factory=SqlStorage.from_settings,
+            factory=BuiltinSqlStorage.from_settings,
         )
     ]

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
 from .parallel_reads import read_all
-from .records import record_builder
+from .record_builders import record_builder
 from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
 from .upserts import insert_ignoring_duplicates
@@ -101,16 +101,15 @@ def tolerant_read(connection: Connection, read: Callable[[], T]) -> T:
 
 
 #: What an export page reads: the record's fields, in its order, so each row builds the
-#: record positionally (cheaper than mappings) and without the frozen ``__init__``. ``props``
-#: is read leniently: a stored text no parser accepts (too deep, not JSON) reads as ``None``
-#: instead of failing the page.
+#: record positionally. ``props`` is read leniently: a stored text no parser accepts (too
+#: deep, not JSON) reads as ``None`` instead of failing the page.
 _EVENT_COLUMNS = tuple(
     cast(analytics_events.c.props, LenientJson()).label("props")
     if f.name == "props"
     else analytics_events.c[f.name]
     for f in fields(AnalyticsEventRecord)
 )
-_build_event = record_builder(AnalyticsEventRecord)
+_build_event = record_builder(AnalyticsEventRecord)  # benchmark: export_walk
 
 
 class SqlAnalytics:

@@ -16,9 +16,8 @@ look-up, not for the page's query.
 The outbox's freeze passes the same barrier in statements of its own
 (:mod:`.outbox_claims`), to read its frontier in the horizon's snapshot.
 
-An earlier design (issue 3) took the lock exclusively for every insert until its commit: walks
-were safe, but signups took turns and PostgreSQL reached about a third of the bare
-insert rate (issue 10).
+Taking the lock exclusively for every insert until its commit would be as safe, but signups
+would take turns (about a third of the bare insert rate on PostgreSQL).
 """
 
 from __future__ import annotations

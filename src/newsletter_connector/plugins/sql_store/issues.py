@@ -1,15 +1,17 @@
 """The SQL store's newsletter issues (``nc_issues``).
 
 Recording order is the id order (one sequence), so "newest first" is ``id DESC`` on the primary
-key. The unique ``period_key`` makes a scheduled run record once per period: a racing second
-insert fails on the index inside a savepoint and the caller is told nothing was stored.
+key. Creation order walks the ``(created_at, id)`` index; the list-source surface addresses it
+by page number, so a page is an ``OFFSET`` on it (the table grows by about a row a day).
+The unique ``period_key`` makes a scheduled run record once per period: a racing second insert
+fails on the index inside a savepoint and the caller is told nothing was stored.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
@@ -99,3 +101,22 @@ class SqlIssues:
             select(*columns).order_by(issues.c.id.desc()).limit(limit)
         ).mappings()
         return [_record(row, bodies=include_bodies) for row in rows]
+
+    def get(self, issue_id: int) -> IssueRecord | None:
+        row = self.connection.execute(select(issues).where(issues.c.id == issue_id)).mappings()
+        found = row.first()
+        return _record(found) if found else None
+
+    def count(self) -> int:
+        return int(self.connection.scalar(select(func.count()).select_from(issues)) or 0)
+
+    def list_by_creation(self, *, descending: bool, offset: int, limit: int) -> list[IssueRecord]:
+        order = (
+            (issues.c.created_at.desc(), issues.c.id.desc())
+            if descending
+            else (issues.c.created_at.asc(), issues.c.id.asc())
+        )
+        rows = self.connection.execute(
+            select(issues).order_by(*order).offset(offset).limit(limit)
+        ).mappings()
+        return [_record(row) for row in rows]

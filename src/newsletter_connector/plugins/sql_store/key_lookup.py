@@ -1,17 +1,9 @@
-"""The per-request credential checks, run outside a unit of work (issue 10).
+"""The per-request API key check, run outside a unit of work (benchmark: status_overhead).
 
-Every authenticated request looks its API key up, and every export request the active
-connection, whose token it must carry. Through a unit of work (a SQLAlchemy
-``Connection``, its transaction and statement execution) the look-up cost ~85 µs of Python
-per request; the same statement compiled once and run on a pooled DB-API cursor
-(:mod:`.pooled_statement`), ~25 µs of Python plus psycopg's. On PostgreSQL with psycopg 3 it
-runs prepared on a connection of each thread's own, through libpq (:mod:`.dedicated_read`):
-~40 µs of CPU against ~100 µs pooled. Result columns run through their types' result
-processors either way.
-
-The connection look-up runs on a pooled DB-API cursor on every database: an export request
-answers a page of up to 1,000 events, so the ~100 µs a pooled run costs on PostgreSQL is
-small beside it, and a connection of its own per thread would not be (docs/decisions.md).
+Every authenticated request looks its key up. On PostgreSQL with psycopg 3 the statement runs
+prepared on a connection of each thread's own, through libpq (:mod:`.dedicated_read`);
+otherwise compiled once and run on a pooled DB-API cursor (:mod:`.pooled_statement`). Result
+columns run through their types' result processors either way.
 """
 
 from __future__ import annotations
@@ -23,12 +15,11 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
-from ...storage import ApiKeyRecord, ConnectionRecord
+from ...storage import ApiKeyRecord
 from .dedicated_read import DedicatedReadStatement
 from .engine import idle_ping_seconds
 from .pooled_statement import PooledStatement
-from .repos import ACTIVE_CONNECTION, connection_record
-from .tables import api_keys, connections
+from .tables import api_keys
 
 _ACTIVE_KEY = select(
     api_keys.c.id, api_keys.c.label, api_keys.c.key_prefix, api_keys.c.created_at
@@ -95,25 +86,3 @@ class ActiveKeyLookup:
         """Close the connections held for the look-up (pooled ones go with the engine)."""
         if isinstance(self._statement, DedicatedReadStatement):
             self._statement.close()
-
-
-class ActiveConnectionLookup:
-    """Reads the active connection (``connections.active()``'s answer) on a pooled connection
-    of ``engine``, in autocommit on PostgreSQL: a connection disabled or replaced is seen by
-    the very next look-up."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._statement = PooledStatement(engine, ACTIVE_CONNECTION)
-        # Each column by name through its type's result processor, as a Connection reads it.
-        self._columns = [(c.name, _result_processor(engine, c)) for c in connections.c]
-
-    def find(self) -> ConnectionRecord | None:
-        """The active connection, or ``None``.
-
-        :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
-        """
-        row = self._statement.first_row({})
-        if row is None:
-            return None
-        columns = zip(self._columns, row, strict=True)
-        return connection_record({name: process(value) for (name, process), value in columns})

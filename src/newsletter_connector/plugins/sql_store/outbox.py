@@ -31,7 +31,7 @@ BATCH_STATES = ("pending", "sending", "delivered", "failed")
 _b = outbox_batches.c
 _e = outbox_events.c
 
-# Every signup and change queues events: the statements are built once (issue 10).
+# Every signup and change queues events: the statements are built once.
 _ENQUEUE = insert(outbox_events)
 #: The columns an enqueue writes (also the one-statement signup's event inserts).
 ENQUEUE_COLUMNS = (
@@ -60,7 +60,7 @@ _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
     outbox_claims.OUTBOX_HORIZON.row_entering(outbox_events, ENQUEUE_COLUMNS),
 )
 
-# Built once: every claim settles the previous one's batches (issue 10).
+# Built once: every claim settles the previous one's batches.
 _SETTLE_DELIVERED_ANY_LEASE = (
     update(outbox_batches)
     .where(_b.id.in_(bindparam("ids", expanding=True)), _b.state == "sending")

@@ -1,7 +1,7 @@
 """Claiming and settling outbox batches for the sync runner (the SQL store's delivery half).
 
 A claim is one short write transaction of a handful of statements, however many batches it
-takes (issue 10): the oldest due batches are leased, then, while there is room, the oldest
+takes: the oldest due batches are leased, then, while there is room, the oldest
 queued events are frozen **directly into leased batches** and returned with them, so no
 batch is written as pending and read back.
 
@@ -15,9 +15,8 @@ queue in is taken, so every seq up to that horizon is final — no event can sti
 inside a frozen range, and every later event lands above it. On SQLite writers take turns
 (``BEGIN IMMEDIATE``), so every stored seq is final, and seqs are never reused (AUTOINCREMENT).
 
-On PostgreSQL the freeze is three statements (issue 10; it was five, and each round trip cost
-~0.1 ms of the runner's CPU and about as much of the server's, on a machine that also runs the
-receiver):
+On PostgreSQL the freeze is three statements (each round trip costs ~0.1 ms of the runner's
+CPU and about as much of the server's):
 
 1. :data:`_TAKE_TURN_AND_BARRIER` takes the freeze turn (transaction-level, held to the commit),
    then the outbox's barrier (session-level, exclusive: it waits for every enqueue in flight),
@@ -45,24 +44,20 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, func, select, text, update
-from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import TextClause
 
-from ...storage import (
-    ClaimedBatch,
-    OutboxEvent,
-    StoredEventRow,
-    StoredOutboxEvents,
-    stored_outbox_event,
-)
+from ...storage import ClaimedBatch, OutboxEvent
 from .commit_horizon import CommitHorizon
-from .pooled_statement import DriverStatement
 from .tables import outbox_batches, outbox_events
+
+#: A queued event as fetched: ``(seq, event_id, event_type, occurred_at, payload_json)``.
+_QueuedRow = tuple[int, str, str, datetime, str]
 
 _b = outbox_batches.c
 _e = outbox_events.c
@@ -129,7 +124,7 @@ def _new_batches(count: int) -> TextClause:
     """One multi-row ``VALUES`` statement for ``count`` new leased batches (an executemany of
     ten rows cost ten round trips), built once per count. It is textual SQL because SQLAlchemy
     compiles a multi-row ``insert().values()`` afresh on every execution (it cannot cache one),
-    which was a third of a claim's CPU time (issue 10). Parameters: ``now``, ``lease_until``,
+    which was a third of a claim's CPU time. Parameters: ``now``, ``lease_until``,
     and ``id_N``, ``first_seq_N``, ``last_seq_N`` for each row ``N``."""
     rows = ", ".join(
         f"(:id_{n}, 'sending', 1, :now, :lease_until, :now, :first_seq_{n}, :last_seq_{n})"
@@ -183,60 +178,32 @@ def _lease_due(
     connection.execute(_LEASE_DUE, {"ids": ids, "lease_until": lease_until})
     members: dict[str, list[OutboxEvent]] = {batch_id: [] for batch_id in ids}
     for row in connection.execute(_MEMBERS, {"ids": ids}):
-        members[row[0]].append(stored_outbox_event(*row[1:]))
+        members[row[0]].append(OutboxEvent(*row[1:]))
     return [
         ClaimedBatch(batch_id, int(attempts) + 1, lease_until, members[batch_id])
         for batch_id, (_, attempts) in zip(ids, due, strict=True)
     ]
 
 
-@functools.lru_cache(maxsize=8)
-def _driver_queued(dialect: Dialect) -> tuple[DriverStatement, Callable[[Any], Any] | None]:
-    """The queue's statement for ``dialect`` (:data:`_QUEUED_AT_HORIZON` on PostgreSQL, else
-    :data:`_QUEUED`), and the ``occurred_at`` column's result processor (SQLite's turns text
-    into a datetime; none on PostgreSQL)."""
-    occurred_at = _e.occurred_at.type.dialect_impl(dialect).result_processor(dialect, None)
-    queued = _QUEUED_AT_HORIZON if dialect.name == "postgresql" else _QUEUED
-    return DriverStatement(queued, dialect), occurred_at
-
-
-def _queued_rows(connection: Connection, *, limit: int) -> list[StoredEventRow]:
+def _queued_rows(connection: Connection, *, limit: int) -> list[_QueuedRow]:
     """Up to ``limit`` of the oldest queued events (above the frontier; on PostgreSQL, at or
-    below the horizon too), oldest first, as rows (:data:`~...storage.StoredEventRow`).
-
-    Run through the connection (so its errors are translated like any other statement's) but
-    fetched as the driver's plain tuples: SQLAlchemy's row objects and per-column processing
-    cost as much as the query itself for a claim's 1,000 rows (issue 10), and only
-    ``occurred_at`` needs processing, on SQLite.
-    """
-    query, parse = _driver_queued(connection.dialect)
+    below the horizon too), oldest first, as rows."""
     if connection.dialect.name == "postgresql":
         try:
             connection.execute(
                 _TAKE_TURN_AND_BARRIER,
                 {"freeze_lock": FREEZE_LOCK_ID, "outbox_lock": OUTBOX_LOCK_ID},
             )
-            result = connection.exec_driver_sql(
-                query.sql, query.parameters({"outbox_lock": OUTBOX_LOCK_ID, "limit": limit})
-            )
+            rows = connection.execute(
+                _QUEUED_AT_HORIZON, {"outbox_lock": OUTBOX_LOCK_ID, "limit": limit}
+            ).all()
         except BaseException:
             connection.invalidate()  # it may still hold the barrier, a session-level lock
             raise
     else:
         frontier = int(connection.scalar(_FRONTIER) or 0)
-        result = connection.exec_driver_sql(
-            query.sql, query.parameters({"frontier": frontier, "limit": limit})
-        )
-    try:
-        rows = list(result.cursor.fetchall())  # the driver's tuples (already a list)
-    finally:
-        result.close()
-    if parse is None:
-        return rows
-    return [
-        (seq, event_id, event_type, parse(occurred_at), payload_json)
-        for seq, event_id, event_type, occurred_at, payload_json in rows
-    ]
+        rows = connection.execute(_QUEUED, {"frontier": frontier, "limit": limit}).all()
+    return [tuple(row) for row in rows]
 
 
 def _freeze_leased(
@@ -252,7 +219,7 @@ def _freeze_leased(
         return []
     chunks = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
     claimed = [
-        ClaimedBatch(str(uuid.uuid4()), 1, lease_until, StoredOutboxEvents(chunk))
+        ClaimedBatch(str(uuid.uuid4()), 1, lease_until, [OutboxEvent(*row) for row in chunk])
         for chunk in chunks
     ]
     values: dict[str, Any] = {"now": now, "lease_until": lease_until}

@@ -1,4 +1,4 @@
-"""Read statements shared between two PostgreSQL connections (issue 10: rollups).
+"""Read statements shared between two PostgreSQL connections (benchmark: rollups).
 
 A 92-day rollup over 1,000,000 events is four aggregate queries of ~0.2 s each, every one of
 them spent in the database server. Run one after the other they use one server core; shared

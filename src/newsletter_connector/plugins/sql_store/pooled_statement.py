@@ -1,8 +1,7 @@
-"""One SQLAlchemy statement, compiled once, run on a pooled DB-API connection (issue 10).
+"""One SQLAlchemy statement, compiled once, run on a pooled DB-API connection.
 
-Through a unit of work (a SQLAlchemy ``Connection``, its transaction and statement execution)
-a statement costs ~60-85 µs of Python per execution; compiled once and run on a pooled DB-API
-cursor, ~25 µs. The hottest statements (the per-request key check, the signup) run this way.
+The key check and the signup run this way: a third of the Python a unit of work costs per
+statement (benchmarks: status_overhead, signup_cpu).
 
 The statement is SQLAlchemy's own: compiled for the engine's dialect, parameters run through
 their types' bind processors (JSON columns are encoded as a ``Connection`` would), and the

@@ -1,9 +1,7 @@
-"""A signup on SQLite on a pooled DB-API connection, outside a unit of work (issue 10).
+"""A signup on SQLite on a pooled DB-API connection, outside a unit of work.
 
-Through a unit of work (a SQLAlchemy ``Connection``, its ``BEGIN IMMEDIATE`` event, two
-statement executions with their execution contexts, the commit) the storage side of a signup
-cost ~470 µs of CPU; the same statements compiled once and run on the pooled ``sqlite3``
-cursor, ~220 µs. The transaction is the unit of work's: ``BEGIN IMMEDIATE`` (the write lock
+Half the CPU of the same statements through a unit of work (benchmark: signup_cpu). The
+transaction is the unit of work's: ``BEGIN IMMEDIATE`` (the write lock
 up front, engine.py), the subscriber insert (``ON CONFLICT (email) DO NOTHING RETURNING id``),
 then, only when it inserted, each event in order, and ``COMMIT``; anything raised on the way
 rolls the whole of it back. Parameters run through their types' bind processors, as a

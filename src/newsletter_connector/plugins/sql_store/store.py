@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
 
@@ -11,18 +11,14 @@ from sqlalchemy.engine import Connection, Engine
 
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
-from ...storage import ApiKeyRecord, ConnectionRecord, NewEvent, SubscriberData, SubscriberRecord
+from ...storage import StorageBase
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
-from .campaigns import SqlCampaigns
 from .engine import BEGIN_OPTION, DbTimeouts, make_engine
 from .issues import SqlIssues
-from .key_lookup import ActiveConnectionLookup, ActiveKeyLookup
 from .outbox import SqlOutbox
 from .rate_limits import SqlRateLimits
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
-from .signup_insert import SignupInsert
-from .sqlite_signup import SqliteSignup
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
@@ -49,10 +45,6 @@ class SqlUnitOfWork:
     @cached_property
     def outbox(self) -> SqlOutbox:
         return SqlOutbox(self.connection)
-
-    @cached_property
-    def campaigns(self) -> SqlCampaigns:
-        return SqlCampaigns(self.connection)
 
     @cached_property
     def issues(self) -> SqlIssues:
@@ -87,8 +79,10 @@ class SqlUnitOfWork:
         return SqlRateLimits(self.connection)
 
 
-class SqlStorage:
-    """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork).
+class SqlStorage(StorageBase):
+    """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork). Its
+    shortcuts are :class:`~newsletter_connector.storage.StorageBase`'s; the ``sql`` backend is
+    :class:`.BuiltinSqlStorage`, which answers two of them faster.
 
     A host that keeps one repository in its own tables (e.g. its own subscriber store)
     subclasses :class:`SqlUnitOfWork`, overriding that repository's property to return its own
@@ -122,70 +116,18 @@ class SqlStorage:
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
-        with _translated_errors(), self.engine.connect() as connection:
+        with translated_errors(), self.engine.connect() as connection:
             if self.dialect == "sqlite":
                 connection.execution_options(
                     **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
                 )
             elif not write:
                 # Under READ COMMITTED every statement takes its own snapshot, so a read
-                # transaction guarantees nothing autocommit does not; it only costs the
-                # BEGIN and COMMIT round trips (issue 10: every request checks its key).
+                # transaction guarantees nothing autocommit does not; it would only add the
+                # BEGIN and COMMIT round trips.
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             with connection.begin():
                 yield self.unit_of_work_class(connection)
-
-    @cached_property
-    def _active_key_lookup(self) -> ActiveKeyLookup:
-        return ActiveKeyLookup(self.engine)
-
-    def find_active_api_key(self, key_digest: str) -> ApiKeyRecord | None:
-        if self.unit_of_work_class.keys is not SqlUnitOfWork.keys:
-            # A host swapped the keys repository in: ask it, not the built-in table.
-            with self.transaction(write=False) as uow:
-                return uow.keys.find_active_by_digest(key_digest)
-        with _translated_errors():
-            return self._active_key_lookup.find(key_digest)
-
-    @cached_property
-    def _active_connection_lookup(self) -> ActiveConnectionLookup:
-        return ActiveConnectionLookup(self.engine)
-
-    def find_active_connection(self) -> ConnectionRecord | None:
-        if self.unit_of_work_class.connections is not SqlUnitOfWork.connections:
-            # A host swapped the connections repository in: ask it, not the built-in table.
-            with self.transaction(write=False) as uow:
-                return uow.connections.active()
-        with _translated_errors():
-            return self._active_connection_lookup.find()
-
-    @cached_property
-    def _signup_insert(self) -> SignupInsert | SqliteSignup | None:
-        uow = self.unit_of_work_class
-        if (
-            uow.subscribers is not SqlUnitOfWork.subscribers
-            or uow.outbox is not SqlUnitOfWork.outbox
-        ):
-            return None  # a host swapped either repository in: ask it, through the unit of work
-        if self.dialect == "sqlite":
-            return SqliteSignup(self.engine)
-        if self.dialect == "postgresql":
-            return SignupInsert(self.engine)
-        return None
-
-    def add_subscriber(
-        self, data: SubscriberData, events: Sequence[NewEvent]
-    ) -> SubscriberRecord | None:
-        signup = self._signup_insert
-        if signup is not None and signup.handles(events):
-            with _translated_errors():
-                return signup.add(data, events)
-        with self.transaction() as uow:
-            record = uow.subscribers.add(data)
-            if record is not None:
-                for event in events:
-                    event.enqueue_in(uow.outbox)
-        return record
 
     def check_ready(self) -> None:
         try:
@@ -208,13 +150,11 @@ class SqlStorage:
             raise translate_db_error(exc) from exc
 
     def close(self) -> None:
-        if "_active_key_lookup" in self.__dict__:  # made on first use (cached_property)
-            self._active_key_lookup.close()
         self.engine.dispose()
 
 
 @contextmanager
-def _translated_errors() -> Iterator[None]:
+def translated_errors() -> Iterator[None]:
     """Driver and pool failures inside the block raised as domain errors."""
     try:
         yield

@@ -2,8 +2,7 @@
 
 Every JSON column read goes through the engine's ``json_deserializer`` (SQLite: SQLAlchemy's
 result processor; PostgreSQL: psycopg's loader). An export page of 1,000 analytics events
-parses a few hundred ``props`` objects; orjson parses one in a third of the stdlib's time
-(issue 10).
+parses a few hundred ``props`` objects; orjson parses one in a third of the stdlib's time.
 
 orjson and ``json.loads`` agree on every JSON text but two kinds:
 

@@ -28,7 +28,7 @@ from ...storage import (
     TokenKind,
 )
 from .commit_horizon import CommitHorizon
-from .records import record_builder
+from .record_builders import record_builder
 from .tables import contact_messages, deletions, subscribers
 from .upserts import insert_ignoring_duplicates
 
@@ -46,7 +46,7 @@ _TOKEN_COLUMNS = {
 
 def subscriber_columns(data: SubscriberData) -> dict[str, Any]:
     """The insert's column values of ``data`` (every column but ``id``)."""
-    values = subscriber_fields(data)  # shallow: asdict's deep copy cost more (issue 10)
+    values = subscriber_fields(data)  # shallow: asdict's deep copy cost more
     prefs = values.pop("prefs")
     values.pop("id", None)
     values["categories"] = list(data.categories)
@@ -59,7 +59,7 @@ def subscriber_columns(data: SubscriberData) -> dict[str, Any]:
 
 #: The record's columns in the order :func:`_subscriber` unpacks them. ``categories`` is read as
 #: its JSON text and decoded through a small cache: json.loads on every row cost a fifth of a
-#: walk page (issue 10), and a list has at most 2^8 distinct category sets.
+#: walk page, and a list has at most 2^8 distinct category sets.
 _RECORD_FIELDS = (
     "id", "email", "first_name", "last_name", "zip", "phone", "sms_enabled", "pref_briefings",
     "pref_puzzles", "pref_on_this_day", "pref_local", "status", "age_range", "gender",
@@ -111,7 +111,7 @@ def _subscriber(row: Sequence[Any]) -> SubscriberRecord:
 
 
 # Signups run these on every request: built once, values bound at execution (building an
-# expression with literal values costs more than the database round trip; issue 10). An
+# expression with literal values costs more than the database round trip). An
 # address already stored inserts nothing and returns no id: no savepoint, no look-up first.
 #: ``announced_at`` stays NULL on insert: the signup itself is the first announcement.
 _INSERT_COLUMNS = [

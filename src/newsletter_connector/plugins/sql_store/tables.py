@@ -226,7 +226,7 @@ outbox_batches = Table(
     Column("created_at", DateTime, nullable=False),
     Column("settled_at", DateTime),
     # The seq of the batch's first event: batches frozen in one claim share created_at, and
-    # retries and returned leases must still go out oldest first (issue 10, migration 0003).
+    # retries and returned leases must still go out oldest first (migration 0003).
     Column("first_seq", BigInteger),
     # A batch owns the events whose seq lies in [first_seq, last_seq] (migration 0004): frozen
     # ranges never overlap, and each covers only seqs that were final when it was frozen (the

@@ -1,0 +1,51 @@
+"""``BuiltinSqlStorage``: the ``sql`` backend, a :class:`.SqlStorage` whose two per-request
+shortcuts skip the unit of work.
+
+Both read and write the built-in tables directly, so they hold only while every repository is
+the built-in one. A host that swaps a repository in subclasses :class:`.SqlStorage`, whose
+shortcuts go through its unit of work (:class:`~newsletter_connector.storage.StorageBase`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+from ...storage import ApiKeyRecord, NewEvent, SubscriberData, SubscriberRecord
+from .key_lookup import ActiveKeyLookup
+from .signup_insert import SignupInsert
+from .sqlite_signup import SqliteSignup
+from .store import SqlStorage, translated_errors
+
+
+class BuiltinSqlStorage(SqlStorage):
+    """:class:`.SqlStorage` with the key check and the signup as single driver-level calls."""
+
+    @cached_property
+    def _key_lookup(self) -> ActiveKeyLookup:
+        return ActiveKeyLookup(self.engine)
+
+    def find_active_api_key(self, key_digest: str) -> ApiKeyRecord | None:
+        # Through a unit of work /status answers ~25% fewer requests (benchmark: status_overhead).
+        with translated_errors():
+            return self._key_lookup.find(key_digest)
+
+    @cached_property
+    def _signup(self) -> SignupInsert | SqliteSignup:
+        return (
+            SignupInsert(self.engine) if self.dialect == "postgresql" else SqliteSignup(self.engine)
+        )
+
+    def add_subscriber(
+        self, data: SubscriberData, events: Sequence[NewEvent]
+    ) -> SubscriberRecord | None:
+        # Through a unit of work a signup costs 1.3-1.5x the CPU (benchmarks: signups, signup_cpu).
+        if not self._signup.handles(events):
+            return super().add_subscriber(data, events)
+        with translated_errors():
+            return self._signup.add(data, events)
+
+    def close(self) -> None:
+        if "_key_lookup" in self.__dict__:  # made on first use
+            self._key_lookup.close()
+        super().close()
