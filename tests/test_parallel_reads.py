@@ -1,4 +1,4 @@
-"""Read statements shared between two PostgreSQL connections (``parallel_reads``, issue 10):
+"""Read statements shared between two PostgreSQL connections (``parallel_reads``):
 only a read-only unit of work on PostgreSQL shares them; results keep their order; an error
 in either connection is raised in the caller; a pool that cannot lend a second connection
 never makes the caller wait.

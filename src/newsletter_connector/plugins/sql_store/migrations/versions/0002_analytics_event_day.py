@@ -1,5 +1,5 @@
 """Analytics events carry their UTC day, with covering indexes for the daily rollups; a
-partial index of the unbatched outbox queue (issue 10: benchmarks)
+partial index of the unbatched outbox queue (``bench.rollups``, ``bench.sync``)
 
 Revision ID: 0002
 Revises: 0001

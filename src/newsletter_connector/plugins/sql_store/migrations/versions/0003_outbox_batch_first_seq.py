@@ -1,5 +1,5 @@
 """Outbox batches record the seq of their first event, so batches frozen together in one claim
-still go out oldest first when retried or returned from an expired lease (issue 10: sync)
+still go out oldest first when retried or returned from an expired lease
 
 Revision ID: 0003
 Revises: 0002

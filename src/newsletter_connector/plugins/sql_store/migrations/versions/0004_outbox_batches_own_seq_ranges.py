@@ -1,4 +1,4 @@
-"""Outbox batches own a seq range instead of their events carrying ``batch_id`` (issue 10: sync)
+"""Outbox batches own a seq range instead of their events carrying ``batch_id``
 
 Freezing a batch no longer updates its events: a batch owns ``[first_seq, last_seq]``, the
 queue is every event above the newest batch's ``last_seq``, and the outbox's commit horizon
