@@ -117,7 +117,7 @@ def test_limit_default_100_and_bounds(
                     kind="manual",
                     cadence="manual",
                     issue_date=template.issue_date,
-                    subject=f"issue {n}",
+                    subject=f"edition {n}",
                     site_url=template.site_url,
                     postal_address=template.postal_address,
                     sections=template.sections,
@@ -128,12 +128,12 @@ def test_limit_default_100_and_bounds(
                 )
             )
     default = newsletter_client.simulate_get(ISSUES, headers=auth).json["data"]
-    assert len(default) == 100 and default[0]["subject"] == "issue 499"
+    assert len(default) == 100 and default[0]["subject"] == "edition 499"
     one = newsletter_client.simulate_get(ISSUES, params={"limit": "1"}, headers=auth).json["data"]
-    assert [d["subject"] for d in one] == ["issue 499"]
+    assert [d["subject"] for d in one] == ["edition 499"]
     most = newsletter_client.simulate_get(ISSUES, params={"limit": "500"}, headers=auth)
     assert len(most.json["data"]) == 500
-    assert most.json["data"][-1]["subject"] == "issue 0"
+    assert most.json["data"][-1]["subject"] == "edition 0"
 
 
 @pytest.mark.parametrize(

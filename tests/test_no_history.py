@@ -1,0 +1,55 @@
+"""The code, tests, docs and benchmarks speak of the code as it is: no tracker issue numbers and
+no account of which session or round of work did what (that belongs in commit messages)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCANNED = ("src", "tests", "docs", "bench", "examples", "scripts", "README.md")
+SUFFIXES = {".py", ".md", ".html", ".txt", ".toml", ".lua", ".js", ".mako", ""}
+
+#: "issue 10", "(issue 3)", "issue #12" -- but not "Daily issue 2026-11-21" (an issue's name).
+TRACKER_NUMBER = re.compile(r"\bissues?\s+#?\d+\b(?!-\d\d)", re.IGNORECASE)
+#: "the fifth session", "session 8", "this session's", "in round 2 of the work".
+WORK_HISTORY = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|this|last|next)"
+    r"\s+session\b|\bsession\s+\d+\b|\bround\s+\d+\s+of\s+(?:the\s+)?work\b",
+    re.IGNORECASE,
+)
+
+
+def scanned_files() -> list[Path]:
+    files: list[Path] = []
+    for name in SCANNED:
+        path = ROOT / name
+        candidates = [path] if path.is_file() else sorted(path.rglob("*"))
+        for candidate in candidates:
+            if (
+                candidate.is_file()
+                and candidate.suffix in SUFFIXES
+                and "__pycache__" not in candidate.parts
+                and candidate.resolve() != Path(__file__).resolve()
+            ):
+                files.append(candidate)
+    return files
+
+
+def test_no_tracker_numbers_or_work_history() -> None:
+    found = []
+    for path in scanned_files():
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            for pattern in (TRACKER_NUMBER, WORK_HISTORY):
+                match = pattern.search(line)
+                if match:
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {match.group(0)!r}")
+    assert not found, "history belongs in commit messages:\n" + "\n".join(found)
+
+
+def test_the_patterns_catch_history_and_spare_issue_names() -> None:
+    assert TRACKER_NUMBER.search("a speed trick (issue 10)")
+    assert TRACKER_NUMBER.search("see issue #3")
+    assert WORK_HISTORY.search("since the fifth session")
+    assert not TRACKER_NUMBER.search("Daily issue 2026-11-21")
+    assert not WORK_HISTORY.search("a session id, sessions per day, a session-level lock")
