@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,17 +57,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def private_postgres() -> Iterator[Any]:
-    """A private PostgreSQL server (``tests.pgcluster.PrivatePostgres``), started; destroyed
+    """A private PostgreSQL server (``tests.support.pgcluster.PrivatePostgres``), started; destroyed
     after the test, so a staged outage never touches the shared server."""
-    from .pgcluster import PrivatePostgres
+    from .support.pgcluster import PrivatePostgres
 
     server = PrivatePostgres()
     server.start()

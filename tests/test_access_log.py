@@ -21,8 +21,8 @@ import httpx
 
 from newsletter_connector.web.pages.csrf import COOKIE_NAME
 
-from .conftest import free_port
-from .servers import serving
+from .support.servers import serving
+from .support.waiting import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 API = "/api/newsletter/v1"

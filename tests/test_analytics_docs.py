@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .analytics_helpers import client_for, clocked_service
+from .support.analytics_helpers import client_for, clocked_service
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .analytics_helpers import client_for, clocked_service
+from .support.analytics_helpers import client_for, clocked_service
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE.parent / "src" / "newsletter_connector" / "web" / "static" / "analytics.js"

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from .servers import running
+from .support.servers import running
 
 EMAIL = "chunked@example.org"
 MULTIPART = (

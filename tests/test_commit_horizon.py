@@ -21,7 +21,7 @@ from newsletter_connector.model.contact import DEFAULT_PREFS
 from newsletter_connector.plugins.sql_store.analytics import EVENTS_HORIZON as ANALYTICS_HORIZON
 from newsletter_connector.plugins.sql_store.subscribers import SIGNUP_LOCK_ID
 from newsletter_connector.storage import SubscriberData
-from tests.subscriber_helpers import SUBSCRIBERS
+from tests.support.subscriber_helpers import SUBSCRIBERS
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 WAIT = 10.0  # seconds: far above any honest wait here, so only a real block times out

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import InvalidRequest
-from tests.subscriber_helpers import MESSAGES, events_of, outbox, post, wire
+from tests.support.subscriber_helpers import MESSAGES, events_of, outbox, post, wire
 
 
 def test_every_message_is_its_own_row_in_arrival_order(

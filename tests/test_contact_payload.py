@@ -17,7 +17,7 @@ from newsletter_connector.storage import EmailPrefs, SubscriberData
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 
-from .subscriber_helpers import SUBSCRIBERS, post
+from .support.subscriber_helpers import SUBSCRIBERS, post
 
 AT = datetime(2026, 11, 21, 9, 30)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .docblocks import ROOT, all_blocks
+from .support.docblocks import ROOT, all_blocks
 
 
 def test_every_block_is_named_or_marked_not_runnable() -> None:

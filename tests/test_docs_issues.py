@@ -13,7 +13,7 @@ import pytest
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
-from .docblocks import docblock
+from .support.docblocks import docblock
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "issues.md"
 NOW = datetime(2026, 11, 21, 11, 0)  # a Saturday, after the 10:00 UTC digest hour

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from .docblocks import ROOT
+from .support.docblocks import ROOT
 
 
 def nav_pages(entries: Any) -> list[str]:

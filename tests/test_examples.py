@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from .conftest import free_port
-from .servers import serving
+from .support.servers import serving
+from .support.waiting import free_port
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 STATUS = "/api/newsletter/v1/status"

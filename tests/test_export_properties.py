@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from newsletter_connector.service.analytics_sanitize import looks_personal
 
-from .analytics_helpers import client_for, clocked_service, connect
+from .support.analytics_helpers import client_for, clocked_service, connect
 
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

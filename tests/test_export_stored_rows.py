@@ -17,7 +17,7 @@ from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.analytics import event_wire
 from newsletter_connector.storage import AnalyticsEventRecord
 
-from .analytics_helpers import client_for, clocked_service, connect
+from .support.analytics_helpers import client_for, clocked_service, connect
 
 AT = datetime(2026, 3, 1, 12, 0, 0)
 DEEP = 5000

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .docblocks import docblock
+from .support.docblocks import docblock
 
 STATUS = "/newsletter/api/newsletter/v1/status"
 

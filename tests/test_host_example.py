@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
@@ -28,10 +27,10 @@ from newsletter_connector.plugins.sql_store.tables import subscribers as package
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.timeutil import utcnow
 
-from .conftest import free_port
-from .docblocks import ROOT
-from .servers import wait_until_listening
-from .tls_receiver import TlsReceiver
+from .support.docblocks import ROOT
+from .support.servers import wait_until_listening
+from .support.tls_receiver import TlsReceiver
+from .support.waiting import free_port, wait_until
 
 TOKEN = "host-platform-token-0123456789"
 BASE_URL = "https://host.example/newsletter"
@@ -79,15 +78,6 @@ def auth(site: host_site.HostSite) -> dict[str, str]:
 def host_row(site: host_site.HostSite, email: str) -> Any:
     with site.engine.connect() as connection:
         return connection.execute(select(host_users).where(host_users.c.email == email)).first()
-
-
-def wait_until(condition: Any, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return bool(condition())
 
 
 def test_host_pages_and_the_mounted_app(

@@ -15,7 +15,7 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.testing import StorageConformance
 from newsletter_connector.testing.databases import empty_all_tables
 
-from .docblocks import ROOT, docblock
+from .support.docblocks import ROOT, docblock
 
 
 class TestHostStorage(StorageConformance):

@@ -28,10 +28,10 @@ from newsletter_connector.settings import Settings, SettingsError
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
-from . import sync_payloads as p
-from .conftest import free_port
-from .servers import running
-from .tls_receiver import TlsReceiver
+from .support import sync_payloads as p
+from .support.servers import running
+from .support.tls_receiver import TlsReceiver
+from .support.waiting import free_port
 
 CLI = [sys.executable, "-m", "newsletter_connector"]
 TOKEN = "platform-token-0123456789"

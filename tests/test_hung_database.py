@@ -37,10 +37,10 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.settings import Settings, SettingsError
 
-from .conftest import free_port
-from .outage_runner import sync_runner, undelivered, wait_until
-from .pgcluster import PrivatePostgres
-from .servers import wait_until_listening
+from .support.outage_runner import sync_runner, undelivered, wait_until_answered
+from .support.pgcluster import PrivatePostgres
+from .support.servers import wait_until_listening
+from .support.waiting import free_port
 
 STATUS = "/api/newsletter/v1/status"
 SUBSCRIBERS = "/api/newsletter/v1/subscribers"
@@ -132,7 +132,7 @@ def test_gunicorn_answers_503_while_the_server_is_stopped_and_resumes_by_itself(
                     assert response.headers["retry-after"]
                     assert seconds < HUNG_ANSWER_SECONDS, (name, seconds)
 
-        assert wait_until(lambda: client.get(STATUS).status_code == 200, timeout=20)
+        assert wait_until_answered(lambda: client.get(STATUS).status_code == 200, timeout=20)
         assert client.get(STATUS).json()["key"] == "hung"
         assert client.post(SUBSCRIBERS, json={"email": "after@example.org"}).status_code == 201
         assert child_pids(server.pid) == workers  # the same worker all along
@@ -156,13 +156,15 @@ def test_the_sync_runner_reports_a_stopped_server_and_goes_on_delivering(
     with sync_runner(service, tmp_path, events=600, slow_seconds=0.1, env=timeout_env()) as sync:
         sync.receiver.wait_for(2)
         with paused(private_postgres):
-            saw_outage = wait_until(
+            saw_outage = wait_until_answered(
                 lambda: "database is unavailable" in sync.log(), timeout=3 * HUNG_ANSWER_SECONDS
             )
             assert sync.process.poll() is None, "the runner died with the database"
         assert saw_outage, "the runner hung on the stopped server instead of reporting it"
-        assert wait_until(lambda: set(sync.receiver.event_ids()) >= set(sync.ids), timeout=90)
-        assert wait_until(lambda: undelivered(service) == 0, timeout=30)
+        assert wait_until_answered(
+            lambda: set(sync.receiver.event_ids()) >= set(sync.ids), timeout=90
+        )
+        assert wait_until_answered(lambda: undelivered(service) == 0, timeout=30)
         assert sync.process.poll() is None  # the same process all along
         sync.stop()
     sync.assert_delivered_cleanly()

@@ -10,14 +10,20 @@ import pytest
 from sqlalchemy import func, select
 
 from newsletter_connector.plugins.sql_store.tables import kv_settings, outbox_events
-from tests.listmonk_shapes import (
+from tests.support.listmonk_shapes import (
     CampaignResponse,
     CampaignsResponse,
     ErrorResponse,
     ListsResponse,
     assert_campaign_field_order,
 )
-from tests.listsource_fixtures import HTML, T0, insert_issue, insert_issues, insert_subscriber
+from tests.support.listsource_fixtures import (
+    HTML,
+    T0,
+    insert_issue,
+    insert_issues,
+    insert_subscriber,
+)
 
 BASE = "/api/listsource"
 USER = "platform"

@@ -9,8 +9,8 @@ from urllib.parse import urlencode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.listmonk_shapes import CampaignsResponse
-from tests.listsource_fixtures import insert_issues
+from tests.support.listmonk_shapes import CampaignsResponse
+from tests.support.listsource_fixtures import insert_issues
 
 USER, KEY = "platform", "property-key-0123456789"
 HEADERS = {"Authorization": "Basic " + base64.b64encode(f"{USER}:{KEY}".encode()).decode()}

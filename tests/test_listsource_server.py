@@ -21,9 +21,14 @@ import httpx2
 import listmonk
 import pytest
 
-from tests.listmonk_shapes import CampaignResponse, CampaignsResponse, ErrorResponse, ListsResponse
-from tests.listsource_fixtures import insert_issue, insert_issues, insert_subscriber
-from tests.servers import running
+from tests.support.listmonk_shapes import (
+    CampaignResponse,
+    CampaignsResponse,
+    ErrorResponse,
+    ListsResponse,
+)
+from tests.support.listsource_fixtures import insert_issue, insert_issues, insert_subscriber
+from tests.support.servers import running
 
 USER = "platform"
 KEY = "server-listsource-key:0123456789"

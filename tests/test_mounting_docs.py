@@ -11,9 +11,9 @@ import falcon.testing
 import httpx
 import pytest
 
-from .conftest import free_port
-from .docblocks import docblock
-from .servers import serving
+from .support.docblocks import docblock
+from .support.servers import serving
+from .support.waiting import free_port
 
 STATUS = "/newsletter/api/newsletter/v1/status"
 

@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from .docblocks import parse
+from .support.docblocks import parse
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "newsletter-api.md"
 API = "/api/newsletter/v1"

@@ -18,8 +18,8 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.web.paths import surface_of
 
-from .analytics_helpers import connect
-from .route_walk import app_routes, call, sink_paths
+from .support.analytics_helpers import connect
+from .support.route_walk import app_routes, call, sink_paths
 
 EMAIL = "cached@example.org"
 USER, KEY = "platform", "listsource-key-0123456789"

@@ -11,7 +11,7 @@ import pytest
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
 
-from .docblocks import docblock
+from .support.docblocks import docblock
 
 
 def test_sqlite_online_backup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,8 +17,8 @@ from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 
-from .outage_runner import sync_runner, undelivered, wait_until
-from .pgcluster import PrivatePostgres
+from .support.outage_runner import sync_runner, undelivered, wait_until_answered
+from .support.pgcluster import PrivatePostgres
 
 STATUS = "/api/newsletter/v1/status"
 
@@ -103,8 +103,10 @@ def test_the_sync_runner_waits_out_an_outage_and_resumes_without_losing_anything
         time.sleep(2.5)  # the runner keeps looping against a dead database
         assert sync.process.poll() is None, "the runner died with the database"
         private_postgres.start()
-        assert wait_until(lambda: set(sync.receiver.event_ids()) >= set(sync.ids), timeout=60)
-        assert wait_until(lambda: undelivered(service) == 0, timeout=20)
+        assert wait_until_answered(
+            lambda: set(sync.receiver.event_ids()) >= set(sync.ids), timeout=60
+        )
+        assert wait_until_answered(lambda: undelivered(service) == 0, timeout=20)
         assert sync.process.poll() is None  # the same process all along: no restart needed
         sync.stop()
     assert "sync loop: the database is unavailable" in sync.log()  # it saw the outage and waited

@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.pages_helpers import path_of
-from tests.servers import running
+from tests.support.pages_helpers import path_of
+from tests.support.servers import running
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.pages_helpers import ORIGIN, open_form, path_of, text_of
-from tests.subscriber_helpers import events_of
+from tests.support.pages_helpers import ORIGIN, open_form, path_of, text_of
+from tests.support.subscriber_helpers import events_of
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL
-from tests.pages_helpers import field_error, input_value, open_form, text_of
-from tests.subscriber_helpers import events_of, outbox
+from tests.support.pages_helpers import field_error, input_value, open_form, text_of
+from tests.support.subscriber_helpers import events_of, outbox
 
 GOOD = {"email": "Visitor@Example.org", "name": "Ada Lovelace", "message": "Hello!\nA question."}
 

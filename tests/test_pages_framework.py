@@ -16,8 +16,8 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import SettingsError
 from newsletter_connector.web.pages import choices
 from newsletter_connector.web.pages.rendering import SECURITY_HEADERS
-from tests.docblocks import docblock
-from tests.pages_helpers import LabelAudit, path_of, text_of
+from tests.support.docblocks import docblock
+from tests.support.pages_helpers import LabelAudit, path_of, text_of
 
 
 def _client(settings: Any, storage: Any, **changes: Any) -> Any:

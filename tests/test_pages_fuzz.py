@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.pages_helpers import open_form, path_of
+from tests.support.pages_helpers import open_form, path_of
 
 FIELD_NAMES = st.sampled_from(
     [

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.pages_helpers import (
+from tests.support.pages_helpers import (
     checked,
     field_error,
     input_value,
@@ -16,7 +16,7 @@ from tests.pages_helpers import (
     submitted_unchanged,
     text_of,
 )
-from tests.subscriber_helpers import events_of
+from tests.support.subscriber_helpers import events_of
 
 FULL = [
     ("first_name", "  Ada "),

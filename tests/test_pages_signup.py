@@ -14,8 +14,8 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL
 from newsletter_connector.timeutil import utcnow
 from newsletter_connector.web.pages.csrf import COOKIE_NAME
-from tests.pages_helpers import FORM, checked, field_error, input_value, open_form, text_of
-from tests.subscriber_helpers import events_of, outbox
+from tests.support.pages_helpers import FORM, checked, field_error, input_value, open_form, text_of
+from tests.support.subscriber_helpers import events_of, outbox
 
 GOOD = {"email": "Reader@Example.org", "zip": "12345", "frequency": "weekly", "website": ""}
 

@@ -21,7 +21,8 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.parallel_reads import read_all, shares_reads
 
-from .analytics_helpers import clocked_service
+from .support.analytics_helpers import clocked_service
+from .support.waiting import wait_until
 
 T0 = datetime(2026, 3, 1)
 
@@ -90,8 +91,8 @@ def test_an_error_on_the_callers_connection_waits_for_the_helper(pg_storage: Any
         pytest.raises(sa_exc.DataError, match="division by zero"),
     ):
         read_all(uow.connection, statements)
-    time.sleep(0.1)  # the helper's own check-in follows its last statement by a moment
-    assert pg_storage.engine.pool.checkedout() == 0
+    # the helper's own check-in follows its last statement by a moment
+    assert wait_until(lambda: pg_storage.engine.pool.checkedout() == 0, timeout=5)
 
 
 def test_a_pool_with_no_second_connection_never_makes_the_caller_wait(

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.service.subscribers import READ_ONLY_FIELDS
-from tests.subscriber_helpers import one, outbox, patch, post
+from tests.support.subscriber_helpers import one, outbox, patch, post
 
 CONSENT = {"source": "import", "collected_at": "2026-01-02T03:04:05Z"}
 PROFILE = {

@@ -18,9 +18,9 @@ from newsletter_connector.plugins.sql_store.tables import subscribers
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.web.app import create_app
 from newsletter_connector.web.pages.csrf import COOKIE_NAME
-from tests.analytics_helpers import Clock
-from tests.pages_helpers import ORIGIN, open_form, path_of
-from tests.subscriber_helpers import post as api_post
+from tests.support.analytics_helpers import Clock
+from tests.support.pages_helpers import ORIGIN, open_form, path_of
+from tests.support.subscriber_helpers import post as api_post
 
 T0 = datetime(2026, 11, 23, 9, 0, 0)
 CLIENT = "198.51.100.7"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.subscriber_helpers import SUBSCRIBERS, walk_all_emails
+from tests.support.subscriber_helpers import SUBSCRIBERS, walk_all_emails
 
 WRITERS = 4
 

@@ -25,9 +25,9 @@ import pytest
 
 from newsletter_connector.service.events import queue_event
 
-from . import sync_payloads as p
-from .delivery_checks import assert_every_event_once_or_resent_whole
-from .tls_receiver import TlsReceiver
+from .support import sync_payloads as p
+from .support.delivery_checks import assert_every_event_once_or_resent_whole
+from .support.tls_receiver import TlsReceiver
 
 TOKEN = "platform-token-0123456789"
 RUNNER = [sys.executable, "-m", "newsletter_connector", "sync", "--poll-interval", "0.1"]

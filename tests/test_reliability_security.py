@@ -31,9 +31,9 @@ import pytest
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
-from .conftest import free_port
-from .servers import wait_until_listening
-from .tls_receiver import TlsReceiver
+from .support.servers import wait_until_listening
+from .support.tls_receiver import TlsReceiver
+from .support.waiting import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = 3

@@ -18,7 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
 from newsletter_connector.web.openapi import build_document
-from tests.subscriber_helpers import one, patch, post
+from tests.support.subscriber_helpers import one, patch, post
 
 DOCUMENT = build_document()
 SCHEMAS = DOCUMENT["components"]["schemas"]

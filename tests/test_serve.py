@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .servers import running
+from .support.servers import running
 
 STATUS = "/api/newsletter/v1/status"
 

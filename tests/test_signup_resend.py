@@ -14,9 +14,9 @@ import pytest
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.threads import run_together
 from newsletter_connector.web.app import create_app
-from tests.analytics_helpers import Clock
-from tests.pages_helpers import open_form, path_of
-from tests.subscriber_helpers import events_of, post
+from tests.support.analytics_helpers import Clock
+from tests.support.pages_helpers import open_form, path_of
+from tests.support.subscriber_helpers import events_of, post
 
 T0 = datetime(2026, 11, 23, 9, 0, 0)
 DAY = timedelta(days=1)

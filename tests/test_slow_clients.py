@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .servers import running
+from .support.servers import running
 
 TIMEOUT = 3
 #: gunicorn's arbiter looks at its workers about once a second, then kills and reaps.

@@ -19,7 +19,7 @@ from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.sqlite_signup import SqliteSignup
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
-from tests.subscriber_helpers import signup_event
+from tests.support.subscriber_helpers import signup_event
 
 
 @pytest.fixture

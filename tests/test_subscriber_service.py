@@ -8,7 +8,7 @@ import pytest
 
 from newsletter_connector.errors import DbUnavailable, InvalidRequest, NotFound
 from newsletter_connector.service.subscribers import SIGNUP_ATTEMPTS
-from tests.subscriber_helpers import events_of, outbox, wire
+from tests.support.subscriber_helpers import events_of, outbox, wire
 
 
 def _token(contact: dict[str, Any], link: str) -> str:

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from newsletter_connector.plugins.sql_store.tables import deletions
-from tests.subscriber_helpers import (
+from tests.support.subscriber_helpers import (
     CONTACT_FIELDS,
     SUBSCRIBERS,
     events_of,

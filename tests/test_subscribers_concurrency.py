@@ -15,7 +15,7 @@ from typing import Any
 import falcon.testing
 
 from newsletter_connector.service.events import subscriber_key
-from tests.subscriber_helpers import SUBSCRIBERS, outbox, post, walk_all_emails
+from tests.support.subscriber_helpers import SUBSCRIBERS, outbox, post, walk_all_emails
 
 
 def test_signups_during_a_cursor_walk_neither_repeat_nor_skip(

@@ -11,7 +11,7 @@ from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from tests.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
+from tests.support.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
 
 
 @pytest.fixture

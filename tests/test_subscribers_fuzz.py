@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
+from tests.support.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
 
 FIELDS = [
     "email",

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,8 +21,9 @@ from newsletter_connector.plugins.platform_transport import ISSUE_PATH
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
-from . import sync_payloads as p
-from .tls_receiver import TlsReceiver
+from .support import sync_payloads as p
+from .support.tls_receiver import TlsReceiver
+from .support.waiting import wait_until
 
 TOKEN = "platform-token-0123456789"
 CLI = [sys.executable, "-m", "newsletter_connector"]
@@ -69,15 +69,6 @@ def status(service: Any) -> Any:
 
 def connect(service: Any, receiver: TlsReceiver) -> None:
     service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
-
-
-def wait_until(condition: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return bool(condition())
 
 
 def test_sync_once_without_a_connection_pushes_nothing(newsletter_service: Any, env: Any) -> None:

@@ -22,7 +22,7 @@ from newsletter_connector.sync.metrics import render_metrics
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.sync.schedule import MAX_ATTEMPTS, retry_delay
 
-from . import sync_payloads as p
+from .support import sync_payloads as p
 
 TOKEN = "platform-token-0123456789"
 PLATFORM = "https://platform.example.test"

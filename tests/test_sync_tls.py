@@ -22,9 +22,10 @@ from newsletter_connector.service.events import queue_event
 from newsletter_connector.sync import http as sync_http
 from newsletter_connector.sync.runner import SyncRunner
 
-from . import sync_payloads as p
-from .docblocks import docblock
-from .tls_receiver import TlsReceiver
+from .support import sync_payloads as p
+from .support.docblocks import docblock
+from .support.tls_receiver import TlsReceiver
+from .support.waiting import wait_until
 
 TOKEN = "platform-token-0123456789"
 
@@ -50,15 +51,6 @@ def service(newsletter_settings: Any, newsletter_storage: Any, receiver: TlsRece
 
 def request_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "newsletter-sync-request"]
-
-
-def wait_until(condition: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return bool(condition())
 
 
 def queue(service: Any, count: int) -> list[str]:

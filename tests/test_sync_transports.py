@@ -16,7 +16,7 @@ from newsletter_connector.storage import ConnectionRecord, OutboxEvent
 from newsletter_connector.sync.transport import DeliveryError, Transport
 from newsletter_connector.timeutil import isoformat_z
 
-from . import sync_payloads as p
+from .support import sync_payloads as p
 
 TOKEN = "platform-token-0123456789"
 BASE = "https://platform.example.test/base"

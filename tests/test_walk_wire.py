@@ -16,8 +16,8 @@ from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.analytics import event_wire
 from newsletter_connector.storage import AnalyticsEventRecord
 
-from .analytics_helpers import client_for, clocked_service, connect
-from .subscriber_helpers import SUBSCRIBERS, post
+from .support.analytics_helpers import client_for, clocked_service, connect
+from .support.subscriber_helpers import SUBSCRIBERS, post
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 

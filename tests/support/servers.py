@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from .conftest import free_port
+from .waiting import free_port
 
 
 def wait_until_listening(url: str, process: subprocess.Popen[str], timeout: float = 30.0) -> None:

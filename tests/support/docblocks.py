@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 _FENCE = re.compile(r"^(```+|~~~+)(\w*)")
 _MARK = re.compile(r"^<!--\s*(block|not-run):\s*(.+?)\s*-->$")

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from newsletter_connector.service.events import queue_event
 from . import sync_payloads as p
 from .delivery_checks import assert_every_event_once_or_resent_whole
 from .tls_receiver import TlsReceiver
+from .waiting import wait_until
 
 TOKEN = "platform-token-0123456789"
 
@@ -98,13 +98,14 @@ def undelivered(service: Any) -> int:
         return int(uow.outbox.status().undelivered_events)
 
 
-def wait_until(condition: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def wait_until_answered(condition: Any, timeout: float) -> bool:
+    """:func:`~.waiting.wait_until`, counting a condition that raises (the database may still
+    be coming up) as not yet true."""
+
+    def answered() -> bool:
         try:
-            if condition():
-                return True
-        except Exception:  # the database may still be coming up
-            pass
-        time.sleep(0.1)
-    return bool(condition())
+            return bool(condition())
+        except Exception:
+            return False
+
+    return wait_until(answered, timeout, interval=0.1)
