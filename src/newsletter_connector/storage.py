@@ -170,18 +170,6 @@ class OutboxRepository(OutboxDeliveryRepository, Protocol):
         many of them were still undelivered."""
 
 
-def enqueue(outbox: OutboxRepository, event: NewEvent) -> None:
-    """Queue ``event`` in ``outbox`` (its unit of work's transaction)."""
-    outbox.enqueue(
-        event_id=event.event_id,
-        event_type=event.event_type,
-        occurred_at=event.occurred_at,
-        payload=event.payload,
-        subscriber_key=event.subscriber_key,
-        created_at=event.created_at,
-    )
-
-
 class IssueRepository(Protocol):
     """Recorded newsletter issues, in recording order (ids increase)."""
 
@@ -456,5 +444,5 @@ class StorageBase(Storage):
             record = uow.subscribers.add(data)
             if record is not None:
                 for event in events:
-                    enqueue(uow.outbox, event)
+                    uow.outbox.enqueue(**vars(event))
         return record

@@ -241,7 +241,7 @@ class OutboxEvent:
 
 @dataclass(frozen=True)
 class NewEvent:
-    """One event to queue, as :meth:`OutboxRepository.enqueue` takes it (fields by name).
+    """One event to queue; its fields are :meth:`OutboxRepository.enqueue`'s keywords.
     ``subscriber_key`` is the keyed hash of the address the payload carries, or ``None``."""
 
     event_id: str

@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from ..json_encoding import json_values
-from ..storage import NewEvent, UnitOfWork, enqueue
+from ..storage import NewEvent, UnitOfWork
 from .context import ServiceContext
 
 #: Every event type the service emits (SPEC section 6).
@@ -73,5 +73,5 @@ def queue_event(
 ) -> str:
     """Queue an event in ``uow``'s transaction and return its id (see :func:`new_event`)."""
     event = new_event(context, event_type, payload, subscriber_email=subscriber_email)
-    enqueue(uow.outbox, event)
+    uow.outbox.enqueue(**vars(event))
     return event.event_id
