@@ -231,9 +231,8 @@ class SqlAnalytics:
             .group_by(issue_day)
         )
 
-        # The queries over the events are the cost (0.05-0.3 s each over a million events);
-        # on PostgreSQL a read shares them between two connections (parallel_reads), the
-        # heavier ones first.
+        # On PostgreSQL a read shares these between two connections, heavier ones first
+        # (bench: rollups).
         visitors, sessions, types, pages, firsts, recorded_issues = tolerant_read(
             self.connection,
             lambda: read_all(self.connection, [*distinct_per_day, per_type, top, new, recorded]),

@@ -16,28 +16,14 @@ from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from ...storage import IssueRecord, NewIssue
+from .record_builders import record_of
 from .tables import issues
 
 _WITHOUT_BODIES = [c for c in issues.c if c.name not in ("html", "text")]
 
 
 def _record(row: RowMapping, *, bodies: bool = True) -> IssueRecord:
-    return IssueRecord(
-        id=int(row["id"]),
-        uuid=row["uuid"],
-        kind=row["kind"],
-        cadence=row["cadence"],
-        issue_date=row["issue_date"],
-        subject=row["subject"],
-        site_url=row["site_url"],
-        postal_address=row["postal_address"],
-        sections=row["sections"],
-        html=row["html"] if bodies else None,
-        text=row["text"] if bodies else None,
-        period_key=row["period_key"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    return record_of(IssueRecord, row if bodies else {**row, "html": None, "text": None})
 
 
 class SqlIssues:

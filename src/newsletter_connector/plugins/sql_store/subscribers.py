@@ -15,9 +15,9 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, delete, func, insert, select, update
+from sqlalchemy import Text, bindparam, cast, delete, func, select, update
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from ...storage import (
     ContactMessageRecord,
@@ -28,7 +28,7 @@ from ...storage import (
     TokenKind,
 )
 from .commit_horizon import CommitHorizon
-from .record_builders import record_builder
+from .record_builders import inserted_record, record_builder, record_of
 from .tables import contact_messages, deletions, subscribers
 from .upserts import insert_ignoring_duplicates
 
@@ -218,17 +218,6 @@ def subscriber_fields(data: SubscriberData) -> dict[str, Any]:
     return {name: getattr(data, name) for name in SubscriberData.__dataclass_fields__}
 
 
-def _deletion(row: RowMapping) -> DeletionRecord:
-    return DeletionRecord(
-        id=row["id"],
-        email_hmac=row["email_hmac"],
-        previous_status=row["previous_status"],
-        deleted_at=row["deleted_at"],
-        discarded_events=row["discarded_events"],
-        erased_messages=row["erased_messages"],
-    )
-
-
 class SqlDeletions:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
@@ -242,38 +231,22 @@ class SqlDeletions:
         discarded_events: int,
         erased_messages: int,
     ) -> DeletionRecord:
-        row = (
-            self.connection.execute(
-                insert(deletions)
-                .values(
-                    email_hmac=email_hmac,
-                    previous_status=previous_status,
-                    deleted_at=deleted_at,
-                    discarded_events=discarded_events,
-                    erased_messages=erased_messages,
-                )
-                .returning(*deletions.c)
-            )
-            .mappings()
-            .one()
+        return inserted_record(
+            self.connection,
+            deletions,
+            DeletionRecord,
+            email_hmac=email_hmac,
+            previous_status=previous_status,
+            deleted_at=deleted_at,
+            discarded_events=discarded_events,
+            erased_messages=erased_messages,
         )
-        return _deletion(row)
 
     def find(self, email_hmac: str) -> list[DeletionRecord]:
         rows = self.connection.execute(
             select(deletions).where(deletions.c.email_hmac == email_hmac).order_by(deletions.c.id)
         ).mappings()
-        return [_deletion(row) for row in rows]
-
-
-def _message(row: RowMapping) -> ContactMessageRecord:
-    return ContactMessageRecord(
-        id=row["id"],
-        email=row["email"],
-        name=row["name"],
-        message=row["message"],
-        submitted_at=row["submitted_at"],
-    )
+        return [record_of(DeletionRecord, row) for row in rows]
 
 
 class SqlContactMessages:
@@ -284,23 +257,23 @@ class SqlContactMessages:
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
     ) -> ContactMessageRecord:
         _MESSAGES_HORIZON.enter_insert(self.connection)
-        row = (
-            self.connection.execute(
-                insert(contact_messages)
-                .values(email=email, name=name, message=message, submitted_at=submitted_at)
-                .returning(*contact_messages.c)
-            )
-            .mappings()
-            .one()
+        return inserted_record(
+            self.connection,
+            contact_messages,
+            ContactMessageRecord,
+            email=email,
+            name=name,
+            message=message,
+            submitted_at=submitted_at,
         )
-        return _message(row)
 
     def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
         query = select(contact_messages).order_by(contact_messages.c.id).limit(limit)
         if after_id is not None:
             query = query.where(contact_messages.c.id > after_id)
         query = _MESSAGES_HORIZON.bound(self.connection, query)
-        return [_message(row) for row in self.connection.execute(query).mappings()]
+        rows = self.connection.execute(query).mappings()
+        return [record_of(ContactMessageRecord, row) for row in rows]
 
     def delete_from(self, email: str) -> int:
         result = self.connection.execute(

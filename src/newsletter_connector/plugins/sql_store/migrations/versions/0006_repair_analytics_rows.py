@@ -1,25 +1,16 @@
 """Stored analytics events hold only values every JSON encoder writes
 
-Rows stored before capture refused lone surrogates and deep nesting (or written by SQL by hand)
-may hold ``props`` no encoder takes. The export already serves them (``model.wire_safe``); this
-revision stores what it serves, so the rows themselves are clean:
+Older rows are repaired to what the export already serves (``model.wire_safe``), in batches
+by id, writing only rows that change:
 
-- ``props`` becomes ``wire_props(lenient_json_loads(text))``, the very functions the export
-  applies: lone surrogates become U+FFFD, non-finite numbers and arrays or objects nested past
-  ``MAX_PROPS_NESTING`` become ``null``, and a props that is not an object, or no parser
-  reads, becomes SQL ``NULL``. Rows are read in batches by id (the primary key) and only rows
-  whose value changes are written. On PostgreSQL the props that are not objects are cleared
-  set-based first.
-- the service's action-link tokens (after ``/confirm/``, ``/unsubscribe/``, ``/profile/``)
-  stored before capture stripped them become ``redacted`` in ``path``, ``referrer`` and
-  ``props`` text values, as capture now stores them: candidates are found set-based (``LIKE``),
-  then rewritten in batches by id with ``log_redaction.redact_tokens``.
-- on SQLite, text that is not UTF-8 (its TEXT holds any bytes; sqlite3 refuses to read them)
-  gets such bytes replaced by U+FFFD in every text column, set-based, before the rest.
-- ``engaged_seconds`` that is not finite (PostgreSQL's NaN and infinities; SQLite's infinities)
-  becomes ``NULL``, set-based.
+- ``props`` becomes ``wire_props(lenient_json_loads(text))`` (SQL ``NULL`` when it is not an
+  object or no parser reads it);
+- action-link tokens in ``path``, ``referrer`` and ``props`` text become ``redacted``, as
+  capture stores them (``log_redaction.redact_tokens``);
+- SQLite text that is not UTF-8 gets U+FFFD, in every text column, first;
+- a non-finite ``engaged_seconds`` becomes ``NULL``.
 
-No schema changes; downgrade changes nothing (the repaired values are the ones served before).
+No schema changes; downgrade changes nothing.
 
 Revision ID: 0006
 Revises: 0005
