@@ -109,7 +109,7 @@ _EVENT_COLUMNS = tuple(
     else analytics_events.c[f.name]
     for f in fields(AnalyticsEventRecord)
 )
-_build_event = record_builder(AnalyticsEventRecord)  # benchmark: export_walk
+_build_event = record_builder(AnalyticsEventRecord)  # bench: export_walk
 
 
 class SqlAnalytics:
@@ -192,7 +192,7 @@ class SqlAnalytics:
             )
             .where(*in_range, e.event_type.in_((LINK_CLICK, ENGAGEMENT_PING)))
             .group_by(e.event_type, e.day)
-        )  # (pageviews, 70% of the events, are summed from the per-page counts below)
+        )  # (pageviews are summed from the per-page counts below)
         per_page = (
             select(e.day.label("day"), e.path.label("path"), func.count().label("views"))
             .where(*in_range, e.event_type == PAGEVIEW)

@@ -9,16 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    and_,
-    bindparam,
-    case,
-    delete,
-    func,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import and_, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
@@ -130,10 +121,9 @@ class SqlOutbox:
         return outbox_claims.release_claims(self.connection, batch_ids, lease_until=lease_until)
 
     def _settle(self, batch_id: str, lease_until: datetime | None, **values: Any) -> bool:
-        batches = outbox_batches.c
-        conditions = [batches.id == batch_id, batches.state == "sending"]
+        conditions = [_b.id == batch_id, _b.state == "sending"]
         if lease_until is not None:
-            conditions.append(batches.lease_until == lease_until)
+            conditions.append(_b.lease_until == lease_until)
         result = self.connection.execute(
             update(outbox_batches).where(*conditions).values(lease_until=None, **values)
         )
@@ -172,20 +162,18 @@ class SqlOutbox:
         return self._settle(batch_id, lease_until, state="failed", settled_at=at, last_error=error)
 
     def release_expired_leases(self, *, now: datetime) -> int:
-        batches = outbox_batches.c
         result = self.connection.execute(
             update(outbox_batches)
-            .where(batches.state == "sending", batches.lease_until < now)
+            .where(_b.state == "sending", _b.lease_until < now)
             .values(state="pending", lease_until=None, next_attempt_at=now)
         )
         return int(result.rowcount)
 
     def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
-        batches = outbox_batches.c
         rows = self.connection.execute(
-            select(batches.id, batches.first_seq, batches.last_seq)
-            .where(batches.state == "delivered", batches.settled_at < settled_before)
-            .order_by(batches.settled_at)
+            select(_b.id, _b.first_seq, _b.last_seq)
+            .where(_b.state == "delivered", _b.settled_at < settled_before)
+            .order_by(_b.settled_at)
             .limit(limit)
         ).all()
         if not rows:
@@ -199,7 +187,7 @@ class SqlOutbox:
         # The newest batch's last_seq is the queue's frontier: it may be pruned, since the
         # events of its range go with it (a lower frontier then covers no event).
         result = self.connection.execute(
-            delete(outbox_batches).where(batches.id.in_([str(r[0]) for r in rows]))
+            delete(outbox_batches).where(_b.id.in_([str(r[0]) for r in rows]))
         )
         return int(result.rowcount)
 
@@ -253,25 +241,22 @@ class SqlOutbox:
         )
 
     def _records(self, *conditions: Any, limit: int) -> list[OutboxBatchRecord]:
-        batches = outbox_batches.c
         members = (
-            select(func.count())
-            .where(_e.seq.between(batches.first_seq, batches.last_seq))
-            .scalar_subquery()
+            select(func.count()).where(_e.seq.between(_b.first_seq, _b.last_seq)).scalar_subquery()
         )
         rows = self.connection.execute(
             select(
-                batches.id,
-                batches.state,
-                batches.attempts,
-                batches.next_attempt_at,
-                batches.last_error,
-                batches.created_at,
-                batches.settled_at,
+                _b.id,
+                _b.state,
+                _b.attempts,
+                _b.next_attempt_at,
+                _b.last_error,
+                _b.created_at,
+                _b.settled_at,
                 members,
             )
             .where(*conditions)
-            .order_by(batches.id)
+            .order_by(_b.id)
             .limit(limit)
         )
         return [
@@ -291,10 +276,9 @@ class SqlOutbox:
     def failed_batches(
         self, *, after: str | None = None, limit: int = 100
     ) -> list[OutboxBatchRecord]:
-        batches = outbox_batches.c
-        conditions: list[Any] = [batches.state == "failed"]
+        conditions: list[Any] = [_b.state == "failed"]
         if after is not None:
-            conditions.append(batches.id > after)
+            conditions.append(_b.id > after)
         return self._records(*conditions, limit=limit)
 
     def get_batch(self, batch_id: str) -> OutboxBatchRecord | None:
@@ -302,10 +286,9 @@ class SqlOutbox:
         return found[0] if found else None
 
     def replay_failed(self, batch_id: str | None, *, at: datetime) -> int:
-        batches = outbox_batches.c
-        condition = batches.state == "failed"
+        condition = _b.state == "failed"
         if batch_id is not None:
-            condition = and_(condition, batches.id == batch_id)
+            condition = and_(condition, _b.id == batch_id)
         result = self.connection.execute(
             update(outbox_batches)
             .where(condition)

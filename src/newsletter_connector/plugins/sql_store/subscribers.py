@@ -1,10 +1,7 @@
 """Repositories of the SQL store for subscribers, erasure evidence and contact messages.
 
-Keyset walks (``id > cursor``) over subscribers and contact messages must never skip a row
-that commits after a larger id. On SQLite writers already take turns (``BEGIN IMMEDIATE``).
-On PostgreSQL the ids are drawn from a sequence by concurrent transactions, so a walk page
-reads only up to a *commit horizon* (see :mod:`.commit_horizon`): inserts run side by side,
-and a page never passes an id whose transaction is still open.
+Keyset walks over subscribers and contact messages never skip a row that commits late: on
+PostgreSQL a page reads only up to a commit horizon (:mod:`.commit_horizon`).
 """
 
 from __future__ import annotations
@@ -58,8 +55,7 @@ def subscriber_columns(data: SubscriberData) -> dict[str, Any]:
 
 
 #: The record's columns in the order :func:`_subscriber` unpacks them. ``categories`` is read as
-#: its JSON text and decoded through a small cache: json.loads on every row cost a fifth of a
-#: walk page, and a list has at most 2^8 distinct category sets.
+#: its JSON text and decoded through a small cache (bench: subscriber_walk).
 _RECORD_FIELDS = (
     "id", "email", "first_name", "last_name", "zip", "phone", "sms_enabled", "pref_briefings",
     "pref_puzzles", "pref_on_this_day", "pref_local", "status", "age_range", "gender",
@@ -110,10 +106,8 @@ def _subscriber(row: Sequence[Any]) -> SubscriberRecord:
     )  # fmt: skip
 
 
-# Signups run these on every request: built once, values bound at execution (building an
-# expression with literal values costs more than the database round trip). An
-# address already stored inserts nothing and returns no id: no savepoint, no look-up first.
-#: ``announced_at`` stays NULL on insert: the signup itself is the first announcement.
+# Built once: every signup runs one. An address already stored inserts nothing and returns no
+# id. ``announced_at`` stays NULL on insert: the signup itself is the first announcement.
 _INSERT_COLUMNS = [
     column.name for column in subscribers.c if column.name not in ("id", "announced_at")
 ]
