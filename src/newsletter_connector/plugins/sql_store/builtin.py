@@ -1,9 +1,5 @@
-"""``BuiltinSqlStorage``: the ``sql`` backend, a :class:`.SqlStorage` whose two per-request
-shortcuts skip the unit of work.
-
-Both read and write the built-in tables directly, so they hold only while every repository is
-the built-in one. A host that swaps a repository in subclasses :class:`.SqlStorage`, whose
-shortcuts go through its unit of work (:class:`~newsletter_connector.storage.StorageBase`).
+"""``BuiltinSqlStorage``: the ``sql`` backend. Its two per-request shortcuts use the built-in
+tables directly, so a host that swaps a repository in subclasses :class:`.SqlStorage` instead.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ Create Date: 2026-11-23 19:00:00.000000
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -72,6 +72,16 @@ def _unchanged(stored: Any, repaired: dict[str, Any] | None) -> bool:
     return type(stored) is dict and stored == repaired
 
 
+def _batches(bind: sa.Connection, query: sa.Select[Any]) -> Iterator[Sequence[Any]]:
+    """``query``'s rows (the event id first), read in batches by id."""
+    after = 0
+    while rows := bind.execute(
+        query.where(_events.c.id > after).order_by(_events.c.id).limit(BATCH_ROWS)
+    ).all():
+        yield rows
+        after = rows[-1][0]
+
+
 def _repair_props(bind: sa.Connection) -> None:
     postgres = bind.dialect.name == "postgresql"
     if postgres:
@@ -81,18 +91,9 @@ def _repair_props(bind: sa.Connection) -> None:
                 "AND json_typeof(props) NOT IN ('object', 'null')"
             )
         )
-    props_text = sa.cast(sa.column("props"), sa.Text())
-    after = 0
-    while True:
-        rows: Sequence[Any] = bind.execute(
-            sa.select(sa.column("id"), props_text)
-            .select_from(sa.table("nc_analytics_events"))
-            .where(sa.column("id") > after, sa.column("props").is_not(None))
-            .order_by(sa.column("id"))
-            .limit(BATCH_ROWS)
-        ).all()
-        if not rows:
-            return
+    props_text = sa.cast(_events.c.props, sa.Text())
+    query = sa.select(_events.c.id, props_text).where(_events.c.props.is_not(None))
+    for rows in _batches(bind, query):
         changes = []
         for row_id, text in rows:
             stored = _parsed(text)
@@ -106,7 +107,6 @@ def _repair_props(bind: sa.Connection) -> None:
                 .values(props=sa.bindparam("props")),
                 changes,
             )
-        after = rows[-1][0]
 
 
 def _redact_path_tokens(bind: sa.Connection) -> None:
@@ -118,16 +118,7 @@ def _redact_path_tokens(bind: sa.Connection) -> None:
             for segment in TOKEN_SEGMENTS
         )
     )
-    after = 0
-    while True:
-        rows: Sequence[Any] = bind.execute(
-            sa.select(e.id, e.path, e.referrer)
-            .where(e.id > after, mentions)
-            .order_by(e.id)
-            .limit(BATCH_ROWS)
-        ).all()
-        if not rows:
-            return
+    for rows in _batches(bind, sa.select(e.id, e.path, e.referrer).where(mentions)):
         changes = [
             {
                 "row_id": row_id,
@@ -142,7 +133,6 @@ def _redact_path_tokens(bind: sa.Connection) -> None:
             .values(path=sa.bindparam("path"), referrer=sa.bindparam("referrer")),
             changes,
         )
-        after = rows[-1][0]
 
 
 def _repair_engaged_seconds(bind: sa.Connection) -> None:
