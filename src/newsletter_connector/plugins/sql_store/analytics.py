@@ -27,8 +27,7 @@ PAGEVIEW = "pageview"
 LINK_CLICK = "link click"
 ENGAGEMENT_PING = "engagement ping"
 
-#: The export's ``after_id`` walk never passes an event still being captured (any constant
-#: distinct from the other horizons' locks).
+#: The export's ``after_id`` walk never passes an event still being captured.
 EVENTS_HORIZON = CommitHorizon(0x6E6C_6576_7473, analytics_events.c.id)  # "nlevts"
 
 _ADD_EVENT_COLUMNS = (
@@ -43,8 +42,7 @@ _ADD_EVENT_COLUMNS = (
     "engaged_seconds",
 )
 _ADD_EVENT = insert(analytics_events).returning(analytics_events.c.id)
-# PostgreSQL: the same insert, entering the events' commit horizon before the row's id is
-# drawn, in its own round trip (not a statement of its own before it).
+# PostgreSQL: the same insert, entering the events' commit horizon in its own round trip.
 _ADD_EVENT_IN_HORIZON = (
     insert(analytics_events)
     .from_select(
@@ -100,9 +98,8 @@ def tolerant_read(connection: Connection, read: Callable[[], T]) -> T:
         raw.text_factory = previous  # type: ignore[union-attr]
 
 
-#: What an export page reads: the record's fields, in its order, so each row builds the
-#: record positionally. ``props`` is read leniently: a stored text no parser accepts (too
-#: deep, not JSON) reads as ``None`` instead of failing the page.
+#: What an export page reads: the record's fields, in order. ``props`` is read leniently: a
+#: stored text no parser accepts reads as ``None`` instead of failing the page.
 _EVENT_COLUMNS = tuple(
     cast(analytics_events.c.props, LenientJson()).label("props")
     if f.name == "props"
@@ -231,8 +228,7 @@ class SqlAnalytics:
             .group_by(issue_day)
         )
 
-        # On PostgreSQL a read shares these between two connections, heavier ones first
-        # (bench: rollups).
+        # Shared between two connections on PostgreSQL, heavier ones first (bench: rollups).
         visitors, sessions, types, pages, firsts, recorded_issues = tolerant_read(
             self.connection,
             lambda: read_all(self.connection, [*distinct_per_day, per_type, top, new, recorded]),

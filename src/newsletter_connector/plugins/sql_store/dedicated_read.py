@@ -125,11 +125,8 @@ class _ThreadSlot(threading.local):
 
 
 class DedicatedReadStatement:
-    """``statement`` (a read-only ``SELECT``) run on a psycopg 3 connection of each thread's own.
-
-    :meth:`first_row` has :class:`.PooledStatement`'s contract; the key check uses whichever
-    fits the engine's driver.
-    """
+    """``statement`` (a read-only ``SELECT``) run on a psycopg 3 connection of each thread's
+    own; :meth:`first_row` has :class:`.PooledStatement`'s contract."""
 
     def __init__(self, engine: Engine, statement: ClauseElement, *, idle_ping_seconds: float):
         self.engine = engine

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
 from . import outbox_claims
+from .record_builders import record_of
 from .tables import outbox_batches, outbox_events
 
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
@@ -44,8 +45,8 @@ def event_columns(event: NewEvent, prefix: str = "") -> dict[str, Any]:
 #: SQLite: the enqueue with every column a parameter of its own name (to compile once).
 SQLITE_ENQUEUE = _ENQUEUE.values({name: bindparam(name) for name in ENQUEUE_COLUMNS})
 
-# PostgreSQL: the same insert, entering the outbox's commit horizon before the row's seq is
-# drawn, in the same round trip — which the claim's ranges rely on (see outbox_claims).
+# PostgreSQL: the same insert, entering the outbox's commit horizon before its seq is drawn
+# (the claim's ranges rely on it), in the same round trip.
 _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
     ENQUEUE_COLUMNS,
     outbox_claims.OUTBOX_HORIZON.row_entering(outbox_events, ENQUEUE_COLUMNS),
@@ -202,29 +203,20 @@ class SqlOutbox:
             select(func.count(), func.min(_e.occurred_at)).where(_e.seq > frontier)
         ).one()
         # From the batches (few) to their events (a primary-key range each).
-        by_state = {
-            str(state): (int(count), oldest)
-            for state, count, oldest in self.connection.execute(
-                select(_b.state, func.count(_e.seq), func.min(_e.occurred_at))
-                .select_from(
-                    outbox_batches.join(outbox_events, _e.seq.between(_b.first_seq, _b.last_seq))
-                )
-                .where(_b.state.in_(("pending", "sending", "failed")))
-                .group_by(_b.state)
-            )
-        }
-        undelivered = int(queued_count) + sum(
-            by_state.get(state, (0, None))[0] for state in ("pending", "sending")
+        by_state: dict[str, tuple[int, datetime | None]] = dict.fromkeys(
+            ("pending", "sending", "failed"), (0, None)
         )
-        oldest = [
-            at
-            for at in (
-                queued_oldest,
-                by_state.get("pending", (0, None))[1],
-                by_state.get("sending", (0, None))[1],
+        for state, count, oldest_at in self.connection.execute(
+            select(_b.state, func.count(_e.seq), func.min(_e.occurred_at))
+            .select_from(
+                outbox_batches.join(outbox_events, _e.seq.between(_b.first_seq, _b.last_seq))
             )
-            if at is not None
-        ]
+            .where(_b.state.in_(("pending", "sending", "failed")))
+            .group_by(_b.state)
+        ):
+            by_state[str(state)] = (int(count), oldest_at)
+        (pending, pending_at), (sending, sending_at) = by_state["pending"], by_state["sending"]
+        oldest = [at for at in (queued_oldest, pending_at, sending_at) if at is not None]
         last_error = self.connection.scalar(
             select(_b.last_error)
             .where(_b.last_error.is_not(None), _b.state.in_(("pending", "failed")))
@@ -234,8 +226,8 @@ class SqlOutbox:
         return OutboxStatus(
             batches=counts,
             unbatched=int(queued_count),
-            undelivered_events=undelivered,
-            failed_events=by_state.get("failed", (0, None))[0],
+            undelivered_events=int(queued_count) + pending + sending,
+            failed_events=by_state["failed"][0],
             oldest_pending_at=min(oldest) if oldest else None,
             last_error=last_error,
         )
@@ -253,25 +245,13 @@ class SqlOutbox:
                 _b.last_error,
                 _b.created_at,
                 _b.settled_at,
-                members,
+                members.label("event_count"),
             )
             .where(*conditions)
             .order_by(_b.id)
             .limit(limit)
-        )
-        return [
-            OutboxBatchRecord(
-                id=str(r[0]),
-                state=str(r[1]),
-                attempts=int(r[2]),
-                next_attempt_at=r[3],
-                last_error=r[4],
-                created_at=r[5],
-                settled_at=r[6],
-                event_count=int(r[7]),
-            )
-            for r in rows
-        ]
+        ).mappings()
+        return [record_of(OutboxBatchRecord, row) for row in rows]
 
     def failed_batches(
         self, *, after: str | None = None, limit: int = 100

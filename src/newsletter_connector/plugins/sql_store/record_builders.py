@@ -17,15 +17,12 @@ T = TypeVar("T")
 
 
 def record_builder(cls: type[T]) -> Callable[[Sequence[Any]], T]:
-    """A function building a ``cls`` from its field values in field order.
-
-    ``build(values)`` equals ``cls(*values)`` (same type, same fields, still frozen) for any
-    values ``cls``'s own ``__init__`` would accept, but checks nothing: the caller passes
-    exactly one value per field (extra values are ignored).
+    """A function building a ``cls`` from its field values in field order: ``build(values)``
+    equals ``cls(*values)`` for any values ``cls.__init__`` accepts, but checks nothing (extra
+    values are ignored).
 
     :raises TypeError: ``cls`` is not a plain dataclass whose ``__init__`` only assigns its
-        fields (it has ``__slots__``, a ``__post_init__``, or a field left out of ``__init__``),
-        so skipping ``__init__`` would build something different.
+        fields (it has ``__slots__``, a ``__post_init__``, or a non-init field).
     """
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
@@ -36,9 +33,8 @@ def record_builder(cls: type[T]) -> Callable[[Sequence[Any]], T]:
         or any(not field.init for field in fields)
     ):
         raise TypeError(f"{cls.__name__}'s __init__ does more than assign its fields")
-    # Written out per class, as dataclasses writes its __init__ (one item assignment per field
-    # costs half of __dict__.update). Field names are identifiers, each written as a string
-    # literal by repr(), so no text of the class's reaches the code as code.
+    # Written out per class, one item assignment per field (cheaper than __dict__.update).
+    # Field names are identifiers written as string literals by repr(): no class text is code.
     lines = ["def build(values):", "    record = new(cls)", "    state = record.__dict__"]
     lines += [f"    state[{field.name!r}] = values[{i}]" for i, field in enumerate(fields)]
     lines.append("    return record")

@@ -37,8 +37,8 @@ class ReplyBoundConnection(psycopg.Connection[Any]):
         """psycopg's wait for every round trip, bounded by :attr:`reply_timeout` unless the
         caller gives its own ``timeout``.
 
-        :raises psycopg.OperationalError: no reply in time (the connection is now closed), or
-            any failure psycopg reports.
+        :raises psycopg.OperationalError: no reply in time (the connection is closed), or any
+            failure psycopg reports.
         """
         bound = self.reply_timeout if timeout is None else timeout
         try:
@@ -48,8 +48,7 @@ class ReplyBoundConnection(psycopg.Connection[Any]):
         except psycopg.OperationalError:
             if timeout is not None or bound is None or not _in_flight(self.pgconn):
                 raise
-            # The server has the request but not answered it: the connection's state is
-            # unknown, and a cancel would wait on the same silent server.
+            # The connection's state is unknown, and a cancel would wait on the same server.
             self.pgconn.finish()
             raise psycopg.OperationalError(no_reply_message(bound)) from None
 

@@ -53,15 +53,9 @@ class SqlApiKeys:
         if row is None:
             return None
         if row["revoked_at"] is None:
-            self.connection.execute(
-                update(api_keys).where(api_keys.c.id == row["id"]).values(revoked_at=at)
-            )
-        refreshed = (
-            self.connection.execute(select(api_keys).where(api_keys.c.id == row["id"]))
-            .mappings()
-            .one()
-        )
-        return record_of(ApiKeyRecord, refreshed)
+            revoke = update(api_keys).where(api_keys.c.id == row["id"]).values(revoked_at=at)
+            row = self.connection.execute(revoke.returning(*api_keys.c)).mappings().one()
+        return record_of(ApiKeyRecord, row)
 
 
 class SqlSettings:

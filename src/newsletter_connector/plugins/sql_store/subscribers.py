@@ -158,13 +158,8 @@ class SqlSubscribers:
     def get_by_token(
         self, kind: TokenKind, token: str, *, lock: bool = False
     ) -> SubscriberRecord | None:
-        column = _TOKEN_COLUMNS[kind]
-        return self._one(_SELECT_RECORD.where(column == token), lock)
-
-    def _one(self, query: Any, lock: bool) -> SubscriberRecord | None:
-        if lock:
-            query = query.with_for_update()
-        row = self.connection.execute(query).first()
+        query = _SELECT_RECORD.where(_TOKEN_COLUMNS[kind] == token)
+        row = self.connection.execute(query.with_for_update() if lock else query).first()
         return _subscriber(row) if row else None
 
     def save(self, record: SubscriberRecord) -> None:

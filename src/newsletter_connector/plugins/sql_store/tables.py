@@ -49,8 +49,7 @@ def _in(column: str, values: tuple[str, ...]) -> str:
 subscribers = Table(
     "nc_subscribers",
     metadata,
-    # Creation order: ids come from one sequence, so keyset walks on id never skip a
-    # subscriber that existed when the walk started.
+    # Creation order (one sequence): keyset walks go by id.
     Column("id", Id, primary_key=True, autoincrement=True),
     Column("email", String(320), nullable=False, unique=True),
     Column("first_name", String(200)),
@@ -75,8 +74,8 @@ subscribers = Table(
     Column("unsubscribed_at", DateTime),
     Column("bounced_at", DateTime),
     Column("profile_completed_at", DateTime),
-    # When a re-submit of the still pending address last queued ``newsletter.signup`` again;
-    # NULL: only the signup itself announced it, at ``created_at``. Not part of the contact.
+    # When a re-submit of a pending address last queued ``newsletter.signup`` again (NULL: only
+    # the signup, at ``created_at``). Not part of the contact.
     Column("announced_at", DateTime),
     # Link tokens (>= 128 bits, URL-safe). Kept readable because every contact record carries
     # its links; looked up through their unique indexes.
