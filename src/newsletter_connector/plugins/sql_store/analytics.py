@@ -19,6 +19,7 @@ from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
 from .parallel_reads import read_all
 from .record_builders import record_builder
+from .repository import SqlRepository
 from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
 from .upserts import insert_ignoring_duplicates
@@ -109,10 +110,7 @@ _EVENT_COLUMNS = tuple(
 _build_event = record_builder(AnalyticsEventRecord)  # bench: export_walk
 
 
-class SqlAnalytics:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlAnalytics(SqlRepository):
     def add_event(
         self,
         *,
@@ -258,10 +256,7 @@ class SqlAnalytics:
         }
 
 
-class SqlLlmUsage:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlLlmUsage(SqlRepository):
     def add(
         self,
         *,
@@ -311,10 +306,7 @@ class SqlLlmUsage:
         return result
 
 
-class SqlJobRuns:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlJobRuns(SqlRepository):
     def claim(self, job_key: str, *, at: datetime) -> bool:
         # RETURNING yields a row only when this statement inserted it (rowcount is not
         # reliable for ON CONFLICT DO NOTHING across drivers).

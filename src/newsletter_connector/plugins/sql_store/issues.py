@@ -12,11 +12,12 @@ from dataclasses import fields
 from typing import Any
 
 from sqlalchemy import Select, func, insert, select
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from ...storage import IssueRecord, NewIssue
 from .record_builders import record_of
+from .repository import SqlRepository
 from .tables import issues
 
 _WITHOUT_BODIES = [c for c in issues.c if c.name not in ("html", "text")]
@@ -26,10 +27,7 @@ def _record(row: RowMapping, *, bodies: bool = True) -> IssueRecord:
     return record_of(IssueRecord, row if bodies else {**row, "html": None, "text": None})
 
 
-class SqlIssues:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlIssues(SqlRepository):
     def add(self, issue: NewIssue) -> IssueRecord | None:
         values: dict[str, Any] = {f.name: getattr(issue, f.name) for f in fields(issue)}
         values["updated_at"] = issue.created_at

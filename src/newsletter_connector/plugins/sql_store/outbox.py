@@ -10,11 +10,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, case, delete, func, insert, select, update
-from sqlalchemy.engine import Connection
 
 from ...storage import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
 from . import outbox_claims
 from .record_builders import record_of
+from .repository import SqlRepository
 from .tables import outbox_batches, outbox_events
 
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
@@ -61,10 +61,7 @@ _SETTLE_DELIVERED_ANY_LEASE = (
 _SETTLE_DELIVERED = _SETTLE_DELIVERED_ANY_LEASE.where(_b.lease_until == bindparam("claimed_lease"))
 
 
-class SqlOutbox:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlOutbox(SqlRepository):
     def enqueue(
         self,
         *,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from ...errors import InvalidRequest
 from ...storage import ApiKeyRecord, ConnectionRecord
 from .record_builders import inserted_record, record_of
+from .repository import SqlRepository
 from .tables import api_keys, connections, kv_settings
 
 # Every authenticated request runs this: built once, so only the bound digest changes.
@@ -19,10 +19,7 @@ _FIND_ACTIVE_KEY = select(api_keys).where(
 )
 
 
-class SqlApiKeys:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlApiKeys(SqlRepository):
     def add(self, *, label: str, key_prefix: str, key_digest: str, created_at: Any) -> int:
         exists = self.connection.scalar(select(api_keys.c.id).where(api_keys.c.label == label))
         if exists is not None:
@@ -58,10 +55,7 @@ class SqlApiKeys:
         return record_of(ApiKeyRecord, row)
 
 
-class SqlSettings:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlSettings(SqlRepository):
     def get(self, name: str) -> Any | None:
         return self.connection.scalar(select(kv_settings.c.value).where(kv_settings.c.name == name))
 
@@ -103,10 +97,7 @@ ACTIVE_CONNECTION = (
 )
 
 
-class SqlConnections:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlConnections(SqlRepository):
     def active(self) -> ConnectionRecord | None:
         row = self.connection.execute(ACTIVE_CONNECTION).mappings().first()
         return record_of(ConnectionRecord, row) if row else None

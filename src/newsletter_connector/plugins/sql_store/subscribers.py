@@ -14,7 +14,6 @@ from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, delete, func, select, update
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.engine import Connection
 
 from ...storage import (
     ContactMessageRecord,
@@ -26,6 +25,7 @@ from ...storage import (
 )
 from .commit_horizon import CommitHorizon
 from .record_builders import inserted_record, record_builder, record_of
+from .repository import SqlRepository
 from .tables import contact_messages, deletions, subscribers
 from .upserts import insert_ignoring_duplicates
 
@@ -139,10 +139,7 @@ _BY_EMAIL = _SELECT_RECORD.where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
 
 
-class SqlSubscribers:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlSubscribers(SqlRepository):
     def add(self, data: SubscriberData) -> SubscriberRecord | None:
         dialect = self.connection.dialect.name  # PostgreSQL's insert enters the horizon
         values = subscriber_columns(data)
@@ -207,10 +204,7 @@ def subscriber_fields(data: SubscriberData) -> dict[str, Any]:
     return {name: getattr(data, name) for name in SubscriberData.__dataclass_fields__}
 
 
-class SqlDeletions:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlDeletions(SqlRepository):
     def add(
         self,
         *,
@@ -238,10 +232,7 @@ class SqlDeletions:
         return [record_of(DeletionRecord, row) for row in rows]
 
 
-class SqlContactMessages:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlContactMessages(SqlRepository):
     def add(
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
     ) -> ContactMessageRecord:
