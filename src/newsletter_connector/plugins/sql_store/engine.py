@@ -1,7 +1,8 @@
 """Engine construction for the dialects the SQL store supports.
 
 SQLite: WAL, foreign keys on, pysqlite's transaction handling off, and writes begun with
-``BEGIN IMMEDIATE`` (the write lock up front: SQLAlchemy drops ``FOR UPDATE`` on SQLite).
+``BEGIN IMMEDIATE``: the write lock up front, so a writer never fails mid-transaction on
+another's lock (SQLAlchemy drops ``FOR UPDATE`` on SQLite).
 PostgreSQL: connections pinged only after sitting idle (:func:`ping_idle_connections`).
 Every wait on the database is bounded (:func:`bound_waits`).
 """

@@ -55,7 +55,8 @@ def subscriber_columns(data: SubscriberData) -> dict[str, Any]:
 
 
 #: The record's columns in the order :func:`_subscriber` unpacks them. ``categories`` is read as
-#: its JSON text and decoded through a small cache (bench: subscriber_walk).
+#: its JSON text and decoded through a cache: a list has at most 2^8 category sets
+#: (bench: subscriber_walk).
 _RECORD_FIELDS = (
     "id", "email", "first_name", "last_name", "zip", "phone", "sms_enabled", "pref_briefings",
     "pref_puzzles", "pref_on_this_day", "pref_local", "status", "age_range", "gender",
