@@ -1,9 +1,6 @@
-"""The built-in ``events`` transport: batches to ``POST {platform_base}/v1/events`` (SPEC 4.4).
-
-Body: a JSON array of at most 100 events ``{id, type, occurred_at, payload}``, oldest first.
-A ``newsletter.signup`` whose contact is pending also carries ``"confirm": true`` beside its
-payload (the payload itself stays byte-identical to the contact resource). Any 2xx accepts the
-whole batch; anything else fails it.
+"""The built-in ``events`` transport: batches of up to 100 events, oldest first, to
+``POST {platform_base}/v1/events`` (SPEC 4.4, docs/delivery.md). Any 2xx accepts the whole
+batch; anything else fails it.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """The built-in issue renderer ``html``: email-safe HTML plus a plain-text alternative.
 
-Registered like any third-party renderer (``newsletter_issue_renderers``, ``trylast``), and
-picked by the ``issue_renderer`` setting (default ``html``). What it guarantees:
-
-- **Email-safe markup**: nested ``role="presentation"`` tables 600 px wide, every style inline
-  (one ``<style>`` block adds only dark-mode and narrow-screen refinements), no images, no
-  scripts, no web fonts.
-- **Readable for older readers**: 20 px body text, 1.6 line height, high-contrast colours,
-  underlined links.
-- **Dark-mode safe**: declares ``color-scheme: light dark``, sets explicit background and text
-  colours on every block (so clients that invert, invert consistently), and gives dark colours
-  through ``prefers-color-scheme`` for clients that honour it.
-- **Escaping**: every text from content is HTML-escaped, and ``{``/``}`` become character
-  references, so content can never smuggle a template placeholder (``{{name}}``) into the
-  edition the platform fills in. Links are emitted only for absolute http(s) URLs.
-- **Footer**: why the reader gets it, the site, the postal address, and the literal
-  ``{{unsubscribe_url}}`` placeholder the platform replaces per recipient. No personalisation.
+Email-safe (presentation tables, inline styles, no images, scripts or web fonts), large type,
+dark-mode safe; docs/issues.md says what each means. Content can never form a template
+placeholder (``{{name}}``): ``{`` and ``}`` are escaped. Links only for absolute http(s) URLs.
+The footer carries the literal ``{{unsubscribe_url}}`` the platform fills in per recipient.
 """
 
 from __future__ import annotations
@@ -136,7 +124,7 @@ def template_context(issue: dict[str, Any], settings: Settings) -> dict[str, Any
 
 
 def render_html(issue: dict[str, Any], settings: Settings) -> str:
-    """The edition as email-safe HTML (see the module docstring for what that means)."""
+    """The edition as email-safe HTML."""
     return _HTML_ENV.get_template(HTML_TEMPLATE).render(template_context(issue, settings))
 
 

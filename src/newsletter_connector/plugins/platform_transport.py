@@ -1,30 +1,8 @@
 """The built-in ``platform`` transport: the live platform mapping of SPEC 4.4, one request
-per event, paths relative to ``platform_base``.
+per event under ``platform_base``, each with the event id as ``Idempotency-Key``.
 
-=============================================  ==============================================
-Event                                          Request
-=============================================  ==============================================
-newsletter.issue                               POST /api/v1/sites/ingest/newsletter-issue
-                                               {subject, html, idempotencyKey[, sendNow]}
-newsletter.issue of kind ``test``              not pushed: that endpoint mails (or schedules)
-                                               the issue to readers; a test issue stays on the
-                                               site (``/issues``, ``digest --preview``)
-newsletter.signup (pending)                    POST /api/v1/sites/ingest/newsletter (upsert)
-                                               with confirm: true, confirmRedirectUrl
-newsletter.signup (confirmed), .confirmed,     the same upsert with consent: true
-.profile_completed
-newsletter.unsubscribed, newsletter.bounced    POST /api/v1/sites/ingest/unsubscribe
-                                               {email, reason, status}
-contact.message                                the upsert with fields.contactMessage and
-                                               fields.stream = "contact"; no consent, status
-                                               null
-analytics.daily_rollup                         not pushed (no live endpoint; the platform
-                                               reads /api/export/rollups)
-=============================================  ==============================================
-
-Every contact push (upsert, unsubscribe) carries ``status``; a body carries ``consent`` or
-``confirm``, never both; topics, frequency, zip and ageRange travel in ``fields``. Every
-request also sends the event id as ``Idempotency-Key``.
+The mapping, event by event, is in docs/delivery.md. Every contact push carries ``status``; a
+body carries ``consent`` or ``confirm``, never both. Test issues and rollups are not pushed.
 """
 
 from __future__ import annotations
@@ -49,7 +27,7 @@ ISSUE_PATH = "/api/v1/sites/ingest/newsletter-issue"
 UPSERT_PATH = "/api/v1/sites/ingest/newsletter"
 UNSUBSCRIBE_PATH = "/api/v1/sites/ingest/unsubscribe"
 
-#: Events with no live endpoint: acknowledged without a request (see the module docstring).
+#: Events with no live endpoint: acknowledged without a request.
 NOT_PUSHED = frozenset({"analytics.daily_rollup"})
 
 

@@ -19,6 +19,7 @@ from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
 from .parallel_reads import read_all
 from .record_builders import record_builder
+from .repository import SqlRepository
 from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
 from .upserts import insert_ignoring_duplicates
@@ -27,8 +28,7 @@ PAGEVIEW = "pageview"
 LINK_CLICK = "link click"
 ENGAGEMENT_PING = "engagement ping"
 
-#: The export's ``after_id`` walk never passes an event still being captured (any constant
-#: distinct from the other horizons' locks).
+#: The export's ``after_id`` walk never passes an event still being captured.
 EVENTS_HORIZON = CommitHorizon(0x6E6C_6576_7473, analytics_events.c.id)  # "nlevts"
 
 _ADD_EVENT_COLUMNS = (
@@ -43,8 +43,7 @@ _ADD_EVENT_COLUMNS = (
     "engaged_seconds",
 )
 _ADD_EVENT = insert(analytics_events).returning(analytics_events.c.id)
-# PostgreSQL: the same insert, entering the events' commit horizon before the row's id is
-# drawn, in its own round trip (not a statement of its own before it).
+# PostgreSQL: the same insert, entering the events' commit horizon in its own round trip.
 _ADD_EVENT_IN_HORIZON = (
     insert(analytics_events)
     .from_select(
@@ -100,22 +99,18 @@ def tolerant_read(connection: Connection, read: Callable[[], T]) -> T:
         raw.text_factory = previous  # type: ignore[union-attr]
 
 
-#: What an export page reads: the record's fields, in its order, so each row builds the
-#: record positionally. ``props`` is read leniently: a stored text no parser accepts (too
-#: deep, not JSON) reads as ``None`` instead of failing the page.
+#: What an export page reads: the record's fields, in order. ``props`` is read leniently: a
+#: stored text no parser accepts reads as ``None`` instead of failing the page.
 _EVENT_COLUMNS = tuple(
     cast(analytics_events.c.props, LenientJson()).label("props")
     if f.name == "props"
     else analytics_events.c[f.name]
     for f in fields(AnalyticsEventRecord)
 )
-_build_event = record_builder(AnalyticsEventRecord)  # benchmark: export_walk
+_build_event = record_builder(AnalyticsEventRecord)  # bench: export_walk
 
 
-class SqlAnalytics:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlAnalytics(SqlRepository):
     def add_event(
         self,
         *,
@@ -192,7 +187,7 @@ class SqlAnalytics:
             )
             .where(*in_range, e.event_type.in_((LINK_CLICK, ENGAGEMENT_PING)))
             .group_by(e.event_type, e.day)
-        )  # (pageviews, 70% of the events, are summed from the per-page counts below)
+        )  # (pageviews are summed from the per-page counts below)
         per_page = (
             select(e.day.label("day"), e.path.label("path"), func.count().label("views"))
             .where(*in_range, e.event_type == PAGEVIEW)
@@ -231,9 +226,7 @@ class SqlAnalytics:
             .group_by(issue_day)
         )
 
-        # The queries over the events are the cost (0.05-0.3 s each over a million events);
-        # on PostgreSQL a read shares them between two connections (parallel_reads), the
-        # heavier ones first.
+        # Shared between two connections on PostgreSQL, heavier ones first (bench: rollups).
         visitors, sessions, types, pages, firsts, recorded_issues = tolerant_read(
             self.connection,
             lambda: read_all(self.connection, [*distinct_per_day, per_type, top, new, recorded]),
@@ -263,10 +256,7 @@ class SqlAnalytics:
         }
 
 
-class SqlLlmUsage:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlLlmUsage(SqlRepository):
     def add(
         self,
         *,
@@ -316,10 +306,7 @@ class SqlLlmUsage:
         return result
 
 
-class SqlJobRuns:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlJobRuns(SqlRepository):
     def claim(self, job_key: str, *, at: datetime) -> bool:
         # RETURNING yields a row only when this statement inserted it (rowcount is not
         # reliable for ON CONFLICT DO NOTHING across drivers).

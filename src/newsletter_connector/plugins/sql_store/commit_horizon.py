@@ -1,23 +1,13 @@
 """Commit horizons: keyset walks over PostgreSQL sequence ids that never skip a late commit.
 
-Two transactions draw ids 7 and 8; the one holding 8 commits first. A page read in between
-sees 8 but not 7, hands out the cursor 8, and 7 — committed a moment later — is never walked.
-(SQLite has no such gap: its writers take turns with ``BEGIN IMMEDIATE``.)
-
-On PostgreSQL an insert first takes a *shared* transaction-level advisory lock
-(:meth:`CommitHorizon.enter_insert`), so inserts still run side by side and commit as a group.
-A walk page first passes a barrier (:meth:`CommitHorizon.horizon`): it takes the same lock
-*exclusively* at session level, which waits until every insert that holds it has committed or
-rolled back; it reads the largest committed id while holding the lock, and lets go. Every id up
-to that horizon is then final (committed or never to exist), and every id drawn later is
-larger, so the page reads ``id <= horizon`` and cannot skip. The lock is held for one index
-look-up, not for the page's query.
-
-The outbox's freeze passes the same barrier in statements of its own
-(:mod:`.outbox_claims`), to read its frontier in the horizon's snapshot.
-
-Taking the lock exclusively for every insert until its commit would be as safe, but signups
-would take turns (about a third of the bare insert rate on PostgreSQL).
+Ids are drawn in one order and committed in another, so a page could see id 8 before id 7
+commits and never walk 7. An insert takes a table's advisory lock *shared* until its
+transaction ends (:meth:`CommitHorizon.enter_insert`, :meth:`CommitHorizon.row_entering`); a
+page first takes it *exclusively* at session level, which waits for the inserts in flight,
+reads ``max(id)`` in a snapshot taken while holding it, and lets go
+(:meth:`CommitHorizon.horizon`). Every id up to that horizon is final and every later id is
+larger, so the page reads ``id <= horizon``. SQLite's writers take turns: no gap there.
+See docs/decisions.md, "Commit horizons instead of inserts taking turns".
 """
 
 from __future__ import annotations
@@ -51,12 +41,10 @@ class CommitHorizon:
     def row_entering(
         self, table: Table, columns: Sequence[str], *, prefix: str = ""
     ) -> Select[Any]:
-        """A one-row ``SELECT`` of the bound parameters ``columns`` (typed as ``table``'s) that
-        enters the horizon as it is read, for ``insert(table).from_select(columns, row)`` on
-        PostgreSQL: the shared lock is taken before the row's id is drawn, in the insert's own
-        round trip instead of a statement of its own. The lock is in a subquery the row is
-        read from (``OFFSET 0`` keeps the planner from flattening it away). The parameters are
-        named ``prefix`` + column name."""
+        """A one-row ``SELECT`` of the bound parameters ``columns`` (typed as ``table``'s,
+        named ``prefix`` + column name) that takes the shared lock as it is read, before the
+        row's id is drawn: for ``insert(table).from_select(columns, row)`` on PostgreSQL, in
+        the insert's own round trip. ``OFFSET 0`` keeps the planner from flattening it away."""
         entered = (
             select(func.pg_advisory_xact_lock_shared(self.lock).label("entered"))
             .offset(0)

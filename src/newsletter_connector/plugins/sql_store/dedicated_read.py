@@ -1,26 +1,12 @@
-"""A read-only statement on a PostgreSQL connection each thread keeps for it.
+"""A read-only statement on a PostgreSQL connection each thread keeps for it (the key check).
 
-Every authenticated request checks its key, so the check runs prepared on a connection of its
-own through psycopg's libpq wrapper (``Connection.pgconn``, psycopg's public low-level
-interface), skipping the pool's checkout and check-in (benchmark: status_overhead).
-
-The connection is taken from the engine's pool once and detached from it, so it is set up as
-every pooled connection is (the engine's connect events run on it), then kept in autocommit:
-each run is its own transaction and sees everything committed before it (a revoked key is
-refused on the next request). The rules the pool applies hold here too:
-
-- idle longer than the engine's idle-ping threshold (:func:`.engine.idle_ping_seconds`), the
-  connection is pinged first and replaced if dead; in steady use it is not, and a dead one fails
-  one run (raised as a disconnect, so the caller answers ``db_unavailable``); the pool, whose
-  connections likely died with it, is discarded too, and the next run reconnects;
-- every run waits at most the engine's reply timeout for the server (:mod:`.reply_bound`):
-  a server that stops answering fails the run as a lost connection, never hangs it;
-- after a fork, the child never touches (or closes) a connection its parent opened;
-- :meth:`close` closes every thread's connection; a thread's connection is closed when the
-  thread ends.
-
-One connection per thread that runs the statement: a sync gunicorn worker holds one more
-connection than its pool lends out (``docs/decisions.md``).
+The connection is taken from the engine's pool once and detached (so the engine's connect
+events set it up), kept in autocommit (each run sees everything committed before it), and run
+through psycopg's libpq wrapper (bench: status_overhead). The pool's rules hold: pinged after
+sitting idle (:func:`.engine.idle_ping_seconds`); a dead or silent one (:mod:`.reply_bound`)
+fails one run, raised as a disconnect, and the pool is discarded with it; a forked child never
+touches its parent's; :meth:`DedicatedReadStatement.close` closes every thread's, and a
+thread's closes when it ends. See docs/decisions.md, "The key check on a connection of its own".
 """
 
 from __future__ import annotations
@@ -139,11 +125,8 @@ class _ThreadSlot(threading.local):
 
 
 class DedicatedReadStatement:
-    """``statement`` (a read-only ``SELECT``) run on a psycopg 3 connection of each thread's own.
-
-    :meth:`first_row` has :class:`.PooledStatement`'s contract; the key check uses whichever
-    fits the engine's driver.
-    """
+    """``statement`` (a read-only ``SELECT``) run on a psycopg 3 connection of each thread's
+    own; :meth:`first_row` has :class:`.PooledStatement`'s contract."""
 
     def __init__(self, engine: Engine, statement: ClauseElement, *, idle_ping_seconds: float):
         self.engine = engine

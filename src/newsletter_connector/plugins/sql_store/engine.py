@@ -1,16 +1,10 @@
 """Engine construction for the dialects the SQL store supports.
 
-SQLite runs in WAL mode with foreign keys on. pysqlite's own transaction handling is switched
-off and every transaction is begun explicitly: ``BEGIN IMMEDIATE`` for writes, so a writer takes
-the write lock up front instead of failing mid-transaction when another writer got there first
-(SQLAlchemy would silently drop ``FOR UPDATE`` on SQLite; this is the lock it cannot give).
-
-PostgreSQL connections are pinged on checkout only when they sat idle in the pool for longer
-than :data:`IDLE_PING_SECONDS` (see :func:`ping_idle_connections`), not on every checkout.
-
-Every wait on the database is bounded (:class:`DbTimeouts`, :func:`bound_waits`): a server that
-stops answering, or a lock held too long, fails the call (``db_unavailable``) instead of
-holding a worker until gunicorn kills it.
+SQLite: WAL, foreign keys on, pysqlite's transaction handling off, and writes begun with
+``BEGIN IMMEDIATE``: the write lock up front, so a writer never fails mid-transaction on
+another's lock (SQLAlchemy drops ``FOR UPDATE`` on SQLite).
+PostgreSQL: connections pinged only after sitting idle (:func:`ping_idle_connections`).
+Every wait on the database is bounded (:func:`bound_waits`).
 """
 
 from __future__ import annotations
@@ -82,13 +76,11 @@ def make_engine(database_url: str, *, timeouts: DbTimeouts | None = None, **kwar
 
 def bound_waits(engine: Engine, timeouts: DbTimeouts) -> None:
     """Bound every wait of ``engine``'s new connections by ``timeouts`` (pool checkout is the
-    pool's own ``pool_timeout``).
+    pool's own ``pool_timeout``); a value ``connect_args`` already give is kept.
 
-    PostgreSQL (psycopg 3): ``connect_timeout``; ``statement_timeout`` and ``lock_timeout``
-    given as startup options, so they cost no round trip; and each connection is a
-    :class:`.reply_bound.ReplyBoundConnection`, which gives up on a server that does not
-    reply within ``timeouts.reply``. SQLite: the busy timeout, ``timeouts.lock``. A value the
-    engine's ``connect_args`` already give is left as it is.
+    PostgreSQL (psycopg 3): ``connect_timeout``, ``statement_timeout`` and ``lock_timeout`` as
+    startup options (no round trip), and a :class:`.reply_bound.ReplyBoundConnection`.
+    SQLite: the busy timeout, ``timeouts.lock``.
     """
     if engine.dialect.name == "sqlite":
 
@@ -149,14 +141,10 @@ def unbounded_statements(connection: Connection) -> Iterator[None]:
 
 
 def ping_idle_connections(engine: Engine, idle_seconds: float) -> None:
-    """Ping a pooled connection on checkout when it sat idle longer than ``idle_seconds``.
-
-    ``pool_pre_ping`` pings on *every* checkout: one round trip more per request (benchmark:
-    status_overhead). A connection in steady use
-    is not pinged. One that sat idle (the server may have restarted or dropped it meanwhile) is
-    pinged, and a dead one is replaced before it is used. A connection that dies while in
-    steady use fails its request once (``503 db_unavailable``); SQLAlchemy then invalidates
-    every connection the pool held at that moment, so the requests after it reconnect.
+    """Ping a pooled connection on checkout, replacing a dead one, only when it sat idle
+    longer than ``idle_seconds``: ``pool_pre_ping`` costs a round trip on every checkout
+    (bench: status_overhead). One that dies in steady use fails its request once
+    (``503 db_unavailable``) and SQLAlchemy invalidates the whole pool.
     """
     _IDLE_PING_SECONDS[engine] = idle_seconds
 
@@ -182,8 +170,7 @@ def ping_idle_connections(engine: Engine, idle_seconds: float) -> None:
 
 def idle_ping_seconds(engine: Engine) -> float:
     """How long a connection of ``engine`` may sit idle before it is pinged before use: the
-    engine's own setting (:func:`ping_idle_connections`), else :data:`IDLE_PING_SECONDS` (a
-    host's engine). Connections held outside the pool follow the same rule."""
+    engine's :func:`ping_idle_connections` setting, else :data:`IDLE_PING_SECONDS`."""
     return _IDLE_PING_SECONDS.get(engine, IDLE_PING_SECONDS)
 
 

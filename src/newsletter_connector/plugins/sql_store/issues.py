@@ -1,65 +1,36 @@
 """The SQL store's newsletter issues (``nc_issues``).
 
-Recording order is the id order (one sequence), so "newest first" is ``id DESC`` on the primary
-key. Creation order walks the ``(created_at, id)`` index; the list-source surface addresses it
-by page number, so a page is an ``OFFSET`` on it (the table grows by about a row a day).
-The unique ``period_key`` makes a scheduled run record once per period: a racing second insert
-fails on the index inside a savepoint and the caller is told nothing was stored.
+"Newest first" is ``id DESC``; creation order walks the ``(created_at, id)`` index by
+``OFFSET`` (list-source pages are numbered; the table grows by about a row a day). The unique
+``period_key`` records a scheduled run once per period: a racing second insert fails inside a
+savepoint and the caller is told nothing was stored.
 """
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
-from sqlalchemy import func, insert, select
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy import Select, func, insert, select
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from ...storage import IssueRecord, NewIssue
+from .record_builders import record_of
+from .repository import SqlRepository
 from .tables import issues
 
 _WITHOUT_BODIES = [c for c in issues.c if c.name not in ("html", "text")]
 
 
 def _record(row: RowMapping, *, bodies: bool = True) -> IssueRecord:
-    return IssueRecord(
-        id=int(row["id"]),
-        uuid=row["uuid"],
-        kind=row["kind"],
-        cadence=row["cadence"],
-        issue_date=row["issue_date"],
-        subject=row["subject"],
-        site_url=row["site_url"],
-        postal_address=row["postal_address"],
-        sections=row["sections"],
-        html=row["html"] if bodies else None,
-        text=row["text"] if bodies else None,
-        period_key=row["period_key"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    return record_of(IssueRecord, row if bodies else {**row, "html": None, "text": None})
 
 
-class SqlIssues:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlIssues(SqlRepository):
     def add(self, issue: NewIssue) -> IssueRecord | None:
-        values: dict[str, Any] = {
-            "uuid": issue.uuid,
-            "kind": issue.kind,
-            "cadence": issue.cadence,
-            "issue_date": issue.issue_date,
-            "subject": issue.subject,
-            "site_url": issue.site_url,
-            "postal_address": issue.postal_address,
-            "sections": issue.sections,
-            "html": issue.html,
-            "text": issue.text,
-            "period_key": issue.period_key,
-            "created_at": issue.created_at,
-            "updated_at": issue.created_at,
-        }
+        values: dict[str, Any] = {f.name: getattr(issue, f.name) for f in fields(issue)}
+        values["updated_at"] = issue.created_at
         if issue.period_key is not None and self._period_taken(issue.period_key):
             return None
         savepoint = self.connection.begin_nested()
@@ -79,21 +50,15 @@ class SqlIssues:
         found = self.connection.scalar(select(issues.c.id).where(issues.c.period_key == period_key))
         return found is not None
 
-    def find_by_period(self, period_key: str) -> IssueRecord | None:
-        row = (
-            self.connection.execute(select(issues).where(issues.c.period_key == period_key))
-            .mappings()
-            .first()
-        )
+    def _first(self, query: Select[Any]) -> IssueRecord | None:
+        row = self.connection.execute(query).mappings().first()
         return _record(row) if row else None
 
+    def find_by_period(self, period_key: str) -> IssueRecord | None:
+        return self._first(select(issues).where(issues.c.period_key == period_key))
+
     def latest(self) -> IssueRecord | None:
-        row = (
-            self.connection.execute(select(issues).order_by(issues.c.id.desc()).limit(1))
-            .mappings()
-            .first()
-        )
-        return _record(row) if row else None
+        return self._first(select(issues).order_by(issues.c.id.desc()).limit(1))
 
     def list_recent(self, limit: int, *, include_bodies: bool) -> list[IssueRecord]:
         columns = list(issues.c) if include_bodies else _WITHOUT_BODIES
@@ -103,9 +68,7 @@ class SqlIssues:
         return [_record(row, bodies=include_bodies) for row in rows]
 
     def get(self, issue_id: int) -> IssueRecord | None:
-        row = self.connection.execute(select(issues).where(issues.c.id == issue_id)).mappings()
-        found = row.first()
-        return _record(found) if found else None
+        return self._first(select(issues).where(issues.c.id == issue_id))
 
     def count(self) -> int:
         return int(self.connection.scalar(select(func.count()).select_from(issues)) or 0)

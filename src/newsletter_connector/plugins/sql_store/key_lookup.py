@@ -1,9 +1,6 @@
-"""The per-request API key check, run outside a unit of work (benchmark: status_overhead).
-
-Every authenticated request looks its key up. On PostgreSQL with psycopg 3 the statement runs
-prepared on a connection of each thread's own, through libpq (:mod:`.dedicated_read`);
-otherwise compiled once and run on a pooled DB-API cursor (:mod:`.pooled_statement`). Result
-columns run through their types' result processors either way.
+"""The per-request API key check, run outside a unit of work (bench: status_overhead): on
+PostgreSQL with psycopg 3 on a connection of each thread's own (:mod:`.dedicated_read`),
+otherwise on a pooled one (:mod:`.pooled_statement`).
 """
 
 from __future__ import annotations

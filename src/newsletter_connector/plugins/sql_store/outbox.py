@@ -9,20 +9,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    and_,
-    bindparam,
-    case,
-    delete,
-    func,
-    insert,
-    select,
-    update,
-)
-from sqlalchemy.engine import Connection
+from sqlalchemy import and_, bindparam, case, delete, func, insert, select, update
 
 from ...storage import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
 from . import outbox_claims
+from .record_builders import record_of
+from .repository import SqlRepository
 from .tables import outbox_batches, outbox_events
 
 BATCH_STATES = ("pending", "sending", "delivered", "failed")
@@ -53,8 +45,8 @@ def event_columns(event: NewEvent, prefix: str = "") -> dict[str, Any]:
 #: SQLite: the enqueue with every column a parameter of its own name (to compile once).
 SQLITE_ENQUEUE = _ENQUEUE.values({name: bindparam(name) for name in ENQUEUE_COLUMNS})
 
-# PostgreSQL: the same insert, entering the outbox's commit horizon before the row's seq is
-# drawn, in the same round trip — which the claim's ranges rely on (see outbox_claims).
+# PostgreSQL: the same insert, entering the outbox's commit horizon before its seq is drawn
+# (the claim's ranges rely on it), in the same round trip.
 _ENQUEUE_IN_HORIZON = insert(outbox_events).from_select(
     ENQUEUE_COLUMNS,
     outbox_claims.OUTBOX_HORIZON.row_entering(outbox_events, ENQUEUE_COLUMNS),
@@ -69,10 +61,7 @@ _SETTLE_DELIVERED_ANY_LEASE = (
 _SETTLE_DELIVERED = _SETTLE_DELIVERED_ANY_LEASE.where(_b.lease_until == bindparam("claimed_lease"))
 
 
-class SqlOutbox:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlOutbox(SqlRepository):
     def enqueue(
         self,
         *,
@@ -130,10 +119,9 @@ class SqlOutbox:
         return outbox_claims.release_claims(self.connection, batch_ids, lease_until=lease_until)
 
     def _settle(self, batch_id: str, lease_until: datetime | None, **values: Any) -> bool:
-        batches = outbox_batches.c
-        conditions = [batches.id == batch_id, batches.state == "sending"]
+        conditions = [_b.id == batch_id, _b.state == "sending"]
         if lease_until is not None:
-            conditions.append(batches.lease_until == lease_until)
+            conditions.append(_b.lease_until == lease_until)
         result = self.connection.execute(
             update(outbox_batches).where(*conditions).values(lease_until=None, **values)
         )
@@ -172,20 +160,18 @@ class SqlOutbox:
         return self._settle(batch_id, lease_until, state="failed", settled_at=at, last_error=error)
 
     def release_expired_leases(self, *, now: datetime) -> int:
-        batches = outbox_batches.c
         result = self.connection.execute(
             update(outbox_batches)
-            .where(batches.state == "sending", batches.lease_until < now)
+            .where(_b.state == "sending", _b.lease_until < now)
             .values(state="pending", lease_until=None, next_attempt_at=now)
         )
         return int(result.rowcount)
 
     def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
-        batches = outbox_batches.c
         rows = self.connection.execute(
-            select(batches.id, batches.first_seq, batches.last_seq)
-            .where(batches.state == "delivered", batches.settled_at < settled_before)
-            .order_by(batches.settled_at)
+            select(_b.id, _b.first_seq, _b.last_seq)
+            .where(_b.state == "delivered", _b.settled_at < settled_before)
+            .order_by(_b.settled_at)
             .limit(limit)
         ).all()
         if not rows:
@@ -199,7 +185,7 @@ class SqlOutbox:
         # The newest batch's last_seq is the queue's frontier: it may be pruned, since the
         # events of its range go with it (a lower frontier then covers no event).
         result = self.connection.execute(
-            delete(outbox_batches).where(batches.id.in_([str(r[0]) for r in rows]))
+            delete(outbox_batches).where(_b.id.in_([str(r[0]) for r in rows]))
         )
         return int(result.rowcount)
 
@@ -214,29 +200,20 @@ class SqlOutbox:
             select(func.count(), func.min(_e.occurred_at)).where(_e.seq > frontier)
         ).one()
         # From the batches (few) to their events (a primary-key range each).
-        by_state = {
-            str(state): (int(count), oldest)
-            for state, count, oldest in self.connection.execute(
-                select(_b.state, func.count(_e.seq), func.min(_e.occurred_at))
-                .select_from(
-                    outbox_batches.join(outbox_events, _e.seq.between(_b.first_seq, _b.last_seq))
-                )
-                .where(_b.state.in_(("pending", "sending", "failed")))
-                .group_by(_b.state)
-            )
-        }
-        undelivered = int(queued_count) + sum(
-            by_state.get(state, (0, None))[0] for state in ("pending", "sending")
+        by_state: dict[str, tuple[int, datetime | None]] = dict.fromkeys(
+            ("pending", "sending", "failed"), (0, None)
         )
-        oldest = [
-            at
-            for at in (
-                queued_oldest,
-                by_state.get("pending", (0, None))[1],
-                by_state.get("sending", (0, None))[1],
+        for state, count, oldest_at in self.connection.execute(
+            select(_b.state, func.count(_e.seq), func.min(_e.occurred_at))
+            .select_from(
+                outbox_batches.join(outbox_events, _e.seq.between(_b.first_seq, _b.last_seq))
             )
-            if at is not None
-        ]
+            .where(_b.state.in_(("pending", "sending", "failed")))
+            .group_by(_b.state)
+        ):
+            by_state[str(state)] = (int(count), oldest_at)
+        (pending, pending_at), (sending, sending_at) = by_state["pending"], by_state["sending"]
+        oldest = [at for at in (queued_oldest, pending_at, sending_at) if at is not None]
         last_error = self.connection.scalar(
             select(_b.last_error)
             .where(_b.last_error.is_not(None), _b.state.in_(("pending", "failed")))
@@ -246,55 +223,39 @@ class SqlOutbox:
         return OutboxStatus(
             batches=counts,
             unbatched=int(queued_count),
-            undelivered_events=undelivered,
-            failed_events=by_state.get("failed", (0, None))[0],
+            undelivered_events=int(queued_count) + pending + sending,
+            failed_events=by_state["failed"][0],
             oldest_pending_at=min(oldest) if oldest else None,
             last_error=last_error,
         )
 
     def _records(self, *conditions: Any, limit: int) -> list[OutboxBatchRecord]:
-        batches = outbox_batches.c
         members = (
-            select(func.count())
-            .where(_e.seq.between(batches.first_seq, batches.last_seq))
-            .scalar_subquery()
+            select(func.count()).where(_e.seq.between(_b.first_seq, _b.last_seq)).scalar_subquery()
         )
         rows = self.connection.execute(
             select(
-                batches.id,
-                batches.state,
-                batches.attempts,
-                batches.next_attempt_at,
-                batches.last_error,
-                batches.created_at,
-                batches.settled_at,
-                members,
+                _b.id,
+                _b.state,
+                _b.attempts,
+                _b.next_attempt_at,
+                _b.last_error,
+                _b.created_at,
+                _b.settled_at,
+                members.label("event_count"),
             )
             .where(*conditions)
-            .order_by(batches.id)
+            .order_by(_b.id)
             .limit(limit)
-        )
-        return [
-            OutboxBatchRecord(
-                id=str(r[0]),
-                state=str(r[1]),
-                attempts=int(r[2]),
-                next_attempt_at=r[3],
-                last_error=r[4],
-                created_at=r[5],
-                settled_at=r[6],
-                event_count=int(r[7]),
-            )
-            for r in rows
-        ]
+        ).mappings()
+        return [record_of(OutboxBatchRecord, row) for row in rows]
 
     def failed_batches(
         self, *, after: str | None = None, limit: int = 100
     ) -> list[OutboxBatchRecord]:
-        batches = outbox_batches.c
-        conditions: list[Any] = [batches.state == "failed"]
+        conditions: list[Any] = [_b.state == "failed"]
         if after is not None:
-            conditions.append(batches.id > after)
+            conditions.append(_b.id > after)
         return self._records(*conditions, limit=limit)
 
     def get_batch(self, batch_id: str) -> OutboxBatchRecord | None:
@@ -302,10 +263,9 @@ class SqlOutbox:
         return found[0] if found else None
 
     def replay_failed(self, batch_id: str | None, *, at: datetime) -> int:
-        batches = outbox_batches.c
-        condition = batches.state == "failed"
+        condition = _b.state == "failed"
         if batch_id is not None:
-            condition = and_(condition, batches.id == batch_id)
+            condition = and_(condition, _b.id == batch_id)
         result = self.connection.execute(
             update(outbox_batches)
             .where(condition)

@@ -1,43 +1,16 @@
-"""Claiming and settling outbox batches for the sync runner (the SQL store's delivery half).
+"""Claiming and settling outbox batches for the sync runner.
 
-A claim is one short write transaction of a handful of statements, however many batches it
-takes: the oldest due batches are leased, then, while there is room, the oldest
-queued events are frozen **directly into leased batches** and returned with them, so no
-batch is written as pending and read back.
+A claim is one short write transaction: the oldest due batches are leased, then, while there
+is room, the oldest queued events are frozen directly into leased batches and returned with
+them. A batch owns the events with ``seq`` in ``[first_seq, last_seq]``; the queue is every
+event above the newest batch's ``last_seq`` (the frontier). A range never reaches past the
+outbox's commit horizon (:mod:`.commit_horizon`), so no event can still commit inside it.
 
-A batch owns the events whose ``seq`` lies in ``[first_seq, last_seq]``; the queue is every
-event above the newest batch's ``last_seq`` (the *frontier*). Freezing writes only the batch
-rows, never the events (updating 1,000 wide event rows and their indexes was most of a claim's
-time on PostgreSQL). A range is safe because it never reaches past the outbox's **commit
-horizon** (:mod:`.commit_horizon`): on PostgreSQL every enqueue takes the outbox lock shared
-before drawing its seq, and the freeze takes it exclusively until the snapshot it reads the
-queue in is taken, so every seq up to that horizon is final — no event can still commit
-inside a frozen range, and every later event lands above it. On SQLite writers take turns
-(``BEGIN IMMEDIATE``), so every stored seq is final, and seqs are never reused (AUTOINCREMENT).
-
-On PostgreSQL the freeze is three statements (each round trip costs ~0.1 ms of the runner's
-CPU and about as much of the server's):
-
-1. :data:`_TAKE_TURN_AND_BARRIER` takes the freeze turn (transaction-level, held to the commit),
-   then the outbox's barrier (session-level, exclusive: it waits for every enqueue in flight),
-   and sets the transaction's planner options (below).
-2. :data:`_QUEUED_AT_HORIZON` is read in a snapshot taken while the barrier is held: a
-   ``MATERIALIZED`` CTE, evaluated once before the range it bounds is read, reads the frontier
-   and ``max(seq)`` and lets the barrier go; the oldest queued events up to that horizon follow.
-   If either statement fails, the connection may still hold the barrier, a session-level lock,
-   so it is invalidated (closing it releases the lock) rather than returned to the pool.
-3. The batches are inserted (:func:`_new_batches`), as on SQLite.
-
-Planner options for the rest of the claim's transaction: ``enable_sort = off``, as the queue's
-row estimate is often far too low (it churns faster than ``ANALYZE`` runs) and PostgreSQL then
-bitmap-scanned every queued event and sorted them rather than read the primary key in order;
-and ``jit = off``, since a disabled sort that a plan cannot avoid adds a huge cost to it, and
-that cost alone sent a 1 ms prototype of the claim's statement through 130 ms of JIT
-compilation.
-
-Concurrency: due batches are selected ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (two runners
-skip each other's); freezes take turns on a transaction-level advisory lock, so the second
-reads the frontier the first committed. On SQLite a claim holds the only write lock.
+PostgreSQL: two runners skip each other's due batches (``SKIP LOCKED``) and take turns to
+freeze (a transaction-level advisory lock). The freeze's first two statements hold the outbox
+lock, a session-level lock: if either fails the connection is invalidated, never pooled.
+SQLite: a claim holds the only write lock and seqs are never reused (``AUTOINCREMENT``).
+See docs/decisions.md, "Performance and reliability" (seq ranges, primary-key order).
 """
 
 from __future__ import annotations
@@ -99,11 +72,14 @@ _OLDEST = (
 )
 # SQLite's queue: every stored seq is final there.
 _QUEUED = _OLDEST.where(_e.seq > bindparam("frontier"))
-# PostgreSQL's (see the module docstring).
+# PostgreSQL's: take the freeze turn, then the outbox lock exclusively (it waits for enqueues
+# in flight); sorts and JIT off for the claim, as the queue's row estimate is often stale.
 _TAKE_TURN_AND_BARRIER = text(
     "SELECT pg_advisory_xact_lock(:freeze_lock), pg_advisory_lock(:outbox_lock), "
     "set_config('enable_sort', 'off', true), set_config('jit', 'off', true)"
 )
+# Read in a snapshot taken while the lock is held; MATERIALIZED: evaluated once, letting the
+# lock go before the range it bounds is read.
 _HORIZON = (
     select(
         select(func.max(_e.seq)).scalar_subquery().label("horizon"),
@@ -121,11 +97,11 @@ _QUEUED_AT_HORIZON = _OLDEST.where(
 
 @functools.cache
 def _new_batches(count: int) -> TextClause:
-    """One multi-row ``VALUES`` statement for ``count`` new leased batches (an executemany of
-    ten rows cost ten round trips), built once per count. It is textual SQL because SQLAlchemy
-    compiles a multi-row ``insert().values()`` afresh on every execution (it cannot cache one),
-    which was a third of a claim's CPU time. Parameters: ``now``, ``lease_until``,
-    and ``id_N``, ``first_seq_N``, ``last_seq_N`` for each row ``N``."""
+    """One multi-row ``INSERT`` of ``count`` new leased batches; parameters ``now``,
+    ``lease_until``, and ``id_N``, ``first_seq_N``, ``last_seq_N`` for each row ``N``.
+
+    Textual and cached: SQLAlchemy compiles a multi-row ``insert().values()`` afresh on every
+    execution (bench: sync)."""
     rows = ", ".join(
         f"(:id_{n}, 'sending', 1, :now, :lease_until, :now, :first_seq_{n}, :last_seq_{n})"
         for n in range(count)

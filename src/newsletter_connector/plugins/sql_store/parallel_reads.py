@@ -1,22 +1,12 @@
-"""Read statements shared between two PostgreSQL connections (benchmark: rollups).
+"""Read statements shared between two PostgreSQL connections (bench: rollups).
 
-A 92-day rollup over 1,000,000 events is four aggregate queries of ~0.2 s each, every one of
-them spent in the database server. Run one after the other they use one server core; shared
-between the unit of work's connection and a second one from the engine's pool, run by a helper
-thread, they use two (0.72 → 0.48 s here). The helper takes statements from the same list as
-the caller, so neither waits for the other's share.
-
-Only a PostgreSQL connection in autocommit shares its statements: there each statement already
-sees its own snapshot, and reading some of them on another connection sees exactly what it
-would have seen. That is a read-only unit of work (``SqlStorage.transaction(write=False)``).
-A write transaction keeps every statement on its own connection (another connection would not
-see its writes), and so does SQLite: its reads run in one transaction with one snapshot, and
-two SQLite connections reading at once were slower here than one (0.66 → 0.80 s).
-
-The caller never waits for the helper's connection: if the pool cannot lend one at once, the
-caller runs every statement itself and the helper, once it has its connection, finds nothing
-left and returns it. An error in a statement the helper ran is raised in the caller, after the
-helper has let go of its connection, as that statement would have raised it there.
+A helper thread on a second pooled connection takes statements from the same list as the
+caller. Only a PostgreSQL connection in autocommit shares (each statement is its own snapshot
+there, so another connection sees exactly the same): a read-only unit of work. A write
+transaction, SQLite and single-connection pools keep one connection. The caller never waits
+for the helper's connection; an error the helper met is raised in the caller, after the helper
+has let go of its connection. See docs/decisions.md, "A PostgreSQL rollup reads on two
+connections".
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
-"""One SQLAlchemy statement, compiled once, run on a pooled DB-API connection.
+"""One SQLAlchemy statement, compiled once, run on a pooled DB-API connection
+(bench: status_overhead, signup_cpu).
 
-The key check and the signup run this way: a third of the Python a unit of work costs per
-statement (benchmarks: status_overhead, signup_cpu).
-
-The statement is SQLAlchemy's own: compiled for the engine's dialect, parameters run through
-their types' bind processors (JSON columns are encoded as a ``Connection`` would), and the
-connection comes from the engine's pool (so the idle ping applies). The statement runs alone:
-on PostgreSQL in autocommit, its own transaction (no BEGIN or COMMIT round trip); SQLite's
-connections never open a transaction implicitly (engine.py), so there too it commits by
-itself. Driver errors are raised as a ``Connection`` would raise them (parameters hidden): a
-lost connection is discarded along with the rest of the pool, and the caller's translation
-turns it into ``DbUnavailable``.
+Parameters go through their types' bind processors. The statement runs alone: in autocommit
+on PostgreSQL, and on SQLite, whose connections never begin a transaction implicitly
+(engine.py). Driver errors are raised as a ``Connection`` would (parameters hidden); a lost
+connection discards the pool and is translated to ``DbUnavailable``.
 """
 
 from __future__ import annotations

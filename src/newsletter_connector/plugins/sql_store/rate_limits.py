@@ -12,8 +12,8 @@ from typing import Any
 
 from sqlalchemy import bindparam, case, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
 
+from .repository import SqlRepository
 from .tables import rate_limit_counters as counters
 
 
@@ -53,11 +53,8 @@ _PRUNE = delete(counters).where(
 )
 
 
-class SqlRateLimits:
+class SqlRateLimits(SqlRepository):
     """``RateLimitRepository`` on ``nc_rate_limit_counters``."""
-
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
 
     def hit(self, key: str, *, now: datetime, expires_at: datetime, amount: int = 1) -> int:
         statement = _HIT[self.connection.dialect.name]

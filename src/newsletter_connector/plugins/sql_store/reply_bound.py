@@ -1,17 +1,11 @@
 """PostgreSQL connections that give up on a server that stops answering.
 
-A server that is stopped (``SIGSTOP``, a hung host) but whose kernel still accepts and
-acknowledges TCP never cancels anything itself: ``statement_timeout`` does not fire, keepalives
-are answered, and a cancel request waits on the stopped postmaster too. Only the client can
-bound the wait. :class:`ReplyBoundConnection` is a psycopg 3 connection whose every round trip
-(a statement, a fetch, ``COMMIT``, ``ROLLBACK``, a ping) waits at most :attr:`reply_timeout`
-seconds for the server; past it the connection is closed and the call raises
-``psycopg.OperationalError``. The connection is then broken, so SQLAlchemy counts the error as
-a disconnect: the connection is discarded with the rest of the pool, the caller answers
-``db_unavailable``, and the next use connects afresh (bounded by ``connect_timeout``).
-
-:func:`wait_for_reply` is the same bound for the low-level path of :mod:`.dedicated_read`,
-which talks to libpq through ``Connection.pgconn``.
+A stopped server whose kernel still acknowledges TCP fires no server-side timeout, so only the
+client can bound the wait. Every round trip of a :class:`ReplyBoundConnection` (and every
+:func:`wait_for_reply` of :mod:`.dedicated_read`'s libpq path) waits at most its reply
+timeout; past it the connection is closed and ``psycopg.OperationalError`` raised, which
+SQLAlchemy counts as a disconnect (the pool is discarded, the caller answers
+``db_unavailable``). See docs/decisions.md, "Every wait on the database is bounded".
 """
 
 from __future__ import annotations
@@ -43,8 +37,8 @@ class ReplyBoundConnection(psycopg.Connection[Any]):
         """psycopg's wait for every round trip, bounded by :attr:`reply_timeout` unless the
         caller gives its own ``timeout``.
 
-        :raises psycopg.OperationalError: no reply in time (the connection is now closed), or
-            any failure psycopg reports.
+        :raises psycopg.OperationalError: no reply in time (the connection is closed), or any
+            failure psycopg reports.
         """
         bound = self.reply_timeout if timeout is None else timeout
         try:
@@ -54,8 +48,7 @@ class ReplyBoundConnection(psycopg.Connection[Any]):
         except psycopg.OperationalError:
             if timeout is not None or bound is None or not _in_flight(self.pgconn):
                 raise
-            # The server has the request but not answered it: the connection's state is
-            # unknown, and a cancel would wait on the same silent server.
+            # The connection's state is unknown, and a cancel would wait on the same server.
             self.pgconn.finish()
             raise psycopg.OperationalError(no_reply_message(bound)) from None
 

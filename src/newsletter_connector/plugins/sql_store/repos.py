@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from ...errors import InvalidRequest
 from ...storage import ApiKeyRecord, ConnectionRecord
+from .record_builders import inserted_record, record_of
+from .repository import SqlRepository
 from .tables import api_keys, connections, kv_settings
-
-
-def _key_record(row: RowMapping) -> ApiKeyRecord:
-    return ApiKeyRecord(
-        id=row["id"],
-        label=row["label"],
-        key_prefix=row["key_prefix"],
-        created_at=row["created_at"],
-        revoked_at=row["revoked_at"],
-    )
-
 
 # Every authenticated request runs this: built once, so only the bound digest changes.
 _FIND_ACTIVE_KEY = select(api_keys).where(
@@ -30,10 +19,7 @@ _FIND_ACTIVE_KEY = select(api_keys).where(
 )
 
 
-class SqlApiKeys:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlApiKeys(SqlRepository):
     def add(self, *, label: str, key_prefix: str, key_digest: str, created_at: Any) -> int:
         exists = self.connection.scalar(select(api_keys.c.id).where(api_keys.c.label == label))
         if exists is not None:
@@ -50,11 +36,11 @@ class SqlApiKeys:
 
     def find_active_by_digest(self, key_digest: str) -> ApiKeyRecord | None:
         row = self.connection.execute(_FIND_ACTIVE_KEY, {"digest": key_digest}).mappings().first()
-        return _key_record(row) if row else None
+        return record_of(ApiKeyRecord, row) if row else None
 
     def list(self) -> list[ApiKeyRecord]:
         rows = self.connection.execute(select(api_keys).order_by(api_keys.c.id)).mappings()
-        return [_key_record(row) for row in rows]
+        return [record_of(ApiKeyRecord, row) for row in rows]
 
     def revoke(self, label_or_id: str, *, at: Any) -> ApiKeyRecord | None:
         condition = api_keys.c.label == label_or_id
@@ -64,21 +50,12 @@ class SqlApiKeys:
         if row is None:
             return None
         if row["revoked_at"] is None:
-            self.connection.execute(
-                update(api_keys).where(api_keys.c.id == row["id"]).values(revoked_at=at)
-            )
-        refreshed = (
-            self.connection.execute(select(api_keys).where(api_keys.c.id == row["id"]))
-            .mappings()
-            .one()
-        )
-        return _key_record(refreshed)
+            revoke = update(api_keys).where(api_keys.c.id == row["id"]).values(revoked_at=at)
+            row = self.connection.execute(revoke.returning(*api_keys.c)).mappings().one()
+        return record_of(ApiKeyRecord, row)
 
 
-class SqlSettings:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlSettings(SqlRepository):
     def get(self, name: str) -> Any | None:
         return self.connection.scalar(select(kv_settings.c.value).where(kv_settings.c.name == name))
 
@@ -120,42 +97,24 @@ ACTIVE_CONNECTION = (
 )
 
 
-def connection_record(row: Mapping[Any, Any]) -> ConnectionRecord:
-    """The record of a ``nc_connections`` row, by column name."""
-    return ConnectionRecord(
-        id=row["id"],
-        platform_base=row["platform_base"],
-        transport=row["transport"],
-        token=row["token"],
-        created_at=row["created_at"],
-        disabled_at=row["disabled_at"],
-    )
-
-
-class SqlConnections:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlConnections(SqlRepository):
     def active(self) -> ConnectionRecord | None:
         row = self.connection.execute(ACTIVE_CONNECTION).mappings().first()
-        return connection_record(row) if row else None
+        return record_of(ConnectionRecord, row) if row else None
 
     def replace(
         self, *, platform_base: str, transport: str, token: str, at: Any
     ) -> ConnectionRecord:
         self.disable(at=at)
-        row = (
-            self.connection.execute(
-                insert(connections)
-                .values(
-                    platform_base=platform_base, transport=transport, token=token, created_at=at
-                )
-                .returning(*connections.c)
-            )
-            .mappings()
-            .one()
+        return inserted_record(
+            self.connection,
+            connections,
+            ConnectionRecord,
+            platform_base=platform_base,
+            transport=transport,
+            token=token,
+            created_at=at,
         )
-        return connection_record(row)
 
     def disable(self, *, at: Any) -> bool:
         result = self.connection.execute(

@@ -1,19 +1,13 @@
-"""A signup on PostgreSQL in one statement: the subscriber and its events.
-
-One round trip instead of a unit of work's four (benchmarks: signups, signup_cpu): one
-statement, run in autocommit on a pooled DB-API connection (:mod:`.pooled_statement`)::
+"""A signup on PostgreSQL in one statement, its own transaction (bench: signups, signup_cpu)::
 
     WITH added AS (INSERT INTO subscribers ... ON CONFLICT (email) DO NOTHING RETURNING id),
          event_0 AS (INSERT INTO outbox_events ... SELECT ... FROM horizon, added RETURNING seq),
          event_1 AS (... FROM horizon, event_0 ...)
     SELECT id FROM added
 
-The statement is its own transaction, so the subscriber and its events commit together or
-not at all. Each insert enters its table's commit horizon before drawing its id, exactly as
-the unit of work's inserts do (:meth:`.CommitHorizon.row_entering`), and holds it until the
-statement commits. An event row is read from the row the insert before it returned: none is
-queued when the address was taken (``added`` is empty), and each is inserted, and draws its
-``seq``, only after the one before it did, so the events keep their order.
+Each insert enters its commit horizon (:meth:`.CommitHorizon.row_entering`) before drawing
+its id. Each event is read from the row the insert before it returned: none is queued for a
+taken address, and each draws its ``seq`` after the previous one, so the events keep order.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""A signup on SQLite on a pooled DB-API connection, outside a unit of work.
+"""A signup on SQLite on a pooled DB-API connection, outside a unit of work (bench: signup_cpu).
 
-Half the CPU of the same statements through a unit of work (benchmark: signup_cpu). The
-transaction is the unit of work's: ``BEGIN IMMEDIATE`` (the write lock
-up front, engine.py), the subscriber insert (``ON CONFLICT (email) DO NOTHING RETURNING id``),
-then, only when it inserted, each event in order, and ``COMMIT``; anything raised on the way
-rolls the whole of it back. Parameters run through their types' bind processors, as a
-``Connection`` would run them (:class:`.DriverStatement`).
+One ``BEGIN IMMEDIATE`` transaction: the subscriber insert (``ON CONFLICT (email) DO NOTHING
+RETURNING id``), then, only when it inserted, each event in order, and ``COMMIT``; anything
+raised on the way rolls all of it back.
 """
 
 from __future__ import annotations

@@ -122,9 +122,7 @@ class SqlStorage(StorageBase):
                     **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
                 )
             elif not write:
-                # Under READ COMMITTED every statement takes its own snapshot, so a read
-                # transaction guarantees nothing autocommit does not; it would only add the
-                # BEGIN and COMMIT round trips.
+                # READ COMMITTED: a read transaction guarantees nothing autocommit does not.
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             with connection.begin():
                 yield self.unit_of_work_class(connection)
@@ -165,12 +163,8 @@ def translated_errors() -> Iterator[None]:
 
 
 def translate_db_error(exc: Exception) -> Exception:
-    """A driver error as a domain error.
-
-    A missing table means an un-migrated database (``NotMigrated``); a failure to talk to the
-    database means it is unavailable (``DbUnavailable``). Any other programming error is a bug
-    and is returned unchanged so it surfaces.
-    """
+    """A driver error as a domain error: a missing table is ``NotMigrated``, any other
+    programming error (a bug) is returned unchanged, the rest is ``DbUnavailable``."""
     orig = getattr(exc, "orig", None)
     if type(orig).__name__ == "UndefinedTable" or "no such table" in str(orig):
         return NotMigrated(f"the database schema is missing or incomplete; {MIGRATE_HINT}")

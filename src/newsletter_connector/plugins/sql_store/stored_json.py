@@ -1,20 +1,9 @@
-"""Reading the store's JSON columns: ``json.loads``'s value, parsed by orjson where it agrees.
+"""Reading the store's JSON columns (the engine's ``json_deserializer``): ``json.loads``'s
+value, parsed by orjson where the two agree (bench: export_walk).
 
-Every JSON column read goes through the engine's ``json_deserializer`` (SQLite: SQLAlchemy's
-result processor; PostgreSQL: psycopg's loader). An export page of 1,000 analytics events
-parses a few hundred ``props`` objects; orjson parses one in a third of the stdlib's time.
-
-orjson and ``json.loads`` agree on every JSON text but two kinds:
-
-- an integer literal beyond 64 bits: the stdlib gives the exact ``int``; orjson quietly gives
-  a ``float``, whose magnitude is then at least 2**63. A value holding any float that large
-  is parsed again by the stdlib (which gives the same value for a float literal, and the
-  exact ``int`` for an integer one);
-- texts orjson refuses and the stdlib accepts (``NaN``, ``Infinity``, a number overflowing
-  to infinity, a lone surrogate escape): orjson raises, and the stdlib parses them.
-
-So :func:`stored_json_loads` returns exactly what ``json.loads`` returns, or raises what it
-raises (``tests/test_stored_json.py`` checks this over generated texts).
+orjson differs on integer literals beyond 64 bits (it gives a ``float`` of magnitude 2**63 or
+more, so such a value is parsed again by the stdlib) and on texts it refuses (``NaN``,
+``Infinity``, overflowing numbers, lone surrogates: the stdlib parses them).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Repositories of the SQL store for subscribers, erasure evidence and contact messages.
 
-Keyset walks (``id > cursor``) over subscribers and contact messages must never skip a row
-that commits after a larger id. On SQLite writers already take turns (``BEGIN IMMEDIATE``).
-On PostgreSQL the ids are drawn from a sequence by concurrent transactions, so a walk page
-reads only up to a *commit horizon* (see :mod:`.commit_horizon`): inserts run side by side,
-and a page never passes an id whose transaction is still open.
+Keyset walks over subscribers and contact messages never skip a row that commits late: on
+PostgreSQL a page reads only up to a commit horizon (:mod:`.commit_horizon`).
 """
 
 from __future__ import annotations
@@ -15,9 +12,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, delete, func, insert, select, update
+from sqlalchemy import Text, bindparam, cast, delete, func, select, update
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.engine import Connection, RowMapping
 
 from ...storage import (
     ContactMessageRecord,
@@ -28,7 +24,8 @@ from ...storage import (
     TokenKind,
 )
 from .commit_horizon import CommitHorizon
-from .record_builders import record_builder
+from .record_builders import inserted_record, record_builder, record_of
+from .repository import SqlRepository
 from .tables import contact_messages, deletions, subscribers
 from .upserts import insert_ignoring_duplicates
 
@@ -58,8 +55,8 @@ def subscriber_columns(data: SubscriberData) -> dict[str, Any]:
 
 
 #: The record's columns in the order :func:`_subscriber` unpacks them. ``categories`` is read as
-#: its JSON text and decoded through a small cache: json.loads on every row cost a fifth of a
-#: walk page, and a list has at most 2^8 distinct category sets.
+#: its JSON text and decoded through a cache: a list has at most 2^8 category sets
+#: (bench: subscriber_walk).
 _RECORD_FIELDS = (
     "id", "email", "first_name", "last_name", "zip", "phone", "sms_enabled", "pref_briefings",
     "pref_puzzles", "pref_on_this_day", "pref_local", "status", "age_range", "gender",
@@ -110,10 +107,8 @@ def _subscriber(row: Sequence[Any]) -> SubscriberRecord:
     )  # fmt: skip
 
 
-# Signups run these on every request: built once, values bound at execution (building an
-# expression with literal values costs more than the database round trip). An
-# address already stored inserts nothing and returns no id: no savepoint, no look-up first.
-#: ``announced_at`` stays NULL on insert: the signup itself is the first announcement.
+# Built once: every signup runs one. An address already stored inserts nothing and returns no
+# id. ``announced_at`` stays NULL on insert: the signup itself is the first announcement.
 _INSERT_COLUMNS = [
     column.name for column in subscribers.c if column.name not in ("id", "announced_at")
 ]
@@ -145,10 +140,7 @@ _BY_EMAIL = _SELECT_RECORD.where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
 
 
-class SqlSubscribers:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlSubscribers(SqlRepository):
     def add(self, data: SubscriberData) -> SubscriberRecord | None:
         dialect = self.connection.dialect.name  # PostgreSQL's insert enters the horizon
         values = subscriber_columns(data)
@@ -164,13 +156,8 @@ class SqlSubscribers:
     def get_by_token(
         self, kind: TokenKind, token: str, *, lock: bool = False
     ) -> SubscriberRecord | None:
-        column = _TOKEN_COLUMNS[kind]
-        return self._one(_SELECT_RECORD.where(column == token), lock)
-
-    def _one(self, query: Any, lock: bool) -> SubscriberRecord | None:
-        if lock:
-            query = query.with_for_update()
-        row = self.connection.execute(query).first()
+        query = _SELECT_RECORD.where(_TOKEN_COLUMNS[kind] == token)
+        row = self.connection.execute(query.with_for_update() if lock else query).first()
         return _subscriber(row) if row else None
 
     def save(self, record: SubscriberRecord) -> None:
@@ -218,21 +205,7 @@ def subscriber_fields(data: SubscriberData) -> dict[str, Any]:
     return {name: getattr(data, name) for name in SubscriberData.__dataclass_fields__}
 
 
-def _deletion(row: RowMapping) -> DeletionRecord:
-    return DeletionRecord(
-        id=row["id"],
-        email_hmac=row["email_hmac"],
-        previous_status=row["previous_status"],
-        deleted_at=row["deleted_at"],
-        discarded_events=row["discarded_events"],
-        erased_messages=row["erased_messages"],
-    )
-
-
-class SqlDeletions:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlDeletions(SqlRepository):
     def add(
         self,
         *,
@@ -242,65 +215,46 @@ class SqlDeletions:
         discarded_events: int,
         erased_messages: int,
     ) -> DeletionRecord:
-        row = (
-            self.connection.execute(
-                insert(deletions)
-                .values(
-                    email_hmac=email_hmac,
-                    previous_status=previous_status,
-                    deleted_at=deleted_at,
-                    discarded_events=discarded_events,
-                    erased_messages=erased_messages,
-                )
-                .returning(*deletions.c)
-            )
-            .mappings()
-            .one()
+        return inserted_record(
+            self.connection,
+            deletions,
+            DeletionRecord,
+            email_hmac=email_hmac,
+            previous_status=previous_status,
+            deleted_at=deleted_at,
+            discarded_events=discarded_events,
+            erased_messages=erased_messages,
         )
-        return _deletion(row)
 
     def find(self, email_hmac: str) -> list[DeletionRecord]:
         rows = self.connection.execute(
             select(deletions).where(deletions.c.email_hmac == email_hmac).order_by(deletions.c.id)
         ).mappings()
-        return [_deletion(row) for row in rows]
+        return [record_of(DeletionRecord, row) for row in rows]
 
 
-def _message(row: RowMapping) -> ContactMessageRecord:
-    return ContactMessageRecord(
-        id=row["id"],
-        email=row["email"],
-        name=row["name"],
-        message=row["message"],
-        submitted_at=row["submitted_at"],
-    )
-
-
-class SqlContactMessages:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
+class SqlContactMessages(SqlRepository):
     def add(
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
     ) -> ContactMessageRecord:
         _MESSAGES_HORIZON.enter_insert(self.connection)
-        row = (
-            self.connection.execute(
-                insert(contact_messages)
-                .values(email=email, name=name, message=message, submitted_at=submitted_at)
-                .returning(*contact_messages.c)
-            )
-            .mappings()
-            .one()
+        return inserted_record(
+            self.connection,
+            contact_messages,
+            ContactMessageRecord,
+            email=email,
+            name=name,
+            message=message,
+            submitted_at=submitted_at,
         )
-        return _message(row)
 
     def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
         query = select(contact_messages).order_by(contact_messages.c.id).limit(limit)
         if after_id is not None:
             query = query.where(contact_messages.c.id > after_id)
         query = _MESSAGES_HORIZON.bound(self.connection, query)
-        return [_message(row) for row in self.connection.execute(query).mappings()]
+        rows = self.connection.execute(query).mappings()
+        return [record_of(ContactMessageRecord, row) for row in rows]
 
     def delete_from(self, email: str) -> int:
         result = self.connection.execute(

@@ -49,8 +49,7 @@ def _in(column: str, values: tuple[str, ...]) -> str:
 subscribers = Table(
     "nc_subscribers",
     metadata,
-    # Creation order: ids come from one sequence, so keyset walks on id never skip a
-    # subscriber that existed when the walk started.
+    # Creation order (one sequence): keyset walks go by id.
     Column("id", Id, primary_key=True, autoincrement=True),
     Column("email", String(320), nullable=False, unique=True),
     Column("first_name", String(200)),
@@ -75,8 +74,8 @@ subscribers = Table(
     Column("unsubscribed_at", DateTime),
     Column("bounced_at", DateTime),
     Column("profile_completed_at", DateTime),
-    # When a re-submit of the still pending address last queued ``newsletter.signup`` again;
-    # NULL: only the signup itself announced it, at ``created_at``. Not part of the contact.
+    # When a re-submit of a pending address last queued ``newsletter.signup`` again (NULL: only
+    # the signup, at ``created_at``). Not part of the contact.
     Column("announced_at", DateTime),
     # Link tokens (>= 128 bits, URL-safe). Kept readable because every contact record carries
     # its links; looked up through their unique indexes.
@@ -153,8 +152,7 @@ analytics_events = Table(
     Column("props", JSON),
     # Seconds of an engagement ping, in its own column so averages stay in SQL.
     Column("engaged_seconds", Float),
-    # The UTC day of occurred_at, stored so daily rollups group and count distinct values
-    # straight off the covering indexes below (computed on demand, nothing precomputed).
+    # The UTC day of occurred_at: rollups read it straight off the covering indexes below.
     Column("day", Date, nullable=False),
     # Rollups: per-type counts/averages and each day's top pages (paths are percent-encoded
     # ASCII of at most 1,024 characters, well inside PostgreSQL's btree entry limit) ...
@@ -228,10 +226,8 @@ outbox_batches = Table(
     # The seq of the batch's first event: batches frozen in one claim share created_at, and
     # retries and returned leases must still go out oldest first (migration 0003).
     Column("first_seq", BigInteger),
-    # A batch owns the events whose seq lies in [first_seq, last_seq] (migration 0004): frozen
-    # ranges never overlap, and each covers only seqs that were final when it was frozen (the
-    # outbox's commit horizon), so a range is exactly the events it was frozen with, less any
-    # erased since. NULL (both) for a batch emptied by erasure before 0004.
+    # A batch owns the events with seq in [first_seq, last_seq]; events above the newest
+    # last_seq are queued. NULL (both) for a batch emptied by erasure before migration 0004.
     Column("last_seq", BigInteger),
     CheckConstraint(_in("state", ("pending", "sending", "delivered", "failed")), name="state"),
     Index(None, "state", "next_attempt_at"),
@@ -252,8 +248,6 @@ outbox_events = Table(
     # HMAC of the address the event carries (same key as deletions), so erasure can discard it.
     Column("subscriber_key", String(64), index=True),
     Column("created_at", DateTime, nullable=False),
-    # Events above the newest batch's last_seq are queued; the rest belong to the batch whose
-    # range holds them (see nc_outbox_batches.last_seq; migration 0004 dropped batch_id).
     sqlite_autoincrement=True,
 )
 

@@ -1,17 +1,10 @@
 """Outbox batches own a seq range instead of their events carrying ``batch_id``
 
-Freezing a batch no longer updates its events: a batch owns ``[first_seq, last_seq]``, the
-queue is every event above the newest batch's ``last_seq``, and the outbox's commit horizon
-keeps a range from being frozen past an event still to commit (see ``outbox_claims``).
-
-Batches frozen before this revision own events by ``batch_id``; their seqs may interleave (an
-event that committed late joined a later batch) and queued events may sit below a batch. So
-every event is renumbered, above every seq ever drawn: batch by batch in the order the batches
-were frozen (``first_seq``), each batch's events contiguous and in their old order, then the
-queued events in their old order. Each batch keeps exactly its events and ids; queued events
-stay queued, oldest first. ``seq`` is internal (queue order only), so nothing outside the
-outbox notices. On SQLite the table is rebuilt with AUTOINCREMENT: a seq must never be reused
-once a range may have covered it.
+Every event is renumbered above every seq ever drawn: batch by batch in freeze order
+(``first_seq``), each batch's events contiguous in their old order, then the queued events in
+theirs, so each batch keeps exactly its events and ids. SQLite's table is rebuilt with
+AUTOINCREMENT (a seq a range covered is never reused). See docs/decisions.md, "Batches own a
+``seq`` range".
 
 Revision ID: 0004
 Revises: 0003
@@ -35,37 +28,17 @@ _FK = "fk_nc_outbox_events_batch_id_nc_outbox_batches"
 
 def _renumber() -> None:
     bind = op.get_bind()
-    offset = bind.scalar(sa.text("SELECT COALESCE(MAX(seq), 0) FROM nc_outbox_events"))
+    stored = bind.scalar(sa.text("SELECT COALESCE(MAX(seq), 0) FROM nc_outbox_events"))
+    # Above every seq ever handed out, not only the largest one still stored.
     if bind.dialect.name == "postgresql":
-        # Above every seq the sequence ever handed out, not only the largest one still stored.
-        offset = max(
-            int(offset),
-            int(
-                bind.scalar(
-                    sa.text(
-                        "SELECT last_value FROM "
-                        "pg_sequences WHERE sequencename = 'nc_outbox_events_seq_seq'"
-                    )
-                )
-                or 0
-            ),
+        drawn = (
+            "SELECT last_value FROM pg_sequences WHERE sequencename = 'nc_outbox_events_seq_seq'"
         )
+    elif bind.scalar(sa.text("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_sequence'")):
+        drawn = "SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'nc_outbox_events'"
     else:
-        offset = max(
-            int(offset),
-            int(
-                bind.scalar(
-                    sa.text(
-                        "SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence "
-                        "WHERE name = 'nc_outbox_events'"
-                    )
-                )
-                if bind.scalar(
-                    sa.text("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_sequence'")
-                )
-                else 0
-            ),
-        )
+        drawn = None
+    offset = max(int(stored), int((bind.scalar(sa.text(drawn)) if drawn else 0) or 0))
     op.execute(
         sa.text(
             "CREATE TEMPORARY TABLE nc_outbox_renumber AS SELECT e.seq AS old_seq, "

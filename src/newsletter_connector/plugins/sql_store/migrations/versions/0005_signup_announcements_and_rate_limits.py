@@ -1,12 +1,9 @@
 """Re-announcements of pending signups are remembered; public forms get a shared rate counter.
 
-``nc_subscribers.announced_at`` is when a re-submit of a still pending address last queued
-``newsletter.signup`` again. Existing rows keep NULL, which means "announced only by the
-signup itself, at ``created_at``": the only announcement of an existing row that is known
-for certain (a re-submit never changed the row).
-
-``nc_rate_limit_counters`` holds one fixed-window counter per (form, client) key, shared by
-every worker through the database; the client address is only ever stored as a keyed hash.
+``nc_subscribers.announced_at``: when a re-submit of a pending address last queued
+``newsletter.signup`` again (NULL, as existing rows keep: only the signup, at ``created_at``).
+``nc_rate_limit_counters``: one fixed-window counter per (form, client) key, the client
+address only ever as a keyed hash.
 
 Revision ID: 0005
 Revises: 0004

@@ -1,25 +1,16 @@
 """Stored analytics events hold only values every JSON encoder writes
 
-Rows stored before capture refused lone surrogates and deep nesting (or written by SQL by hand)
-may hold ``props`` no encoder takes. The export already serves them (``model.wire_safe``); this
-revision stores what it serves, so the rows themselves are clean:
+Older rows are repaired to what the export already serves (``model.wire_safe``), in batches
+by id, writing only rows that change:
 
-- ``props`` becomes ``wire_props(lenient_json_loads(text))``, the very functions the export
-  applies: lone surrogates become U+FFFD, non-finite numbers and arrays or objects nested past
-  ``MAX_PROPS_NESTING`` become ``null``, and a props that is not an object, or no parser
-  reads, becomes SQL ``NULL``. Rows are read in batches by id (the primary key) and only rows
-  whose value changes are written. On PostgreSQL the props that are not objects are cleared
-  set-based first.
-- the service's action-link tokens (after ``/confirm/``, ``/unsubscribe/``, ``/profile/``)
-  stored before capture stripped them become ``redacted`` in ``path``, ``referrer`` and
-  ``props`` text values, as capture now stores them: candidates are found set-based (``LIKE``),
-  then rewritten in batches by id with ``log_redaction.redact_tokens``.
-- on SQLite, text that is not UTF-8 (its TEXT holds any bytes; sqlite3 refuses to read them)
-  gets such bytes replaced by U+FFFD in every text column, set-based, before the rest.
-- ``engaged_seconds`` that is not finite (PostgreSQL's NaN and infinities; SQLite's infinities)
-  becomes ``NULL``, set-based.
+- ``props`` becomes ``wire_props(lenient_json_loads(text))`` (SQL ``NULL`` when it is not an
+  object or no parser reads it);
+- action-link tokens in ``path``, ``referrer`` and ``props`` text become ``redacted``, as
+  capture stores them (``log_redaction.redact_tokens``);
+- SQLite text that is not UTF-8 gets U+FFFD, in every text column, first;
+- a non-finite ``engaged_seconds`` becomes ``NULL``.
 
-No schema changes; downgrade changes nothing (the repaired values are the ones served before).
+No schema changes; downgrade changes nothing.
 
 Revision ID: 0006
 Revises: 0005
@@ -28,7 +19,7 @@ Create Date: 2026-11-23 19:00:00.000000
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -81,6 +72,16 @@ def _unchanged(stored: Any, repaired: dict[str, Any] | None) -> bool:
     return type(stored) is dict and stored == repaired
 
 
+def _batches(bind: sa.Connection, query: sa.Select[Any]) -> Iterator[Sequence[Any]]:
+    """``query``'s rows (the event id first), read in batches by id."""
+    after = 0
+    while rows := bind.execute(
+        query.where(_events.c.id > after).order_by(_events.c.id).limit(BATCH_ROWS)
+    ).all():
+        yield rows
+        after = rows[-1][0]
+
+
 def _repair_props(bind: sa.Connection) -> None:
     postgres = bind.dialect.name == "postgresql"
     if postgres:
@@ -90,18 +91,9 @@ def _repair_props(bind: sa.Connection) -> None:
                 "AND json_typeof(props) NOT IN ('object', 'null')"
             )
         )
-    props_text = sa.cast(sa.column("props"), sa.Text())
-    after = 0
-    while True:
-        rows: Sequence[Any] = bind.execute(
-            sa.select(sa.column("id"), props_text)
-            .select_from(sa.table("nc_analytics_events"))
-            .where(sa.column("id") > after, sa.column("props").is_not(None))
-            .order_by(sa.column("id"))
-            .limit(BATCH_ROWS)
-        ).all()
-        if not rows:
-            return
+    props_text = sa.cast(_events.c.props, sa.Text())
+    query = sa.select(_events.c.id, props_text).where(_events.c.props.is_not(None))
+    for rows in _batches(bind, query):
         changes = []
         for row_id, text in rows:
             stored = _parsed(text)
@@ -115,7 +107,6 @@ def _repair_props(bind: sa.Connection) -> None:
                 .values(props=sa.bindparam("props")),
                 changes,
             )
-        after = rows[-1][0]
 
 
 def _redact_path_tokens(bind: sa.Connection) -> None:
@@ -127,16 +118,7 @@ def _redact_path_tokens(bind: sa.Connection) -> None:
             for segment in TOKEN_SEGMENTS
         )
     )
-    after = 0
-    while True:
-        rows: Sequence[Any] = bind.execute(
-            sa.select(e.id, e.path, e.referrer)
-            .where(e.id > after, mentions)
-            .order_by(e.id)
-            .limit(BATCH_ROWS)
-        ).all()
-        if not rows:
-            return
+    for rows in _batches(bind, sa.select(e.id, e.path, e.referrer).where(mentions)):
         changes = [
             {
                 "row_id": row_id,
@@ -151,7 +133,6 @@ def _redact_path_tokens(bind: sa.Connection) -> None:
             .values(path=sa.bindparam("path"), referrer=sa.bindparam("referrer")),
             changes,
         )
-        after = rows[-1][0]
 
 
 def _repair_engaged_seconds(bind: sa.Connection) -> None:

@@ -1,10 +1,8 @@
 """Erasure covers contact messages: they are found by sender address, and the deletion record
 notes what was erased
 
-``nc_contact_messages.email`` gets an index (erasure deletes every message sent from an
-address). ``nc_deletions`` gains ``erased_messages`` (0 for erasures recorded before, which
-erased no messages), and ``previous_status`` becomes nullable: NULL records the erasure of an
-address that had no subscriber.
+``nc_contact_messages.email`` gets an index; ``nc_deletions`` gains ``erased_messages`` (0 for
+older rows) and a nullable ``previous_status`` (NULL: the address had no subscriber).
 
 Revision ID: 0007
 Revises: 0006
