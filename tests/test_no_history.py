@@ -1,5 +1,6 @@
-"""The code, tests, docs and benchmarks speak of the code as it is: no tracker issue numbers and
-no account of which session or round of work did what (that belongs in commit messages)."""
+"""The code, tests, docs and benchmarks speak of the code as it is: no tracker issue numbers, no
+account of which session or round of work did what, and no benchmark diary (that belongs in
+commit messages)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,14 @@ TRACKER_NUMBER = re.compile(r"\bissues?\s+#?\d+\b(?!-\d\d)", re.IGNORECASE)
 WORK_HISTORY = re.compile(
     r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|this|last|next)"
     r"\s+session\b|\bsession\s+\d+\b|\bround\s+\d+\s+of\s+(?:the\s+)?work\b",
+    re.IGNORECASE,
+)
+#: A benchmark diary: a figure with its unit followed by an arrow and the next figure, or the
+#: phrase of a figure that moved ("w-e-n-t from", without the dashes).
+BENCHMARK_DIARY = re.compile(
+    r"\d[\d.,]*\s*(?:s|ms|µs|x|×|%)\s*(?:→|->)\s*~?\d"
+    r"|\d\s*(?:→|->)\s*~?\d[\d.,]*\s*(?:s|ms|µs|x|×|%)(?!\w)"
+    r"|\bwent from\b",
     re.IGNORECASE,
 )
 
@@ -39,7 +48,7 @@ def test_no_tracker_numbers_or_work_history() -> None:
     found = []
     for path in scanned_files():
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            for pattern in (TRACKER_NUMBER, WORK_HISTORY):
+            for pattern in (TRACKER_NUMBER, WORK_HISTORY, BENCHMARK_DIARY):
                 match = pattern.search(line)
                 if match:
                     found.append(f"{path.relative_to(ROOT)}:{number}: {match.group(0)!r}")
@@ -55,3 +64,10 @@ def test_the_patterns_catch_history_and_spare_issue_names() -> None:
     assert WORK_HISTORY.search(f"since the {ordinal} session")
     assert not TRACKER_NUMBER.search(f"Daily {word} 2026-11-21")
     assert not WORK_HISTORY.search("a session id, sessions per day, a session-level lock")
+    arrow = chr(0x2192)
+    before, after = "0.72", "0.48 s"
+    assert BENCHMARK_DIARY.search(f"they use two ({before} {arrow} {after} here)")
+    assert BENCHMARK_DIARY.search(f"/status {'went'} from 0.40x")
+    assert BENCHMARK_DIARY.search(f"a claim took 40 ms {'->'} 12 ms")
+    assert not BENCHMARK_DIARY.search(f"above 100 {arrow} 100 (the spec's cap)")
+    assert not BENCHMARK_DIARY.search("pending -> confirmed, 2 steps")
