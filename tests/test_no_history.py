@@ -22,8 +22,8 @@ WORK_HISTORY = re.compile(
 #: A benchmark diary: a figure with its unit followed by an arrow and the next figure, or the
 #: phrase of a figure that moved ("w-e-n-t from", without the dashes).
 BENCHMARK_DIARY = re.compile(
-    r"\d[\d.,]*\s*(?:s|ms|µs|x|×|%)\s*(?:→|->)\s*~?\d"
-    r"|\d\s*(?:→|->)\s*~?\d[\d.,]*\s*(?:s|ms|µs|x|×|%)(?!\w)"
+    r"\d[\d.,]*\s*(?:s|ms|µs|x|\u00d7|%)\s*(?:→|->)\s*~?\d"
+    r"|\d\s*(?:→|->)\s*~?\d[\d.,]*\s*(?:s|ms|µs|x|\u00d7|%)(?!\w)"
     r"|\bwent from\b",
     re.IGNORECASE,
 )
