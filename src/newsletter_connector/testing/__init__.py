@@ -1,11 +1,7 @@
 """Testing aids for the package and for plugin authors.
 
-- :mod:`.pytest_plugin` (loaded automatically by pytest when the package is installed) gives
-  database fixtures: ``newsletter_database_url``, ``newsletter_storage``, ``newsletter_settings``,
-  ``newsletter_service``, ``newsletter_app`` and ``newsletter_client``. They use SQLite, or a fresh
-  PostgreSQL database when ``NEWSLETTER_TEST_DATABASE_URL`` names a PostgreSQL server.
-- :class:`.conformance.StorageConformance`: the suite every storage backend must pass. Subclass it
-  in a test module and provide a ``storage`` fixture returning your backend, freshly emptied.
+:mod:`.pytest_plugin` (auto-loaded by pytest) gives the ``newsletter_*`` database fixtures;
+:class:`.conformance.StorageConformance` is the suite every storage backend must pass.
 """
 
 from .conformance import StorageConformance

@@ -1,19 +1,8 @@
-"""The storage conformance suite: what every backend must do, checked through the protocol.
+"""The storage conformance suite: what every backend must do, checked through the
+:class:`~newsletter_connector.storage.Storage` protocol only, never SQL.
 
-Use it from a backend's own tests::
-
-    import pytest
-    from newsletter_connector.testing import StorageConformance
-
-    class TestMyBackend(StorageConformance):
-        @pytest.fixture
-        def storage(self):
-            backend = make_my_backend()   # empty, migrated
-            yield backend
-            backend.close()
-
-Only the :class:`~newsletter_connector.storage.Storage` protocol is used, never SQL. The suite
-is assembled from one mixin per concern (``conformance_*.py``); a backend runs them all.
+Subclass :class:`StorageConformance` in a backend's tests with a ``storage`` fixture yielding
+the backend, empty and migrated. It is assembled from one mixin per concern (``conformance_*.py``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""Conformance of a storage backend's issue repository (``uow.issues``).
-
-Mixed into a backend's conformance tests like :class:`~.conformance.StorageConformance`: the
-subclass provides a ``storage`` fixture yielding an empty, ready backend. Only the
-:class:`~newsletter_connector.storage.IssueRepository` protocol is used, never SQL.
-"""
+"""Conformance of the issue repository (``uow.issues``)."""
 
 from __future__ import annotations
 
@@ -35,14 +30,19 @@ SECTIONS: dict[str, Any] = {
 
 
 def new_issue(
-    *, kind: str = "manual", period_key: str | None = None, at: datetime = T0, html: str = "<p>"
+    *,
+    kind: str = "manual",
+    period_key: str | None = None,
+    at: datetime = T0,
+    html: str = "<p>",
+    subject: str | None = None,
 ) -> NewIssue:
     return NewIssue(
         uuid=str(uuid.uuid4()),
         kind=kind,
         cadence=kind,
         issue_date=at.date().isoformat(),
-        subject=f"{kind} {at.isoformat()}",
+        subject=subject or f"{kind} {at.isoformat()}",
         site_url="https://e.example",
         postal_address="1 Main St\nTown",
         sections=SECTIONS,
@@ -55,10 +55,6 @@ def new_issue(
 
 class IssuesConformance:
     """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
-
-    @pytest.fixture
-    def storage(self) -> Any:  # pragma: no cover - always overridden
-        raise NotImplementedError("provide a `storage` fixture returning your backend")
 
     def test_issues_add_returns_the_stored_issue(self, storage: Any) -> None:
         issue = new_issue(kind="daily", period_key="daily:2026-11-21")

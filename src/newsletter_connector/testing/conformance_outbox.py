@@ -1,9 +1,4 @@
-"""Conformance tests for the delivery half of the outbox (what the sync runner needs).
-
-Mix into a backend's tests beside :class:`~newsletter_connector.testing.StorageConformance`;
-uses only the ``storage`` fixture and the :class:`~newsletter_connector.storage.OutboxRepository`
-protocol.
-"""
+"""Conformance of the delivery half of the outbox (what the sync runner needs)."""
 
 from __future__ import annotations
 
@@ -11,6 +6,8 @@ import threading
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
+
+from .threads import run_together
 
 T0 = datetime(2026, 3, 4, 5, 6, 7)
 LEASE = timedelta(seconds=45)
@@ -33,16 +30,6 @@ def _enqueue(storage: Any, count: int, *, key: str | None = None, start: int = 0
     return ids
 
 
-def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> Any:
-    """Claim one batch (a due one, or a new one of up to ``size`` events); ``None`` if none."""
-    with storage.transaction() as uow:
-        claimed = uow.outbox.claim_batches(
-            now=now, lease_until=now + LEASE, batch_size=size, max_batches=1
-        )
-    assert len(claimed) <= 1
-    return claimed[0] if claimed else None
-
-
 def _claim(storage: Any, *, size: int, batches: int, now: datetime = T0) -> list[Any]:
     with storage.transaction() as uow:
         return list(
@@ -50,6 +37,13 @@ def _claim(storage: Any, *, size: int, batches: int, now: datetime = T0) -> list
                 now=now, lease_until=now + LEASE, batch_size=size, max_batches=batches
             )
         )
+
+
+def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> Any:
+    """Claim one batch (a due one, or a new one of up to ``size`` events); ``None`` if none."""
+    claimed = _claim(storage, size=size, batches=1, now=now)
+    assert len(claimed) <= 1
+    return claimed[0] if claimed else None
 
 
 class OutboxConformance:
@@ -291,11 +285,7 @@ class OutboxConformance:
                 with lock:
                     claimed.extend([b.id] + [e.event_id for e in b.events] for b in batches)
 
-        threads = [threading.Thread(target=worker) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
+        assert run_together(worker, 4) == []
         batch_ids = [c[0] for c in claimed]
         event_ids = [e for c in claimed for e in c[1:]]
         assert len(batch_ids) == len(set(batch_ids))

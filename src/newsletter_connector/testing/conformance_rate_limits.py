@@ -1,16 +1,9 @@
-"""Conformance of the rate-limit counters (``uow.rate_limits``).
-
-Mixed into :class:`~.conformance.StorageConformance`; needs only a ``storage`` fixture
-yielding an empty, ready backend. Only the protocols of :mod:`newsletter_connector.storage`
-are used, never SQL.
-"""
+"""Conformance of the rate-limit counters (``uow.rate_limits``)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
-
-import pytest
 
 from .threads import run_together
 
@@ -20,10 +13,6 @@ MINUTE = timedelta(minutes=1)
 
 class RateLimitsConformance:
     """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
-
-    @pytest.fixture
-    def storage(self) -> Any:  # pragma: no cover - always overridden
-        raise NotImplementedError("provide a `storage` fixture returning your backend")
 
     def _hit(self, storage: Any, key: str, now: datetime, amount: int = 1) -> int:
         with storage.transaction() as uow:

@@ -1,10 +1,4 @@
-"""Conformance of the subscriber, deletion and contact-message repositories.
-
-Mix :class:`SubscribersConformance` into a backend's test class (it needs only a ``storage``
-fixture yielding an empty, ready backend), like :class:`~.conformance.StorageConformance`. A
-host that supplies its own subscriber store runs it to prove the service can rely on it.
-Only the protocols of :mod:`newsletter_connector.storage` are used, never SQL.
-"""
+"""Conformance of the subscriber, deletion and contact-message repositories."""
 
 from __future__ import annotations
 
@@ -57,10 +51,6 @@ def make_subscriber_data(email: str, **overrides: Any) -> SubscriberData:
 
 class SubscribersConformance:
     """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
-
-    @pytest.fixture
-    def storage(self) -> Any:  # pragma: no cover - always overridden
-        raise NotImplementedError("provide a `storage` fixture returning your backend")
 
     def _add(self, storage: Any, email: str, **overrides: Any) -> Any:
         with storage.transaction() as uow:
@@ -240,44 +230,27 @@ class SubscribersConformance:
         fast_thread = threading.Thread(target=fast)
         fast_thread.start()
         time.sleep(0.2)
-        with storage.transaction(write=False) as uow:
-            visible = [
-                r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)
-            ]
+        visible = _listed_emails(storage)
         slow_thread.join()
         fast_thread.join()
         assert visible in ([], ["slow@example.org"], ["slow@example.org", "fast@example.org"])
-        with storage.transaction(write=False) as uow:
-            final = [
-                r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)
-            ]
-        assert final == ["slow@example.org", "fast@example.org"]
+        assert _listed_emails(storage) == ["slow@example.org", "fast@example.org"]
 
     # -- deletions -----------------------------------------------------------------------------
 
     def test_deletions_add_and_find(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            first = uow.deletions.add(
-                email_hmac="h1",
-                previous_status="confirmed",
-                deleted_at=T0,
-                discarded_events=2,
-                erased_messages=3,
-            )
-            uow.deletions.add(
-                email_hmac="h2",
-                previous_status="pending",
-                deleted_at=T0,
-                discarded_events=0,
-                erased_messages=0,
-            )
-            second = uow.deletions.add(
-                email_hmac="h1",
-                previous_status=None,  # the address had no subscriber
-                deleted_at=T0,
-                discarded_events=0,
-                erased_messages=1,
-            )
+        rows = [("h1", "confirmed", 2, 3), ("h2", "pending", 0, 0), ("h1", None, 0, 1)]
+        with storage.transaction() as uow:  # None: the address had no subscriber
+            first, _, second = [
+                uow.deletions.add(
+                    email_hmac=email_hmac,
+                    previous_status=previous,
+                    deleted_at=T0,
+                    discarded_events=discarded,
+                    erased_messages=erased,
+                )
+                for email_hmac, previous, discarded, erased in rows
+            ]
         with storage.transaction(write=False) as uow:
             found = uow.deletions.find("h1")
             assert uow.deletions.find("nope") == []
@@ -336,6 +309,11 @@ def _new_event(n: int, key: str) -> NewEvent:
         subscriber_key=key,
         created_at=T0 + timedelta(seconds=n),
     )
+
+
+def _listed_emails(storage: Any) -> list[str]:
+    with storage.transaction(write=False) as uow:
+        return [r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)]
 
 
 def _claimed_events(storage: Any) -> list[Any]:
