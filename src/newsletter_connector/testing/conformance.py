@@ -23,6 +23,12 @@ from .conformance_subscribers import SubscribersConformance
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 
 
+def _connect(uow: Any, platform_base: str, transport: str, token: str, at: datetime) -> Any:
+    return uow.connections.replace(
+        platform_base=platform_base, transport=transport, token=token, at=at
+    )
+
+
 class StorageConformance(
     SubscribersConformance,
     IssuesConformance,
@@ -134,12 +140,8 @@ class StorageConformance(
         with storage.transaction(write=False) as uow:
             assert uow.connections.active() is None
         with storage.transaction() as uow:
-            first = uow.connections.replace(
-                platform_base="https://a.example", transport="events", token="t" * 20, at=T0
-            )
-            second = uow.connections.replace(
-                platform_base="https://b.example", transport="platform", token="u" * 20, at=T0
-            )
+            first = _connect(uow, "https://a.example", "events", "t" * 20, T0)
+            second = _connect(uow, "https://b.example", "platform", "u" * 20, T0)
         assert first.id != second.id
         assert "u" * 20 not in repr(second)
         with storage.transaction() as uow:
@@ -155,18 +157,14 @@ class StorageConformance(
         and sees a replacement and a disabling as soon as they commit."""
         assert storage.find_active_connection() is None
         with storage.transaction() as uow:
-            first = uow.connections.replace(
-                platform_base="https://a.example", transport="events", token="t" * 20, at=T0
-            )
+            first = _connect(uow, "https://a.example", "events", "t" * 20, T0)
         found = storage.find_active_connection()
         with storage.transaction(write=False) as uow:
             assert found == uow.connections.active() == first
         assert found is not None and found.created_at == T0 and found.disabled_at is None
         later = T0 + timedelta(minutes=1)
         with storage.transaction() as uow:
-            second = uow.connections.replace(
-                platform_base="https://b.example", transport="platform", token="u" * 20, at=later
-            )
+            second = _connect(uow, "https://b.example", "platform", "u" * 20, later)
         found = storage.find_active_connection()
         assert found == second and found is not None and found.token == "u" * 20
         with storage.transaction() as uow:
