@@ -1,8 +1,4 @@
-"""What every command shares: the state the group hands down, error reporting, secret input.
-
-Command modules import from here and from the library, never from the package's
-``__init__`` (which imports them to register their commands).
-"""
+"""What every command shares: the state the group hands down, error reporting, secret input."""
 
 from __future__ import annotations
 
