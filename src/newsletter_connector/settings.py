@@ -1,9 +1,5 @@
-"""Every knob of the service, typed, read from the environment and/or a TOML file.
-
-Sources, later ones winning: built-in defaults, the TOML file named by ``NEWSLETTER_CONFIG``
-(or passed explicitly), then ``NEWSLETTER_<FIELD>`` environment variables. A missing or invalid
-value raises :class:`SettingsError` naming the setting, so start-up fails with one clear line.
-"""
+"""Every setting of the service, typed; :meth:`Settings.load` reads them from defaults, a TOML
+file, then ``NEWSLETTER_<FIELD>`` environment variables (later ones winning)."""
 
 from __future__ import annotations
 
@@ -45,12 +41,8 @@ def _env_name(field: str) -> str:
 
 
 class Settings(BaseModel):
-    """The service's configuration.
-
-    Secrets (``site_secret``) are :class:`~pydantic.SecretStr`, so they never appear in ``repr``
-    or logs. ``site_secret`` may be left unset: the first ``db upgrade`` (or first start) then
-    generates one and stores it in the database, where every worker reads it.
-    """
+    """The service's configuration. ``site_secret`` is a :class:`~pydantic.SecretStr`, never in
+    ``repr`` or logs."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -239,9 +231,8 @@ class Settings(BaseModel):
         return self.base_url
 
     def require_https_links(self) -> str:
-        """``base_url``, checked by everything that builds or sends readers' action links
-        (``create_app``, ``serve``, ``sync``, ``digest``): it must be set and ``https``, unless
-        ``allow_insecure_http_links`` allows ``http``.
+        """``base_url``, which must be set and ``https`` (``http`` only with
+        ``allow_insecure_http_links``) for anything building or sending readers' links.
 
         :raises SettingsError: naming ``NEWSLETTER_BASE_URL`` and the development setting.
         """
@@ -271,12 +262,10 @@ class Settings(BaseModel):
         config_file: str | Path | None = None,
         **overrides: Any,
     ) -> Settings:
-        """Build settings from a TOML file, the environment and keyword overrides.
+        """Settings from the TOML ``config_file`` (default ``$NEWSLETTER_CONFIG``), then
+        ``environ`` (default ``os.environ``), then ``overrides``, later ones winning.
 
-        :param environ: the environment to read (``os.environ`` by default).
-        :param config_file: a TOML file; defaults to ``$NEWSLETTER_CONFIG`` when set.
-        :param overrides: explicit values, winning over every other source.
-        :raises SettingsError: naming the first missing or invalid setting.
+        :raises SettingsError: naming the first unknown, missing or invalid setting.
         """
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}

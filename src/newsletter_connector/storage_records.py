@@ -224,17 +224,13 @@ class OutboxEvent:
             raise ValueError(f"the payload of event {self.event_id} is not a JSON object")
         return payload
 
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.seq, self.event_id, self.event_type, self.occurred_at, self.payload)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, OutboxEvent):
             return NotImplemented
-        mine = (self.seq, self.event_id, self.event_type, self.occurred_at, self.payload)
-        return mine == (
-            other.seq,
-            other.event_id,
-            other.event_type,
-            other.occurred_at,
-            other.payload,
-        )
+        return self._compared() == other._compared()
 
     __hash__ = None  # type: ignore[assignment]  # equality reads the payload, a dict
 

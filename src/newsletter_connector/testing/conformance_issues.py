@@ -68,11 +68,8 @@ class IssuesConformance:
         assert latest.html == issue.html and latest.text == issue.text
         assert latest.postal_address == "1 Main St\nTown"
         assert latest.created_at == T0 and latest.updated_at == T0
-        assert (latest.uuid, latest.kind, latest.period_key) == (
-            issue.uuid,
-            "daily",
-            "daily:2026-11-21",
-        )
+        assert latest.uuid == issue.uuid and latest.kind == "daily"
+        assert latest.period_key == "daily:2026-11-21"
 
     def test_issues_latest_is_none_when_empty(self, storage: Any) -> None:
         with storage.transaction(write=False) as uow:

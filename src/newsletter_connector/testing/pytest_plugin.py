@@ -54,12 +54,11 @@ def newsletter_settings(newsletter_database_url: str) -> Any:
 
 
 @pytest.fixture
-def newsletter_service(newsletter_settings: Any, newsletter_storage: Any) -> Iterator[Any]:
+def newsletter_service(newsletter_settings: Any, newsletter_storage: Any) -> Any:
     """A :class:`NewsletterService` on the test database."""
     from ..service import NewsletterService
 
-    service = NewsletterService.build(newsletter_settings, storage=newsletter_storage)
-    yield service
+    return NewsletterService.build(newsletter_settings, storage=newsletter_storage)
 
 
 @pytest.fixture
