@@ -1,8 +1,5 @@
-"""What the descriptor hooks return: named, self-describing plugin offerings.
-
-A setting picks one descriptor of each kind by ``name`` (``storage_backend``,
-``issue_renderer``, a connection's ``transport``).
-"""
+"""What the descriptor hooks return: named plugin offerings, one of each kind picked by ``name``
+(settings ``storage_backend`` and ``issue_renderer``, a connection's ``transport``)."""
 
 from __future__ import annotations
 

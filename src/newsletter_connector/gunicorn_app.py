@@ -13,9 +13,8 @@ from .settings import Settings
 
 
 class RedactingLogger(Logger):  # type: ignore[misc]
-    """gunicorn logger whose access-log atoms never carry a link token, query string, key,
-    credential (``%(u)s``, the Basic-auth user, is always ``-``), cookie, email address or
-    client address, whatever ``access_log_format`` asks for (see ``redact_access_atoms``)."""
+    """gunicorn logger whose access-log atoms pass through ``redact_access_atoms``, whatever
+    ``access_log_format`` asks for."""
 
     def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> Any:
         return redact_access_atoms(super().atoms(resp, req, environ, request_time))

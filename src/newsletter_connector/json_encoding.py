@@ -66,6 +66,5 @@ def json_values(value: Any) -> Any:
     return orjson.loads(dumps(value))
 
 
-#: JSON text to Python values (falcon's ``req.media``; request bodies are parsed strictly by
-#: ``web/bodies.py``).
+#: JSON text to Python values (request bodies are parsed strictly by ``web/bodies.py``).
 loads = orjson.loads

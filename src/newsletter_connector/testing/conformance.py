@@ -7,6 +7,7 @@ the backend, empty and migrated. It is assembled from one mixin per concern (``c
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,7 +19,7 @@ from .conformance_issue_order import IssueOrderConformance
 from .conformance_issues import IssuesConformance
 from .conformance_outbox import OutboxConformance
 from .conformance_rate_limits import RateLimitsConformance
-from .conformance_subscribers import SubscribersConformance
+from .conformance_subscribers import SubscribersConformance, new_event
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 
@@ -173,22 +174,10 @@ class StorageConformance(
 
     # -- outbox ---------------------------------------------------------------------------------
 
-    def _enqueue(self, uow: Any, event_id: str, key: str | None) -> None:
-        uow.outbox.enqueue(
-            event_id=event_id,
-            event_type="newsletter.signup",
-            occurred_at=T0,
-            payload={"email": "a@example.org", "nested": {"list": [1, 2]}},
-            subscriber_key=key,
-            created_at=T0,
-        )
-
     def test_outbox_discard_for_subscriber(self, storage: Any) -> None:
         with storage.transaction() as uow:
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000001", "k1")
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000002", "k1")
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000003", "k2")
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000004", None)
+            for n, key in enumerate(["k1", "k1", "k2", None]):
+                uow.outbox.enqueue(**asdict(new_event(n, key)))
         with storage.transaction() as uow:
             assert uow.outbox.discard_for_subscriber("k1") == 2
         with storage.transaction() as uow:
@@ -197,7 +186,7 @@ class StorageConformance(
 
     def test_outbox_enqueue_rolls_back_with_its_transaction(self, storage: Any) -> None:
         with pytest.raises(RuntimeError), storage.transaction() as uow:
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000005", "k3")
+            uow.outbox.enqueue(**asdict(new_event(5, "k3")))
             raise RuntimeError("the state change failed")
         with storage.transaction() as uow:
             assert uow.outbox.discard_for_subscriber("k3") == 0

@@ -144,7 +144,7 @@ class SubscribersConformance:
         self, storage: Any, event_count: int
     ) -> None:
         data = make_subscriber_data("events@example.org", categories=("food",), zip="02134")
-        events = [_new_event(n, "key-events") for n in range(event_count)]
+        events = [new_event(n, "key-events") for n in range(event_count)]
         record = storage.add_subscriber(data, events)
         assert record is not None and record.email == "events@example.org"
         with storage.transaction(write=False) as uow:
@@ -157,10 +157,10 @@ class SubscribersConformance:
 
     def test_add_subscriber_with_a_taken_address_writes_nothing(self, storage: Any) -> None:
         first = storage.add_subscriber(
-            make_subscriber_data("twice@example.org"), [_new_event(0, "key-1")]
+            make_subscriber_data("twice@example.org"), [new_event(0, "key-1")]
         )
         assert first is not None
-        again = [_new_event(n, "key-2") for n in (1, 2)]
+        again = [new_event(n, "key-2") for n in (1, 2)]
         for count in (1, 2):
             data = make_subscriber_data("twice@example.org", first_name="Other")
             assert storage.add_subscriber(data, again[:count]) is None
@@ -299,7 +299,7 @@ class SubscribersConformance:
             assert uow.subscribers.count(status="bounced") == 1
 
 
-def _new_event(n: int, key: str) -> NewEvent:
+def new_event(n: int, key: str | None) -> NewEvent:
     """A distinct event: its payload says ``n``, it occurred ``n`` seconds after ``T0``."""
     return NewEvent(
         event_id=str(uuid.uuid4()),
