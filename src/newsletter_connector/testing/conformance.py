@@ -45,8 +45,6 @@ class StorageConformance(
     def storage(self) -> Any:  # pragma: no cover - always overridden
         raise NotImplementedError("provide a `storage` fixture returning your backend")
 
-    # -- readiness and transactions ----------------------------------------------------------
-
     def test_ready_backend_passes_check_ready(self, storage: Any) -> None:
         storage.check_ready()
 
@@ -62,8 +60,6 @@ class StorageConformance(
             raise RuntimeError("abort")
         with storage.transaction(write=False) as uow:
             assert uow.settings.get("conformance") is None
-
-    # -- API keys -------------------------------------------------------------------------------
 
     def test_keys_add_find_list(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -116,8 +112,6 @@ class StorageConformance(
             assert uow.keys.find_active_by_digest("d2") is None
             assert all(not k.active for k in uow.keys.list())
 
-    # -- small settings -----------------------------------------------------------------------
-
     def test_settings_put_replace_delete(self, storage: Any) -> None:
         with storage.transaction() as uow:
             assert uow.settings.get("k") is None
@@ -134,8 +128,6 @@ class StorageConformance(
             assert uow.settings.put_if_absent("secret", "first", at=T0) == "first"
         with storage.transaction() as uow:
             assert uow.settings.put_if_absent("secret", "second", at=T0) == "first"
-
-    # -- platform connection -----------------------------------------------------------------
 
     def test_connection_replace_and_disable(self, storage: Any) -> None:
         with storage.transaction(write=False) as uow:
@@ -171,8 +163,6 @@ class StorageConformance(
         with storage.transaction() as uow:
             uow.connections.disable(at=later)
         assert storage.find_active_connection() is None
-
-    # -- outbox ---------------------------------------------------------------------------------
 
     def test_outbox_discard_for_subscriber(self, storage: Any) -> None:
         with storage.transaction() as uow:

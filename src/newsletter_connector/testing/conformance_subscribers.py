@@ -58,8 +58,6 @@ class SubscribersConformance:
         assert record is not None
         return record
 
-    # -- subscribers ---------------------------------------------------------------------------
-
     def test_subscribers_add_and_read_back_every_field(self, storage: Any) -> None:
         data = make_subscriber_data(
             "full@example.org",
@@ -136,8 +134,6 @@ class SubscribersConformance:
 
         assert run_together(claim, 4) == []
         assert sorted(results) == [False, False, False, True]
-
-    # -- Storage.add_subscriber: a subscriber with its events, all or nothing ----------------
 
     @pytest.mark.parametrize("event_count", [0, 1, 2, 3])
     def test_add_subscriber_stores_it_with_its_events_in_order(
@@ -220,14 +216,10 @@ class SubscribersConformance:
                 opened.set()
                 time.sleep(0.4)
 
-        def fast() -> None:
-            with storage.transaction() as uow:
-                uow.subscribers.add(make_subscriber_data("fast@example.org"))
-
         slow_thread = threading.Thread(target=slow)
         slow_thread.start()
         assert opened.wait(5)
-        fast_thread = threading.Thread(target=fast)
+        fast_thread = threading.Thread(target=self._add, args=(storage, "fast@example.org"))
         fast_thread.start()
         time.sleep(0.2)
         visible = _listed_emails(storage)
@@ -235,8 +227,6 @@ class SubscribersConformance:
         fast_thread.join()
         assert visible in ([], ["slow@example.org"], ["slow@example.org", "fast@example.org"])
         assert _listed_emails(storage) == ["slow@example.org", "fast@example.org"]
-
-    # -- deletions -----------------------------------------------------------------------------
 
     def test_deletions_add_and_find(self, storage: Any) -> None:
         rows = [("h1", "confirmed", 2, 3), ("h2", "pending", 0, 0), ("h1", None, 0, 1)]
@@ -258,8 +248,6 @@ class SubscribersConformance:
         assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
         assert found[0].erased_messages == 3
         assert found[1].previous_status is None and found[1].erased_messages == 1
-
-    # -- contact messages ----------------------------------------------------------------------
 
     def test_messages_are_a_lossless_log_in_arrival_order(self, storage: Any) -> None:
         with storage.transaction() as uow:
