@@ -11,22 +11,11 @@ from typing import Any
 import pytest
 
 from ..storage import NewIssue
+from .issue_samples import sample_issue_content
 
 T0 = datetime(2026, 11, 21, 10, 0, 0)
 
-SECTIONS: dict[str, Any] = {
-    "briefing": {"date": "2026-11-21", "title": "T", "url": "https://e.example/b"},
-    "on_this_day": [{"year": 1969, "text": "X", "url": "https://e.example/o"}],
-    "puzzle_hint": "",
-    "topics": [
-        {
-            "slug": "health",
-            "label": "Health",
-            "summary": "",
-            "items": [{"title": "I", "url": "https://e.example/i", "source": "S"}],
-        }
-    ],
-}
+SECTIONS = sample_issue_content(puzzle_hint="")  # an empty string round-trips too
 
 
 def new_issue(

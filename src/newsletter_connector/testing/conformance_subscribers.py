@@ -145,9 +145,10 @@ class SubscribersConformance:
         assert record is not None and record.email == "events@example.org"
         with storage.transaction(write=False) as uow:
             assert uow.subscribers.get_by_email("events@example.org") == record
-        assert _queued(storage) == [(e.event_id, e.event_type, e.payload) for e in events]
-        for event in _claimed_events(storage):
-            assert event.occurred_at == T0 + timedelta(seconds=int(event.payload["n"]))
+        queued = _queued(storage)
+        assert [(e.event_id, e.event_type, e.payload, e.occurred_at) for e in queued] == [
+            (e.event_id, e.event_type, e.payload, e.occurred_at) for e in events
+        ]
         with storage.transaction() as uow:  # the events carry the subscriber's key
             assert uow.outbox.discard_for_subscriber("key-events") == event_count
 
@@ -162,7 +163,7 @@ class SubscribersConformance:
             assert storage.add_subscriber(data, again[:count]) is None
         with storage.transaction(write=False) as uow:
             assert uow.subscribers.get_by_email("twice@example.org") == first
-        assert [payload["n"] for _, _, payload in _queued(storage)] == [0]
+        assert [event.payload["n"] for event in _queued(storage)] == [0]
 
     def test_subscribers_save_and_delete(self, storage: Any) -> None:
         record = self._add(storage, "s@example.org")
@@ -304,21 +305,12 @@ def _listed_emails(storage: Any) -> list[str]:
         return [r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)]
 
 
-def _claimed_events(storage: Any) -> list[Any]:
-    """Every queued event in queue order, through one claim (the storage is then spent)."""
+def _queued(storage: Any) -> list[Any]:
+    """Every queued event, in queue order, through a claim that is released again."""
+    lease_until = T0 + timedelta(minutes=1)
     with storage.transaction() as uow:
         batches = uow.outbox.claim_batches(
-            now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
+            now=T0, lease_until=lease_until, batch_size=100, max_batches=10
         )
+        uow.outbox.release_claims([batch.id for batch in batches], lease_until=lease_until)
     return [event for batch in batches for event in batch.events]
-
-
-def _queued(storage: Any) -> list[tuple[str, str, Any]]:
-    """``(event_id, event_type, payload)`` of every queued event, in queue order; the claim
-    is released again."""
-    with storage.transaction() as uow:
-        batches = uow.outbox.claim_batches(
-            now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
-        )
-        uow.outbox.release_claims([batch.id for batch in batches], lease_until=T0)
-    return [(e.event_id, e.event_type, e.payload) for batch in batches for e in batch.events]
