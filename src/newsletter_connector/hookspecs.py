@@ -45,9 +45,9 @@ def newsletter_outbound_transports() -> list[OutboundTransport]:
 
     :return: a list of :class:`~newsletter_connector.descriptors.OutboundTransport`; the
         connection's ``transport`` picks one by name (built-ins: ``events`` and ``platform``).
-        The runner calls ``factory(connection, http_client)`` with its :class:`httpx.Client`
+        The runner calls ``factory(connection, http_client)`` with its ``httpx.Client``
         (trusted CAs, no redirects, a 15-second deadline per request); the contract of the
-        object built is in :mod:`newsletter_connector.sync.transport`.
+        object built is in ``newsletter_connector.sync.transport``.
     """
 
 

@@ -108,8 +108,7 @@ def redact_text(value: str) -> str:
 
 
 def _redact_variable(key: str, value: Any) -> Any:
-    """One ``{name}i`` (request header), ``{name}o`` (response header) or ``{name}e``
-    (environ) atom."""
+    """One ``{name}i`` (request header), ``{name}o`` (response header) or ``{name}e`` atom."""
     if not isinstance(value, str):
         return "-"  # objects such as the socket: their repr may name the client's address
     name = key[1:].rsplit("}", 1)[0].lower().replace("-", "_")

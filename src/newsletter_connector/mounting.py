@@ -13,7 +13,6 @@ def mount(prefix: str, mounted: WSGIApp, fallback: WSGIApp) -> WSGIApp:
     """A WSGI app routing ``prefix`` and everything below it to ``mounted`` (the prefix moved from
     ``PATH_INFO`` to ``SCRIPT_NAME``), the rest to ``fallback``.
 
-    :param prefix: a path such as ``/newsletter`` (no trailing slash).
     :raises ValueError: the prefix does not start with ``/`` or ends with one.
     """
     if not prefix.startswith("/") or prefix.endswith("/"):

@@ -79,7 +79,7 @@ def hooks_page() -> str:
 
     lines = [
         *_header("Plugin hooks reference"),
-        inspect.cleandoc(hookspecs.__doc__ or ""),
+        _doc(hookspecs),
         "",
         "See [writing plugins](plugins.md) for how to register a plugin.",
         "",
@@ -88,13 +88,10 @@ def hooks_page() -> str:
         function = getattr(hookspecs, name)
         options = function.newsletter_connector_spec  # set by pluggy's HookspecMarker
         signature = str(inspect.signature(function)).replace("'", "")
-        lines.append(f"## `{name}{signature}`")
-        lines.append("")
+        lines += [f"## `{name}{signature}`", ""]
         if options.get("firstresult"):
-            lines.append("*First non-None result wins.*")
-            lines.append("")
-        lines.append(_markdown_fields(inspect.cleandoc(function.__doc__ or "")))
-        lines.append("")
+            lines += ["*First non-None result wins.*", ""]
+        lines += [_doc(function), ""]
     return "\n".join(lines)
 
 
@@ -103,12 +100,9 @@ def storage_page() -> str:
     defaults of ``StorageBase``, and the records of :mod:`storage_records` with their fields."""
     from . import storage, storage_records
 
-    def doc(item: object) -> str:
-        return _markdown_roles(_markdown_fields(inspect.cleandoc(item.__doc__ or "")))
-
     lines = [
         *_header("Storage reference"),
-        doc(storage),
+        _doc(storage),
         "",
         "See [writing plugins](plugins.md) for how to register a storage backend.",
         "",
@@ -116,7 +110,7 @@ def storage_page() -> str:
     for cls in vars(storage).values():
         if not inspect.isclass(cls) or cls.__module__ != storage.__name__:
             continue
-        lines += [f"## `{cls.__name__}`", "", doc(cls), ""]
+        lines += [f"## `{cls.__name__}`", "", _doc(cls), ""]
         for name, member in vars(cls).items():
             if isinstance(member, property):
                 returns = inspect.signature(member.fget).return_annotation  # type: ignore[arg-type]
@@ -124,18 +118,23 @@ def storage_page() -> str:
             elif callable(member) and not name.startswith("_"):
                 signature = str(inspect.signature(member)).replace("'", "").replace("(self, ", "(")
                 lines += [f"### `{cls.__name__}.{name}{signature.replace('(self)', '()')}`", ""]
-                lines += [doc(member), ""] if member.__doc__ else []
+                lines += [_doc(member), ""] if member.__doc__ else []
         if lines[-1].startswith("- "):
             lines.append("")
-    lines += ["## Records", "", doc(storage_records), ""]
+    lines += ["## Records", "", _doc(storage_records), ""]
     for name in storage_records.__all__:
         record = getattr(storage_records, name)
         if dataclasses.is_dataclass(record):
             fields = ", ".join(f"{f.name}: {f.type}" for f in dataclasses.fields(record))
-            lines += [f"### `{name}({fields})`", "", doc(record), ""]
+            lines += [f"### `{name}({fields})`", "", _doc(record), ""]
         else:
             lines += [f"### `{name}`", "", f"`{record}`".replace("typing.", ""), ""]
     return "\n".join(lines)
+
+
+def _doc(item: object) -> str:
+    """``item``'s docstring as Markdown."""
+    return _markdown_roles(_markdown_fields(inspect.cleandoc(item.__doc__ or "")))
 
 
 def _markdown_roles(text: str) -> str:

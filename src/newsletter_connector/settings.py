@@ -220,10 +220,7 @@ class Settings(BaseModel):
 
     @property
     def public_base_url(self) -> str:
-        """``base_url``, which everything that builds links needs.
-
-        :raises SettingsError: naming ``NEWSLETTER_BASE_URL`` when it is not set.
-        """
+        """``base_url``; :class:`SettingsError` naming ``NEWSLETTER_BASE_URL`` when it is unset."""
         if self.base_url is None:
             raise SettingsError(
                 f"setting base_url ({_env_name('base_url')}) is required but not set"

@@ -38,8 +38,7 @@ class StorageConformance(
     AnalyticsConformance,
     RateLimitsConformance,
 ):
-    """Every repository's conformance tests. Subclass and provide a ``storage`` fixture
-    yielding an empty, ready backend."""
+    """Every repository's conformance tests; subclass it with a ``storage`` fixture."""
 
     @pytest.fixture
     def storage(self) -> Any:  # pragma: no cover - always overridden

@@ -3,6 +3,7 @@ serves as listmonk campaigns)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,12 +12,10 @@ from .conformance_issues import new_issue
 T0 = datetime(2026, 3, 4, 5, 6, 7)
 
 
-def _store(
-    storage: Any, created_at: datetime, kind: str = "daily", subject: str | None = None
-) -> int:
+def _store(storage: Any, created_at: datetime, kind: str = "daily", subject: str = "Issue") -> int:
     """Record an issue through ``uow.issues``; return its id."""
     with storage.transaction() as uow:
-        record = uow.issues.add(new_issue(kind=kind, at=created_at, subject=subject))
+        record = uow.issues.add(replace(new_issue(kind=kind, at=created_at), subject=subject))
     assert record is not None
     return int(record.id)
 

@@ -19,19 +19,14 @@ SECTIONS = sample_issue_content(puzzle_hint="")  # an empty string round-trips t
 
 
 def new_issue(
-    *,
-    kind: str = "manual",
-    period_key: str | None = None,
-    at: datetime = T0,
-    html: str = "<p>",
-    subject: str | None = None,
+    *, kind: str = "manual", period_key: str | None = None, at: datetime = T0, html: str = "<p>"
 ) -> NewIssue:
     return NewIssue(
         uuid=str(uuid.uuid4()),
         kind=kind,
         cadence=kind,
         issue_date=at.date().isoformat(),
-        subject=subject or f"{kind} {at.isoformat()}",
+        subject=f"{kind} {at.isoformat()}",
         site_url="https://e.example",
         postal_address="1 Main St\nTown",
         sections=SECTIONS,

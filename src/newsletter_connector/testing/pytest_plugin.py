@@ -1,7 +1,5 @@
-"""Pytest fixtures for testing against newsletter-connector (auto-loaded via ``pytest11``).
-
-Every fixture name starts with ``newsletter_`` so a host's own fixtures are never shadowed.
-"""
+"""Pytest fixtures for testing against newsletter-connector (auto-loaded via ``pytest11``),
+named ``newsletter_*`` so a host's own fixtures are never shadowed."""
 
 from __future__ import annotations
 
