@@ -96,8 +96,7 @@ def hooks_page() -> str:
 
 
 def storage_page() -> str:
-    """The storage contract reference: every protocol of :mod:`storage` with its methods, the
-    defaults of ``StorageBase``, and the records of :mod:`storage_records` with their fields."""
+    """The storage contract reference: the protocols of :mod:`storage`, then the records."""
     from . import storage, storage_records
 
     lines = [

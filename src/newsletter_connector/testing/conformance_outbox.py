@@ -240,9 +240,8 @@ class OutboxConformance:
         assert [e.payload for e in batch.events] == [{"n": 5}]
 
     def test_erasing_the_newest_frozen_event_never_hides_a_later_one(self, storage: Any) -> None:
-        # A store that owns batches by seq range must never hand a later event the seq of an
-        # erased one inside a frozen range (SQLite reuses the largest rowid without
-        # AUTOINCREMENT): the later event would count as frozen and never be sent.
+        # A later event must never reuse an erased one's seq inside a frozen range (SQLite
+        # reuses the largest rowid without AUTOINCREMENT): it would count as frozen, never sent.
         _enqueue(storage, 1)
         _enqueue(storage, 1, key="gone", start=1)
         first = _freeze_and_claim(storage)
