@@ -36,8 +36,7 @@ def reports_errors(func: F) -> F:
 
 
 class CliState:
-    """Settings for the command being run (from ``--config`` and ``NEWSLETTER_*``) and the
-    service built from them, lazily, once."""
+    """The command's settings (``--config``, ``NEWSLETTER_*``) and its service, built once."""
 
     def __init__(self, config_file: str | None) -> None:
         self.config_file = config_file

@@ -166,8 +166,7 @@ class OutboxConformance:
 
     def test_settle_delivered_and_failed(self, storage: Any) -> None:
         _enqueue(storage, 2)
-        delivered = _freeze_and_claim(storage, size=1)
-        failing = _freeze_and_claim(storage, size=1)
+        delivered, failing = _claim(storage, size=1, batches=2)
         with storage.transaction() as uow:
             assert uow.outbox.settle_delivered([delivered.id], at=T0) == 1
             assert uow.outbox.settle_delivered([delivered.id], at=T0) == 0  # not sending now
@@ -208,13 +207,10 @@ class OutboxConformance:
 
     def test_failed_listing_pages_by_id_and_replay(self, storage: Any) -> None:
         _enqueue(storage, 3)
-        ids = []
-        for _ in range(3):
-            batch = _freeze_and_claim(storage, size=1)
-            ids.append(batch.id)
-            with storage.transaction() as uow:
-                uow.outbox.mark_failed(batch.id, error="gave up", at=T0)
-        ids.sort()
+        ids = sorted(batch.id for batch in _claim(storage, size=1, batches=3))
+        with storage.transaction() as uow:
+            for batch_id in ids:
+                uow.outbox.mark_failed(batch_id, error="gave up", at=T0)
         with storage.transaction() as uow:
             page = uow.outbox.failed_batches(limit=2)
             rest = uow.outbox.failed_batches(after=page[-1].id, limit=2)
@@ -288,9 +284,7 @@ class OutboxConformance:
 
     def test_prune_deletes_only_old_delivered_batches(self, storage: Any) -> None:
         _enqueue(storage, 3)
-        old = _freeze_and_claim(storage, size=1)
-        recent = _freeze_and_claim(storage, size=1)
-        failed = _freeze_and_claim(storage, size=1)
+        old, recent, failed = _claim(storage, size=1, batches=3)
         with storage.transaction() as uow:
             uow.outbox.settle_delivered([old.id], at=T0)
             uow.outbox.settle_delivered([recent.id], at=T0 + timedelta(days=2))
