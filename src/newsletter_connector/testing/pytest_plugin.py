@@ -4,7 +4,6 @@ named ``newsletter_*`` so a host's own fixtures are never shadowed."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +17,7 @@ TEST_BASE_URL = "https://news.example.test/newsletter"
 def newsletter_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A migrated database for this test session (PostgreSQL when
     ``NEWSLETTER_TEST_DATABASE_URL`` is set, else SQLite), dropped at the end."""
-    tmp_dir: Path = tmp_path_factory.mktemp("newsletter-db")
-    with migrated_database(tmp_dir) as url:
+    with migrated_database(tmp_path_factory.mktemp("newsletter-db")) as url:
         yield url
 
 
