@@ -164,7 +164,6 @@ class Settings(BaseModel):
         description="DEVELOPMENT ONLY: allow pushing events over plain http. Contact records "
         "otherwise leave only over HTTPS.",
     )
-
     allow_insecure_http_links: bool = Field(
         False,
         description="DEVELOPMENT ONLY: allow an `http://` base_url, so the confirm, unsubscribe "

@@ -1,8 +1,5 @@
-"""Testing aids for the package and for plugin authors.
-
-:mod:`.pytest_plugin` (auto-loaded by pytest) gives the ``newsletter_*`` database fixtures;
-:class:`.conformance.StorageConformance` is the suite every storage backend must pass.
-"""
+"""Testing aids: the ``newsletter_*`` fixtures of :mod:`.pytest_plugin` (auto-loaded by pytest)
+and :class:`StorageConformance`, the suite every storage backend must pass."""
 
 from .conformance import StorageConformance
 
