@@ -1,8 +1,5 @@
-"""What the descriptor hooks return: named, self-describing plugin offerings.
-
-A setting picks one descriptor of each kind by ``name`` (``storage_backend``,
-``issue_renderer``, a connection's ``transport``).
-"""
+"""What the descriptor hooks return: named plugin offerings, one of each kind picked by ``name``
+(settings ``storage_backend`` and ``issue_renderer``, a connection's ``transport``)."""
 
 from __future__ import annotations
 
@@ -28,12 +25,10 @@ class StorageBackend:
 
 @dataclass(frozen=True)
 class IssueRenderer:
-    """An issue renderer: ``render(issue, settings)`` returns the edition's HTML.
-
-    ``issue`` is the issue object without html (a mapping with kind, cadence, date, subject,
-    site_url, postal_address and sections). The HTML must contain the literal placeholder
-    ``{{unsubscribe_url}}``. ``render_text``, when given, returns a plain-text alternative.
-    """
+    """An issue renderer: ``render(issue, settings)`` returns the edition's HTML, holding the
+    literal placeholder ``{{unsubscribe_url}}``; ``render_text``, when given, a plain-text
+    alternative. ``issue`` is a mapping: kind, cadence, date, subject, site_url,
+    postal_address, sections."""
 
     name: str
     description: str
@@ -43,11 +38,8 @@ class IssueRenderer:
 
 @dataclass(frozen=True)
 class OutboundTransport:
-    """A way to push events to the platform.
-
-    ``factory(connection, http_client)`` returns an object with ``deliver(events)``; see
-    :mod:`newsletter_connector.sync.transport` for the contract.
-    """
+    """A way to push events to the platform: ``factory(connection, http_client)`` returns an
+    object with ``deliver(events)`` (contract: :mod:`newsletter_connector.sync.transport`)."""
 
     name: str
     description: str

@@ -1,8 +1,5 @@
-"""Typed domain errors raised by the service layer.
-
-The service knows rules, never HTTP: each surface maps these to its own wire shape
-(``web/errors.py``). Messages are written for humans and never contain secrets or tokens.
-"""
+"""Typed domain errors raised by the service layer, mapped to a wire shape by each surface
+(``web/errors.py``). Messages are written for humans and never contain secrets or tokens."""
 
 from __future__ import annotations
 

@@ -13,25 +13,17 @@ from .settings import Settings
 
 
 class RedactingLogger(Logger):  # type: ignore[misc]
-    """gunicorn logger whose access-log atoms never carry a link token, query string, key,
-    credential (``%(u)s``, the Basic-auth user, is always ``-``), cookie, email address or
-    client address, whatever ``access_log_format`` asks for (see ``redact_access_atoms``)."""
+    """gunicorn logger whose access-log atoms pass through ``redact_access_atoms``, whatever
+    ``access_log_format`` asks for."""
 
     def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> Any:
         return redact_access_atoms(super().atoms(resp, req, environ, request_time))
 
 
 def freeze_loaded_app(worker: Any) -> None:
-    """gunicorn ``post_worker_init`` hook: after the worker has built its app, move every
-    object alive so far (modules, the app, SQLAlchemy's statement caches) out of the garbage
-    collector's sight.
-
-    A list page allocates thousands of short-lived objects, so the collector runs often, and
-    each full collection used to walk the hundreds of thousands of long-lived objects too:
-    pages stalled for up to ~100 ms and a 500-contact page cost ~40% more on average
-    (``bench.status_overhead``). Frozen objects are never collected, which is right
-    for what lives as long as the worker.
-    """
+    """gunicorn ``post_worker_init`` hook: once the worker has built its app, freeze every object
+    alive so far (they live as long as the worker) out of the collector's full collections
+    (bench: status_overhead)."""
     gc.freeze()
     worker.log.info("%d long-lived objects frozen out of garbage collection", gc.get_freeze_count())
 
@@ -54,9 +46,8 @@ class _Server(BaseApplication):  # type: ignore[misc]
         return create_app(self.settings)
 
 
-#: Seconds a sync worker may spend on one request. A worker reads the request body itself,
-#: so a client sending it slowly holds the worker; gunicorn's arbiter restarts a worker silent
-#: for longer than this, which cuts such a client off (docs/security.md).
+#: Seconds a worker may spend on one request, body included: it cuts off a slow client
+#: (docs/decisions.md, "Slow clients are bounded by the worker timeout").
 DEFAULT_WORKER_TIMEOUT = 30
 
 

@@ -43,14 +43,11 @@ def newsletter_issue_renderers() -> list[IssueRenderer]:
 def newsletter_outbound_transports() -> list[OutboundTransport]:
     """Offer outbound transports for the sync runner.
 
-    :return: a list of :class:`~newsletter_connector.descriptors.OutboundTransport`. The
-        configured connection's ``transport`` picks one by name. Built-ins: ``events`` (batched
-        ``POST /v1/events``) and ``platform`` (the live per-event mapping). The runner builds
-        the one picked as ``factory(connection, http_client)``, built-ins and plugins alike:
-        ``http_client`` is the runner's :class:`httpx.Client` (trusted CAs, no redirects, a
-        total 15-second deadline per request); the transport's ``deliver(events)`` returns
-        when the platform accepted the batch and raises otherwise (see
-        :mod:`newsletter_connector.sync.transport`).
+    :return: a list of :class:`~newsletter_connector.descriptors.OutboundTransport`; the
+        connection's ``transport`` picks one by name (built-ins: ``events`` and ``platform``).
+        The runner calls ``factory(connection, http_client)`` with its ``httpx.Client``
+        (trusted CAs, no redirects, a 15-second deadline per request); the contract of the
+        object built is in ``newsletter_connector.sync.transport``.
     """
 
 
@@ -60,9 +57,7 @@ def newsletter_issue_content(kind: str, date: str, settings: Settings) -> dict[s
 
     :param kind: ``daily``, ``weekly``, ``manual`` or ``test``.
     :param date: the issue date, ``YYYY-MM-DD`` (UTC).
-    :param settings: the service settings.
-    :return: a mapping with ``briefing`` ({date, title, url}), ``on_this_day`` (list of
-        {year, text, url}), ``puzzle_hint`` (string) and ``topics`` (list of {slug, label,
-        summary, items: [{title, url, source}]}); optionally ``subject``. Return ``None`` to let
-        another plugin answer. The first non-None result wins.
+    :return: ``briefing`` ({date, title, url}), ``on_this_day`` ([{year, text, url}]),
+        ``puzzle_hint`` (string), ``topics`` ([{slug, label, summary, items: [{title, url,
+        source}]}]) and optionally ``subject``; or ``None`` to let another plugin answer.
     """

@@ -1,10 +1,7 @@
-"""The https rule for the two addresses whose URLs leave the site.
-
-``base_url`` is where readers' confirm, unsubscribe and profile links point; ``platform_base``
-is where contact records are pushed. Each must be ``https``, compared case-insensitively
-(``HTTPS://`` passes, ``HTTP://`` does not), unless the development setting named for it
-allows plain ``http``. A ``platform_base`` carrying credentials (``user:password@``) is
-refused, and :func:`without_credentials` is how such an address is shown anywhere.
+"""The https rule for the two addresses whose URLs leave the site (``base_url``, readers'
+links; ``platform_base``, pushed contact records): ``https`` in any case, plain ``http`` only
+with the development setting named for it. Credentials in an address are refused, and
+:func:`without_credentials` is the only form in which one is shown.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""The service's one JSON encoder: every response body, pushed body and stored JSON value.
+"""The service's one JSON encoder: every response body, pushed body and stored JSON value, so
+an API response and an event pushed about the same contact carry the same bytes.
 
-Falcon's JSON media handler (``web/app.py``: resources set ``resp.media``), the ``events`` and
-``platform`` transports and the SQL store's JSON columns all write with :func:`dumps`, so the
-contact in an API response and the payload pushed in an event are the same bytes because one
-encoder wrote both.
-
-The form is orjson's: UTF-8, no insignificant whitespace, keys in insertion order, non-ASCII
-written as itself, a non-finite float as ``null``. A naive ``datetime`` is UTC and is written
-ISO-8601 with ``Z``, microseconds only when non-zero (``2026-11-21T09:30:00Z``,
-``2026-11-21T09:30:00.000250Z``); the wire shapes in ``model/`` hold their timestamps as naive
-UTC datetimes and leave the writing to this module. An integer beyond orjson's 64 bits (a
-stored analytics prop can hold one) is written exactly, as its digits.
+The form is orjson's (UTF-8, compact, keys in insertion order, non-ASCII as itself, a non-finite
+float as ``null``). A naive ``datetime`` is UTC, written ISO-8601 with ``Z`` and microseconds
+only when non-zero; an integer beyond 64 bits is written exactly, as its digits.
 """
 
 from __future__ import annotations
@@ -73,6 +66,5 @@ def json_values(value: Any) -> Any:
     return orjson.loads(dumps(value))
 
 
-#: JSON text to Python values (falcon's ``req.media``; request bodies are parsed strictly by
-#: ``web/bodies.py``).
+#: JSON text to Python values (request bodies are parsed strictly by ``web/bodies.py``).
 loads = orjson.loads

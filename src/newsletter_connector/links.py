@@ -1,8 +1,5 @@
-"""Action links in contact records, served by the reader pages.
-
-Each is ``{base_url}/<action>/<token>`` with ``base_url`` the public address of the mount point
-(:attr:`Settings.public_base_url`). The reader pages serve exactly these paths. Tokens are
-URL-safe already (``secrets.token_urlsafe``), so they are joined as they are.
+"""Action links in contact records: ``{base_url}/<action>/<token>``, the paths the reader pages
+serve. Tokens are URL-safe already (``secrets.token_urlsafe``), so they are joined as they are.
 """
 
 from __future__ import annotations

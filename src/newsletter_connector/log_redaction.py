@@ -1,11 +1,8 @@
 """Keeping link tokens, keys, credentials, email addresses and client addresses out of logs.
 
-Reader-page URLs carry a token in their path (``/confirm/<token>``), API paths may carry an
-email address (``/subscribers/alice%40example.org``), query strings and headers may carry
-anything. Access logs written by our gunicorn setup pass every atom through
-:func:`redact_access_atoms`; a host logging paths itself passes them through
-:func:`redact_path`. :func:`redact_tokens` is the one recogniser of link tokens: it finds them
-anywhere in a text (any mount prefix, absolute URLs on any host); analytics capture uses it too.
+Our gunicorn access log passes every atom through :func:`redact_access_atoms`; a host logging
+paths itself uses :func:`redact_path`. :func:`redact_tokens`, the one recogniser of link tokens,
+finds them anywhere in a text (any mount prefix, absolute URLs on any host).
 """
 
 from __future__ import annotations
@@ -111,8 +108,7 @@ def redact_text(value: str) -> str:
 
 
 def _redact_variable(key: str, value: Any) -> Any:
-    """One ``{name}i`` (request header), ``{name}o`` (response header) or ``{name}e``
-    (environ) atom."""
+    """One ``{name}i`` (request header), ``{name}o`` (response header) or ``{name}e`` atom."""
     if not isinstance(value, str):
         return "-"  # objects such as the socket: their repr may name the client's address
     name = key[1:].rsplit("}", 1)[0].lower().replace("-", "_")
@@ -132,13 +128,11 @@ def _redact_variable(key: str, value: Any) -> Any:
 def redact_access_atoms(atoms: Mapping[str, Any]) -> dict[str, Any]:
     """gunicorn access-log atoms with nothing secret or personal left in any of them.
 
-    - ``h`` (client address) and ``u`` (the Basic-auth user) are ``-``; ``q`` is empty.
-    - ``U`` and the path in ``r`` pass through :func:`redact_path`; ``f`` (referer) through
-      :func:`redact_url`; ``a`` (user agent) through :func:`redact_text`.
-    - ``{name}i``/``{name}o``/``{name}e``: credentials and cookies are ``[redacted]``, client
-      addresses ``-``, URLs as ``f``, anything else as ``a``; non-text environ values ``-``.
-    - Any other atom is left out (gunicorn logs ``-`` for it), so one added by a later gunicorn
-      is never logged unchecked.
+    ``h`` and ``u`` are ``-``, ``q`` is empty; ``U`` and ``r``'s path are redacted as by
+    :func:`redact_path`, ``f`` as by :func:`redact_url`, ``a`` as by :func:`redact_text`;
+    ``{name}i/o/e`` atoms are ``[redacted]`` (credentials, cookies), ``-`` (client addresses,
+    non-text values) or redacted as ``f`` (URLs) or ``a`` (the rest). Any other atom is left
+    out, so one added by a later gunicorn is never logged unchecked.
     """
     path = redact_path(str(atoms.get("U") or ""))
     redacted: dict[str, Any] = {key: atoms[key] for key in _SAFE_ATOMS if key in atoms}

@@ -1,9 +1,5 @@
-"""Mounting the app inside another WSGI site, without extra dependencies.
-
-``mount("/newsletter", newsletter_app, host_app)`` sends requests under the prefix to the
-newsletter app — moving the prefix from ``PATH_INFO`` to ``SCRIPT_NAME``, as WSGI requires —
-and everything else to the host. (werkzeug's ``DispatcherMiddleware`` does the same.)
-"""
+"""Mounting the app inside another WSGI site, without extra dependencies (what werkzeug's
+``DispatcherMiddleware`` does)."""
 
 from __future__ import annotations
 
@@ -14,10 +10,9 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 def mount(prefix: str, mounted: WSGIApp, fallback: WSGIApp) -> WSGIApp:
-    """A WSGI app routing ``prefix`` and everything below it to ``mounted``, the rest to
-    ``fallback``.
+    """A WSGI app routing ``prefix`` and everything below it to ``mounted`` (the prefix moved from
+    ``PATH_INFO`` to ``SCRIPT_NAME``), the rest to ``fallback``.
 
-    :param prefix: a path such as ``/newsletter`` (no trailing slash).
     :raises ValueError: the prefix does not start with ``/`` or ends with one.
     """
     if not prefix.startswith("/") or prefix.endswith("/"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -32,8 +33,6 @@ def build_plugin_manager(
     Each app builds its own, so two apps in one process never share plugin state.
     :raises pluggy.PluginValidationError: when a plugin implements an unknown hook.
     """
-    import importlib
-
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for dotted in DEFAULT_PLUGINS:
@@ -73,8 +72,7 @@ def outbound_transports(pm: pluggy.PluginManager) -> list[OutboundTransport]:
 def pick(kind: str, offered: Iterable[D], name: str) -> D:
     """The descriptor called ``name``.
 
-    :raises PluginNotFound: naming the kind, the name, what is available, and asking whether
-        the plugin is installed.
+    :raises PluginNotFound: naming the kind, the name and what is available.
     """
     offered = list(offered)
     for descriptor in offered:

@@ -1,9 +1,5 @@
-"""Every knob of the service, typed, read from the environment and/or a TOML file.
-
-Sources, later ones winning: built-in defaults, the TOML file named by ``NEWSLETTER_CONFIG``
-(or passed explicitly), then ``NEWSLETTER_<FIELD>`` environment variables. A missing or invalid
-value raises :class:`SettingsError` naming the setting, so start-up fails with one clear line.
-"""
+"""Every setting of the service, typed; :meth:`Settings.load` reads them from defaults, a TOML
+file, then ``NEWSLETTER_<FIELD>`` environment variables (later ones winning)."""
 
 from __future__ import annotations
 
@@ -45,12 +41,8 @@ def _env_name(field: str) -> str:
 
 
 class Settings(BaseModel):
-    """The service's configuration.
-
-    Secrets (``site_secret``) are :class:`~pydantic.SecretStr`, so they never appear in ``repr``
-    or logs. ``site_secret`` may be left unset: the first ``db upgrade`` (or first start) then
-    generates one and stores it in the database, where every worker reads it.
-    """
+    """The service's configuration. ``site_secret`` is a :class:`~pydantic.SecretStr`, never in
+    ``repr`` or logs."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -172,7 +164,6 @@ class Settings(BaseModel):
         description="DEVELOPMENT ONLY: allow pushing events over plain http. Contact records "
         "otherwise leave only over HTTPS.",
     )
-
     allow_insecure_http_links: bool = Field(
         False,
         description="DEVELOPMENT ONLY: allow an `http://` base_url, so the confirm, unsubscribe "
@@ -228,10 +219,7 @@ class Settings(BaseModel):
 
     @property
     def public_base_url(self) -> str:
-        """``base_url``, which everything that builds links needs.
-
-        :raises SettingsError: naming ``NEWSLETTER_BASE_URL`` when it is not set.
-        """
+        """``base_url``; :class:`SettingsError` naming ``NEWSLETTER_BASE_URL`` when it is unset."""
         if self.base_url is None:
             raise SettingsError(
                 f"setting base_url ({_env_name('base_url')}) is required but not set"
@@ -239,9 +227,8 @@ class Settings(BaseModel):
         return self.base_url
 
     def require_https_links(self) -> str:
-        """``base_url``, checked by everything that builds or sends readers' action links
-        (``create_app``, ``serve``, ``sync``, ``digest``): it must be set and ``https``, unless
-        ``allow_insecure_http_links`` allows ``http``.
+        """``base_url``, which must be set and ``https`` (``http`` only with
+        ``allow_insecure_http_links``) for anything building or sending readers' links.
 
         :raises SettingsError: naming ``NEWSLETTER_BASE_URL`` and the development setting.
         """
@@ -271,12 +258,10 @@ class Settings(BaseModel):
         config_file: str | Path | None = None,
         **overrides: Any,
     ) -> Settings:
-        """Build settings from a TOML file, the environment and keyword overrides.
+        """Settings from the TOML ``config_file`` (default ``$NEWSLETTER_CONFIG``), then
+        ``environ`` (default ``os.environ``), then ``overrides``, later ones winning.
 
-        :param environ: the environment to read (``os.environ`` by default).
-        :param config_file: a TOML file; defaults to ``$NEWSLETTER_CONFIG`` when set.
-        :param overrides: explicit values, winning over every other source.
-        :raises SettingsError: naming the first missing or invalid setting.
+        :raises SettingsError: naming the first unknown, missing or invalid setting.
         """
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}

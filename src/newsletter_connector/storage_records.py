@@ -1,7 +1,5 @@
-"""The records of the storage contract: plain frozen values its repositories take and return.
-
-:mod:`newsletter_connector.storage` re-exports every one of them.
-"""
+"""The records of the storage contract: plain frozen values its repositories take and return
+(:mod:`newsletter_connector.storage` re-exports every one)."""
 
 from __future__ import annotations
 
@@ -93,10 +91,8 @@ class NewIssue:
 
 @dataclass(frozen=True)
 class IssueRecord:
-    """A recorded newsletter issue (the list-source surface serves it as a listmonk campaign).
-
-    ``html`` and ``text`` are ``None`` when listed without bodies; a loaded ``html`` is never
-    empty, and ``text`` is the plain-text rendering when one was stored."""
+    """A recorded newsletter issue. ``html`` and ``text`` are ``None`` when listed without
+    bodies; a loaded ``html`` is never empty, ``text`` is the plain-text rendering if stored."""
 
     id: int
     uuid: str
@@ -224,17 +220,13 @@ class OutboxEvent:
             raise ValueError(f"the payload of event {self.event_id} is not a JSON object")
         return payload
 
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.seq, self.event_id, self.event_type, self.occurred_at, self.payload)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, OutboxEvent):
             return NotImplemented
-        mine = (self.seq, self.event_id, self.event_type, self.occurred_at, self.payload)
-        return mine == (
-            other.seq,
-            other.event_id,
-            other.event_type,
-            other.occurred_at,
-            other.payload,
-        )
+        return self._compared() == other._compared()
 
     __hash__ = None  # type: ignore[assignment]  # equality reads the payload, a dict
 

@@ -36,11 +36,8 @@ def parse_timestamp(value: str) -> datetime | None:
 
 
 def isoformat_z(value: datetime | None) -> str | None:
-    """ISO-8601 UTC with a ``Z`` suffix (``2026-11-21T09:30:00Z``), or ``None``.
-
-    Microseconds are kept when present, so two timestamps in one second stay ordered.
-    """
+    """ISO-8601 UTC with a ``Z`` suffix (``2026-11-21T09:30:00Z``), microseconds only when
+    non-zero (so two timestamps in one second stay ordered); ``None`` for ``None``."""
     if value is None:
         return None
-    # isoformat's default ("auto") writes microseconds exactly when they are non-zero.
     return to_naive_utc(value).isoformat() + "Z"

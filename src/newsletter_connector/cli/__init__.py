@@ -1,11 +1,8 @@
 """The ``newsletter-connector`` command line: a thin edge over :class:`NewsletterService`.
 
-Every command reads settings from ``NEWSLETTER_*`` / ``--config``. Bad arguments or a failed
-operation exit non-zero with one clear line on stderr; secrets are read from stdin or a prompt,
-never from argv (where ``ps`` would show them).
-
-This module holds the group and registers the commands; each command group lives in its own
-module, which imports only :mod:`.context` and the library, never this module.
+Settings come from ``NEWSLETTER_*`` / ``--config``; a failure exits 1 with one line on stderr;
+secrets are read from stdin or a prompt, never from argv (where ``ps`` would show them). Each
+command group lives in its own module, importing :mod:`.context`, never this one.
 """
 
 from __future__ import annotations

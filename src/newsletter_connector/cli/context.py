@@ -1,8 +1,4 @@
-"""What every command shares: the state the group hands down, error reporting, secret input.
-
-Command modules import from here and from the library, never from the package's
-``__init__`` (which imports them to register their commands).
-"""
+"""What every command shares: the state the group hands down, error reporting, secret input."""
 
 from __future__ import annotations
 
@@ -40,8 +36,7 @@ def reports_errors(func: F) -> F:
 
 
 class CliState:
-    """Settings for the command being run (from ``--config`` and ``NEWSLETTER_*``) and the
-    service built from them, lazily, once."""
+    """The command's settings (``--config``, ``NEWSLETTER_*``) and its service, built once."""
 
     def __init__(self, config_file: str | None) -> None:
         self.config_file = config_file

@@ -1,13 +1,7 @@
-"""``newsletter-connector digest``: record one newsletter issue from the command line.
+"""``newsletter-connector digest``: record one newsletter issue (:meth:`IssueService.run_digest`).
 
-A thin edge over :meth:`IssueService.run_digest`. Content comes from the installed
-``newsletter_issue_content`` plugin, or from ``--content FILE.json`` (the same object such a
-plugin returns).
-
-Exit status: 0 when an issue was recorded, and also when the daily/weekly period already has its
-issue (nothing recorded, a note on stderr), so the command is safe in cron on several hosts;
-1 with one ``error:`` line on stderr for anything else (bad date, bad content naming the field,
-unreadable file, missing plugin, database down).
+Exit status 0 when an issue was recorded or its daily/weekly period already has one (a note on
+stderr: safe in cron on several hosts); 1 with one ``error:`` line on stderr otherwise.
 """
 
 from __future__ import annotations

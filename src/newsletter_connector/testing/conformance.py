@@ -1,23 +1,13 @@
-"""The storage conformance suite: what every backend must do, checked through the protocol.
+"""The storage conformance suite: what every backend must do, checked through the
+:class:`~newsletter_connector.storage.Storage` protocol only, never SQL.
 
-Use it from a backend's own tests::
-
-    import pytest
-    from newsletter_connector.testing import StorageConformance
-
-    class TestMyBackend(StorageConformance):
-        @pytest.fixture
-        def storage(self):
-            backend = make_my_backend()   # empty, migrated
-            yield backend
-            backend.close()
-
-Only the :class:`~newsletter_connector.storage.Storage` protocol is used, never SQL. The suite
-is assembled from one mixin per concern (``conformance_*.py``); a backend runs them all.
+Subclass :class:`StorageConformance` in a backend's tests with a ``storage`` fixture yielding
+the backend, empty and migrated. It is assembled from one mixin per concern (``conformance_*.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,9 +19,15 @@ from .conformance_issue_order import IssueOrderConformance
 from .conformance_issues import IssuesConformance
 from .conformance_outbox import OutboxConformance
 from .conformance_rate_limits import RateLimitsConformance
-from .conformance_subscribers import SubscribersConformance
+from .conformance_subscribers import SubscribersConformance, new_event
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
+
+
+def _connect(uow: Any, platform_base: str, transport: str, token: str, at: datetime) -> Any:
+    return uow.connections.replace(
+        platform_base=platform_base, transport=transport, token=token, at=at
+    )
 
 
 class StorageConformance(
@@ -42,14 +38,11 @@ class StorageConformance(
     AnalyticsConformance,
     RateLimitsConformance,
 ):
-    """Every repository's conformance tests. Subclass and provide a ``storage`` fixture
-    yielding an empty, ready backend."""
+    """Every repository's conformance tests; subclass it with a ``storage`` fixture."""
 
     @pytest.fixture
     def storage(self) -> Any:  # pragma: no cover - always overridden
         raise NotImplementedError("provide a `storage` fixture returning your backend")
-
-    # -- readiness and transactions ----------------------------------------------------------
 
     def test_ready_backend_passes_check_ready(self, storage: Any) -> None:
         storage.check_ready()
@@ -66,8 +59,6 @@ class StorageConformance(
             raise RuntimeError("abort")
         with storage.transaction(write=False) as uow:
             assert uow.settings.get("conformance") is None
-
-    # -- API keys -------------------------------------------------------------------------------
 
     def test_keys_add_find_list(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -120,8 +111,6 @@ class StorageConformance(
             assert uow.keys.find_active_by_digest("d2") is None
             assert all(not k.active for k in uow.keys.list())
 
-    # -- small settings -----------------------------------------------------------------------
-
     def test_settings_put_replace_delete(self, storage: Any) -> None:
         with storage.transaction() as uow:
             assert uow.settings.get("k") is None
@@ -139,18 +128,12 @@ class StorageConformance(
         with storage.transaction() as uow:
             assert uow.settings.put_if_absent("secret", "second", at=T0) == "first"
 
-    # -- platform connection -----------------------------------------------------------------
-
     def test_connection_replace_and_disable(self, storage: Any) -> None:
         with storage.transaction(write=False) as uow:
             assert uow.connections.active() is None
         with storage.transaction() as uow:
-            first = uow.connections.replace(
-                platform_base="https://a.example", transport="events", token="t" * 20, at=T0
-            )
-            second = uow.connections.replace(
-                platform_base="https://b.example", transport="platform", token="u" * 20, at=T0
-            )
+            first = _connect(uow, "https://a.example", "events", "t" * 20, T0)
+            second = _connect(uow, "https://b.example", "platform", "u" * 20, T0)
         assert first.id != second.id
         assert "u" * 20 not in repr(second)
         with storage.transaction() as uow:
@@ -166,42 +149,24 @@ class StorageConformance(
         and sees a replacement and a disabling as soon as they commit."""
         assert storage.find_active_connection() is None
         with storage.transaction() as uow:
-            first = uow.connections.replace(
-                platform_base="https://a.example", transport="events", token="t" * 20, at=T0
-            )
+            first = _connect(uow, "https://a.example", "events", "t" * 20, T0)
         found = storage.find_active_connection()
         with storage.transaction(write=False) as uow:
             assert found == uow.connections.active() == first
         assert found is not None and found.created_at == T0 and found.disabled_at is None
         later = T0 + timedelta(minutes=1)
         with storage.transaction() as uow:
-            second = uow.connections.replace(
-                platform_base="https://b.example", transport="platform", token="u" * 20, at=later
-            )
+            second = _connect(uow, "https://b.example", "platform", "u" * 20, later)
         found = storage.find_active_connection()
         assert found == second and found is not None and found.token == "u" * 20
         with storage.transaction() as uow:
             uow.connections.disable(at=later)
         assert storage.find_active_connection() is None
 
-    # -- outbox ---------------------------------------------------------------------------------
-
-    def _enqueue(self, uow: Any, event_id: str, key: str | None) -> None:
-        uow.outbox.enqueue(
-            event_id=event_id,
-            event_type="newsletter.signup",
-            occurred_at=T0,
-            payload={"email": "a@example.org", "nested": {"list": [1, 2]}},
-            subscriber_key=key,
-            created_at=T0,
-        )
-
     def test_outbox_discard_for_subscriber(self, storage: Any) -> None:
         with storage.transaction() as uow:
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000001", "k1")
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000002", "k1")
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000003", "k2")
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000004", None)
+            for n, key in enumerate(["k1", "k1", "k2", None]):
+                uow.outbox.enqueue(**asdict(new_event(n, key)))
         with storage.transaction() as uow:
             assert uow.outbox.discard_for_subscriber("k1") == 2
         with storage.transaction() as uow:
@@ -210,7 +175,7 @@ class StorageConformance(
 
     def test_outbox_enqueue_rolls_back_with_its_transaction(self, storage: Any) -> None:
         with pytest.raises(RuntimeError), storage.transaction() as uow:
-            self._enqueue(uow, "00000000-0000-4000-8000-000000000005", "k3")
+            uow.outbox.enqueue(**asdict(new_event(5, "k3")))
             raise RuntimeError("the state change failed")
         with storage.transaction() as uow:
             assert uow.outbox.discard_for_subscriber("k3") == 0

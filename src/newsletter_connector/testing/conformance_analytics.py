@@ -1,16 +1,13 @@
-"""Conformance tests for the analytics, LLM usage and job-claim repositories.
-
-A mixin for :class:`~newsletter_connector.testing.StorageConformance`: it uses only the
-``storage`` fixture and the protocol in :mod:`newsletter_connector.storage`, never SQL.
-"""
+"""Conformance of the analytics, LLM usage and job-claim repositories."""
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+
+from .threads import run_together
 
 T0 = datetime(2028, 2, 28, 23, 0, 0)
 
@@ -32,10 +29,6 @@ def _event(uow: Any, at: datetime, **overrides: Any) -> int:
 
 class AnalyticsConformance:
     """Subclass together with a ``storage`` fixture yielding an empty, ready backend."""
-
-    @pytest.fixture
-    def storage(self) -> Any:  # pragma: no cover - always overridden
-        raise NotImplementedError("provide a `storage` fixture returning your backend")
 
     def test_analytics_events_round_trip_in_id_order(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -132,17 +125,11 @@ class AnalyticsConformance:
             assert uow.jobs.claim("rollup:x", at=T0) is True
 
     def test_jobs_concurrent_claims_have_one_winner(self, storage: Any) -> None:
-        barrier = threading.Barrier(5)
         results: list[bool] = []
 
         def claim() -> None:
-            barrier.wait()
             with storage.transaction() as uow:
                 results.append(uow.jobs.claim("race", at=T0))
 
-        threads = [threading.Thread(target=claim) for _ in range(5)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
+        assert run_together(claim, 5) == []
         assert sorted(results) == [False, False, False, False, True]

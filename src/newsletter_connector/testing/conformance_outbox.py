@@ -1,9 +1,4 @@
-"""Conformance tests for the delivery half of the outbox (what the sync runner needs).
-
-Mix into a backend's tests beside :class:`~newsletter_connector.testing.StorageConformance`;
-uses only the ``storage`` fixture and the :class:`~newsletter_connector.storage.OutboxRepository`
-protocol.
-"""
+"""Conformance of the delivery half of the outbox (what the sync runner needs)."""
 
 from __future__ import annotations
 
@@ -11,6 +6,8 @@ import threading
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
+
+from .threads import run_together
 
 T0 = datetime(2026, 3, 4, 5, 6, 7)
 LEASE = timedelta(seconds=45)
@@ -33,16 +30,6 @@ def _enqueue(storage: Any, count: int, *, key: str | None = None, start: int = 0
     return ids
 
 
-def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> Any:
-    """Claim one batch (a due one, or a new one of up to ``size`` events); ``None`` if none."""
-    with storage.transaction() as uow:
-        claimed = uow.outbox.claim_batches(
-            now=now, lease_until=now + LEASE, batch_size=size, max_batches=1
-        )
-    assert len(claimed) <= 1
-    return claimed[0] if claimed else None
-
-
 def _claim(storage: Any, *, size: int, batches: int, now: datetime = T0) -> list[Any]:
     with storage.transaction() as uow:
         return list(
@@ -50,6 +37,13 @@ def _claim(storage: Any, *, size: int, batches: int, now: datetime = T0) -> list
                 now=now, lease_until=now + LEASE, batch_size=size, max_batches=batches
             )
         )
+
+
+def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> Any:
+    """Claim one batch (a due one, or a new one of up to ``size`` events); ``None`` if none."""
+    claimed = _claim(storage, size=size, batches=1, now=now)
+    assert len(claimed) <= 1
+    return claimed[0] if claimed else None
 
 
 class OutboxConformance:
@@ -93,12 +87,8 @@ class OutboxConformance:
     def test_claim_with_nothing_queued_makes_no_batch(self, storage: Any) -> None:
         assert _claim(storage, size=10, batches=5) == []
         with storage.transaction() as uow:
-            assert uow.outbox.status().batches == {
-                "pending": 0,
-                "sending": 0,
-                "delivered": 0,
-                "failed": 0,
-            }
+            empty = dict.fromkeys(("pending", "sending", "delivered", "failed"), 0)
+            assert uow.outbox.status().batches == empty
 
     def test_one_claim_leases_several_batches_oldest_first(self, storage: Any) -> None:
         ids = _enqueue(storage, 7)
@@ -176,8 +166,7 @@ class OutboxConformance:
 
     def test_settle_delivered_and_failed(self, storage: Any) -> None:
         _enqueue(storage, 2)
-        delivered = _freeze_and_claim(storage, size=1)
-        failing = _freeze_and_claim(storage, size=1)
+        delivered, failing = _claim(storage, size=1, batches=2)
         with storage.transaction() as uow:
             assert uow.outbox.settle_delivered([delivered.id], at=T0) == 1
             assert uow.outbox.settle_delivered([delivered.id], at=T0) == 0  # not sending now
@@ -218,13 +207,10 @@ class OutboxConformance:
 
     def test_failed_listing_pages_by_id_and_replay(self, storage: Any) -> None:
         _enqueue(storage, 3)
-        ids = []
-        for _ in range(3):
-            batch = _freeze_and_claim(storage, size=1)
-            ids.append(batch.id)
-            with storage.transaction() as uow:
-                uow.outbox.mark_failed(batch.id, error="gave up", at=T0)
-        ids.sort()
+        ids = sorted(batch.id for batch in _claim(storage, size=1, batches=3))
+        with storage.transaction() as uow:
+            for batch_id in ids:
+                uow.outbox.mark_failed(batch_id, error="gave up", at=T0)
         with storage.transaction() as uow:
             page = uow.outbox.failed_batches(limit=2)
             rest = uow.outbox.failed_batches(after=page[-1].id, limit=2)
@@ -250,9 +236,8 @@ class OutboxConformance:
         assert [e.payload for e in batch.events] == [{"n": 5}]
 
     def test_erasing_the_newest_frozen_event_never_hides_a_later_one(self, storage: Any) -> None:
-        # A store that owns batches by seq range must never hand a later event the seq of an
-        # erased one inside a frozen range (SQLite reuses the largest rowid without
-        # AUTOINCREMENT): the later event would count as frozen and never be sent.
+        # A later event must never reuse an erased one's seq inside a frozen range (SQLite
+        # reuses the largest rowid without AUTOINCREMENT): it would count as frozen, never sent.
         _enqueue(storage, 1)
         _enqueue(storage, 1, key="gone", start=1)
         first = _freeze_and_claim(storage)
@@ -291,11 +276,7 @@ class OutboxConformance:
                 with lock:
                     claimed.extend([b.id] + [e.event_id for e in b.events] for b in batches)
 
-        threads = [threading.Thread(target=worker) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
+        assert run_together(worker, 4) == []
         batch_ids = [c[0] for c in claimed]
         event_ids = [e for c in claimed for e in c[1:]]
         assert len(batch_ids) == len(set(batch_ids))
@@ -303,9 +284,7 @@ class OutboxConformance:
 
     def test_prune_deletes_only_old_delivered_batches(self, storage: Any) -> None:
         _enqueue(storage, 3)
-        old = _freeze_and_claim(storage, size=1)
-        recent = _freeze_and_claim(storage, size=1)
-        failed = _freeze_and_claim(storage, size=1)
+        old, recent, failed = _claim(storage, size=1, batches=3)
         with storage.transaction() as uow:
             uow.outbox.settle_delivered([old.id], at=T0)
             uow.outbox.settle_delivered([recent.id], at=T0 + timedelta(days=2))

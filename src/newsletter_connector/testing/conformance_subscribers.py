@@ -1,10 +1,4 @@
-"""Conformance of the subscriber, deletion and contact-message repositories.
-
-Mix :class:`SubscribersConformance` into a backend's test class (it needs only a ``storage``
-fixture yielding an empty, ready backend), like :class:`~.conformance.StorageConformance`. A
-host that supplies its own subscriber store runs it to prove the service can rely on it.
-Only the protocols of :mod:`newsletter_connector.storage` are used, never SQL.
-"""
+"""Conformance of the subscriber, deletion and contact-message repositories."""
 
 from __future__ import annotations
 
@@ -58,17 +52,11 @@ def make_subscriber_data(email: str, **overrides: Any) -> SubscriberData:
 class SubscribersConformance:
     """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
 
-    @pytest.fixture
-    def storage(self) -> Any:  # pragma: no cover - always overridden
-        raise NotImplementedError("provide a `storage` fixture returning your backend")
-
     def _add(self, storage: Any, email: str, **overrides: Any) -> Any:
         with storage.transaction() as uow:
             record = uow.subscribers.add(make_subscriber_data(email, **overrides))
         assert record is not None
         return record
-
-    # -- subscribers ---------------------------------------------------------------------------
 
     def test_subscribers_add_and_read_back_every_field(self, storage: Any) -> None:
         data = make_subscriber_data(
@@ -147,36 +135,35 @@ class SubscribersConformance:
         assert run_together(claim, 4) == []
         assert sorted(results) == [False, False, False, True]
 
-    # -- Storage.add_subscriber: a subscriber with its events, all or nothing ----------------
-
     @pytest.mark.parametrize("event_count", [0, 1, 2, 3])
     def test_add_subscriber_stores_it_with_its_events_in_order(
         self, storage: Any, event_count: int
     ) -> None:
         data = make_subscriber_data("events@example.org", categories=("food",), zip="02134")
-        events = [_new_event(n, "key-events") for n in range(event_count)]
+        events = [new_event(n, "key-events") for n in range(event_count)]
         record = storage.add_subscriber(data, events)
         assert record is not None and record.email == "events@example.org"
         with storage.transaction(write=False) as uow:
             assert uow.subscribers.get_by_email("events@example.org") == record
-        assert _queued(storage) == [(e.event_id, e.event_type, e.payload) for e in events]
-        for event in _claimed_events(storage):
-            assert event.occurred_at == T0 + timedelta(seconds=int(event.payload["n"]))
+        queued = _queued(storage)
+        assert [(e.event_id, e.event_type, e.payload, e.occurred_at) for e in queued] == [
+            (e.event_id, e.event_type, e.payload, e.occurred_at) for e in events
+        ]
         with storage.transaction() as uow:  # the events carry the subscriber's key
             assert uow.outbox.discard_for_subscriber("key-events") == event_count
 
     def test_add_subscriber_with_a_taken_address_writes_nothing(self, storage: Any) -> None:
         first = storage.add_subscriber(
-            make_subscriber_data("twice@example.org"), [_new_event(0, "key-1")]
+            make_subscriber_data("twice@example.org"), [new_event(0, "key-1")]
         )
         assert first is not None
-        again = [_new_event(n, "key-2") for n in (1, 2)]
+        again = [new_event(n, "key-2") for n in (1, 2)]
         for count in (1, 2):
             data = make_subscriber_data("twice@example.org", first_name="Other")
             assert storage.add_subscriber(data, again[:count]) is None
         with storage.transaction(write=False) as uow:
             assert uow.subscribers.get_by_email("twice@example.org") == first
-        assert [payload["n"] for _, _, payload in _queued(storage)] == [0]
+        assert [event.payload["n"] for event in _queued(storage)] == [0]
 
     def test_subscribers_save_and_delete(self, storage: Any) -> None:
         record = self._add(storage, "s@example.org")
@@ -230,54 +217,31 @@ class SubscribersConformance:
                 opened.set()
                 time.sleep(0.4)
 
-        def fast() -> None:
-            with storage.transaction() as uow:
-                uow.subscribers.add(make_subscriber_data("fast@example.org"))
-
         slow_thread = threading.Thread(target=slow)
         slow_thread.start()
         assert opened.wait(5)
-        fast_thread = threading.Thread(target=fast)
+        fast_thread = threading.Thread(target=self._add, args=(storage, "fast@example.org"))
         fast_thread.start()
         time.sleep(0.2)
-        with storage.transaction(write=False) as uow:
-            visible = [
-                r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)
-            ]
+        visible = _listed_emails(storage)
         slow_thread.join()
         fast_thread.join()
         assert visible in ([], ["slow@example.org"], ["slow@example.org", "fast@example.org"])
-        with storage.transaction(write=False) as uow:
-            final = [
-                r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)
-            ]
-        assert final == ["slow@example.org", "fast@example.org"]
-
-    # -- deletions -----------------------------------------------------------------------------
+        assert _listed_emails(storage) == ["slow@example.org", "fast@example.org"]
 
     def test_deletions_add_and_find(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            first = uow.deletions.add(
-                email_hmac="h1",
-                previous_status="confirmed",
-                deleted_at=T0,
-                discarded_events=2,
-                erased_messages=3,
-            )
-            uow.deletions.add(
-                email_hmac="h2",
-                previous_status="pending",
-                deleted_at=T0,
-                discarded_events=0,
-                erased_messages=0,
-            )
-            second = uow.deletions.add(
-                email_hmac="h1",
-                previous_status=None,  # the address had no subscriber
-                deleted_at=T0,
-                discarded_events=0,
-                erased_messages=1,
-            )
+        rows = [("h1", "confirmed", 2, 3), ("h2", "pending", 0, 0), ("h1", None, 0, 1)]
+        with storage.transaction() as uow:  # None: the address had no subscriber
+            first, _, second = [
+                uow.deletions.add(
+                    email_hmac=email_hmac,
+                    previous_status=previous,
+                    deleted_at=T0,
+                    discarded_events=discarded,
+                    erased_messages=erased,
+                )
+                for email_hmac, previous, discarded, erased in rows
+            ]
         with storage.transaction(write=False) as uow:
             found = uow.deletions.find("h1")
             assert uow.deletions.find("nope") == []
@@ -285,8 +249,6 @@ class SubscribersConformance:
         assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
         assert found[0].erased_messages == 3
         assert found[1].previous_status is None and found[1].erased_messages == 1
-
-    # -- contact messages ----------------------------------------------------------------------
 
     def test_messages_are_a_lossless_log_in_arrival_order(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -326,7 +288,7 @@ class SubscribersConformance:
             assert uow.subscribers.count(status="bounced") == 1
 
 
-def _new_event(n: int, key: str) -> NewEvent:
+def new_event(n: int, key: str | None) -> NewEvent:
     """A distinct event: its payload says ``n``, it occurred ``n`` seconds after ``T0``."""
     return NewEvent(
         event_id=str(uuid.uuid4()),
@@ -338,21 +300,17 @@ def _new_event(n: int, key: str) -> NewEvent:
     )
 
 
-def _claimed_events(storage: Any) -> list[Any]:
-    """Every queued event in queue order, through one claim (the storage is then spent)."""
+def _listed_emails(storage: Any) -> list[str]:
+    with storage.transaction(write=False) as uow:
+        return [r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)]
+
+
+def _queued(storage: Any) -> list[Any]:
+    """Every queued event, in queue order, through a claim that is released again."""
+    lease_until = T0 + timedelta(minutes=1)
     with storage.transaction() as uow:
         batches = uow.outbox.claim_batches(
-            now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
+            now=T0, lease_until=lease_until, batch_size=100, max_batches=10
         )
+        uow.outbox.release_claims([batch.id for batch in batches], lease_until=lease_until)
     return [event for batch in batches for event in batch.events]
-
-
-def _queued(storage: Any) -> list[tuple[str, str, Any]]:
-    """``(event_id, event_type, payload)`` of every queued event, in queue order; the claim
-    is released again."""
-    with storage.transaction() as uow:
-        batches = uow.outbox.claim_batches(
-            now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
-        )
-        uow.outbox.release_claims([batch.id for batch in batches], lease_until=T0)
-    return [(e.event_id, e.event_type, e.payload) for batch in batches for e in batch.events]

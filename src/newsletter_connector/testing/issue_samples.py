@@ -1,8 +1,5 @@
-"""A complete, valid issue content, for tests, previews and the sample image in the docs.
-
-:func:`sample_issue_content` returns a fresh copy each call, so a test may mutate it to make it
-invalid. Its shape is what a ``newsletter_issue_content`` plugin returns.
-"""
+"""A complete, valid issue content (what a ``newsletter_issue_content`` plugin returns), for
+tests, previews and the sample image in the docs."""
 
 from __future__ import annotations
 

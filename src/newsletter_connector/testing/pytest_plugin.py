@@ -1,12 +1,9 @@
-"""Pytest fixtures for testing against newsletter-connector (auto-loaded via ``pytest11``).
-
-Every fixture name starts with ``newsletter_`` so a host's own fixtures are never shadowed.
-"""
+"""Pytest fixtures for testing against newsletter-connector (auto-loaded via ``pytest11``),
+named ``newsletter_*`` so a host's own fixtures are never shadowed."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +17,7 @@ TEST_BASE_URL = "https://news.example.test/newsletter"
 def newsletter_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A migrated database for this test session (PostgreSQL when
     ``NEWSLETTER_TEST_DATABASE_URL`` is set, else SQLite), dropped at the end."""
-    tmp_dir: Path = tmp_path_factory.mktemp("newsletter-db")
-    with migrated_database(tmp_dir) as url:
+    with migrated_database(tmp_path_factory.mktemp("newsletter-db")) as url:
         yield url
 
 
@@ -54,12 +50,11 @@ def newsletter_settings(newsletter_database_url: str) -> Any:
 
 
 @pytest.fixture
-def newsletter_service(newsletter_settings: Any, newsletter_storage: Any) -> Iterator[Any]:
+def newsletter_service(newsletter_settings: Any, newsletter_storage: Any) -> Any:
     """A :class:`NewsletterService` on the test database."""
     from ..service import NewsletterService
 
-    service = NewsletterService.build(newsletter_settings, storage=newsletter_storage)
-    yield service
+    return NewsletterService.build(newsletter_settings, storage=newsletter_storage)
 
 
 @pytest.fixture
