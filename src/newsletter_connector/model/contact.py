@@ -1,11 +1,8 @@
 """The contact representation (SPEC 2.1) and the validation of contact fields.
 
-:func:`contact_payload` is the ONE serializer of a subscriber: every Newsletter API endpoint and
-every ``newsletter.*`` event payload use it, and ``json_encoding`` writes both, so both are
-byte-identical for the same state.
-The parsers below raise :class:`InvalidRequest` naming the offending field (dotted for nested
-fields, e.g. ``prefs.email.local``); the request models (``model.requests``) and the service
-validate input with them.
+:func:`contact_payload` is the ONE serializer of a subscriber, for the API and every
+``newsletter.*`` event payload alike. The parsers raise :class:`InvalidRequest` naming the field
+(dotted when nested, e.g. ``prefs.email.local``).
 """
 
 from __future__ import annotations
@@ -45,7 +42,6 @@ DEFAULT_PREFS = EmailPrefs(briefings="daily", puzzles="daily", on_this_day="dail
 
 MAX_EMAIL_LENGTH = 254
 MAX_NAME_LENGTH = 200
-MAX_PHONE_LENGTH = 32
 
 _EMAIL_RE = re.compile(
     r"^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@"

@@ -1,11 +1,6 @@
-"""The issue: validation of a digest run's content, and the issue's one wire shape (SPEC 2.2).
-
-Content comes from the ``newsletter_issue_content`` hook, from host code, or from a JSON file.
-:func:`parse_content` checks it strictly (exact types, no unknown keys, only absolute http(s)
-links) and raises :class:`~newsletter_connector.errors.InvalidRequest` whose ``field`` and
-message name the offending field in wire terms, e.g. ``sections.topics[1].items[0].url``.
-:func:`issue_object` is the single serializer of the issue object used by the Newsletter API
-and by the ``newsletter.issue`` event.
+"""The issue: strict validation of a digest run's content (:func:`parse_content`), and the
+issue object's single serializer (:func:`issue_object`, SPEC 2.2) for the API and the
+``newsletter.issue`` event.
 """
 
 from __future__ import annotations
@@ -162,12 +157,8 @@ class Topic(_Strict):
 
 
 class IssueContent(_Strict):
-    """What a content plugin (or a ``--content`` file) supplies: the four sections, flat,
-    and optionally the subject.
-
-    ``puzzle_hint`` and topic ``summary``/item ``source`` may be empty strings;
-    ``on_this_day``, ``topics`` and ``items`` may be empty arrays; no section may be missing.
-    """
+    """What a content plugin (or a ``--content`` file) supplies: the four sections, flat, and
+    optionally the subject. No section may be missing; empty arrays and strings are allowed."""
 
     briefing: Briefing
     on_this_day: list[OnThisDay]
@@ -233,11 +224,10 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
 
 
 def parse_content(content: Any) -> IssueContent:
-    """Validate a digest run's content.
+    """Validate a digest run's content (exact types, no unknown keys, absolute http(s) links).
 
-    :param content: a mapping with ``briefing``, ``on_this_day``, ``puzzle_hint``, ``topics``
-        and optionally ``subject``.
-    :raises InvalidRequest: naming the first bad field (``field`` holds its wire path).
+    :raises InvalidRequest: naming the first bad field by its wire path
+        (``sections.topics[1].items[0].url``).
     """
     if not isinstance(content, Mapping):
         raise InvalidRequest(
@@ -256,12 +246,8 @@ def parse_content(content: Any) -> IssueContent:
 def issue_object(
     record: IssueRecord, *, include_id: bool = True, include_html: bool
 ) -> dict[str, Any]:
-    """The issue object (SPEC 2.2) of a stored issue.
-
-    ``id`` is the integer id as a string. ``html`` (the rendered edition) and ``text`` (its
-    plain-text alternative, ``null`` when the renderer gives none) are present only with
-    ``include_html``. The ``newsletter.issue`` event carries this object without ``id``.
-    """
+    """The issue object (SPEC 2.2) of a stored issue; ``html`` and ``text`` (``null`` when the
+    renderer gives none) only with ``include_html``."""
     data: dict[str, Any] = {}
     if include_id:
         data["id"] = str(record.id)

@@ -1,16 +1,9 @@
 """The Newsletter API's JSON request bodies as pydantic models (SPEC 4.1): one model per body.
 
-Each constrained field is an annotated type holding both its rule and the JSON Schema keywords
-stating it, built from the same constants (``model.contact``), so the OpenAPI document generated
-from these models (``web/openapi/subscribers.py``) states what validation enforces. The rule
-itself is the ``model.contact`` parser of the field, run as a before-validator: it normalises
-(trims, lowercases the email, drops unknown category slugs) and words the message.
-
-:func:`parse_request` validates a body and turns the first problem into the service's error:
-``InvalidRequest`` naming the field by its dotted path (``prefs.email.local``), or
-``ConsentRequired`` for anything wrong inside ``consent``. Rules that need the stored subscriber
-or the clock (echoed read-only values, SMS without a phone, consent dated in the future) are the
-service's.
+Each constrained field's type carries both its rule (the ``model.contact`` parser, run as a
+before-validator) and the JSON Schema keywords stating it, so the OpenAPI document states what
+validation enforces. :func:`parse_request` turns the first problem into ``InvalidRequest``
+naming the dotted field path, or ``ConsentRequired`` for anything inside ``consent``.
 """
 
 from __future__ import annotations
@@ -182,6 +175,7 @@ Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
 _echoed = _rule(_read_only)
 _echoed_or_null = _rule(_read_only_or_null)
+_echo_note = Field(description=_ECHO_NOTE)
 
 
 # -- bodies ------------------------------------------------------------------------------------
@@ -332,22 +326,14 @@ class PatchRequest(ContactChange):
     status: Annotated[
         str, Field(json_schema_extra={"enum": ["unsubscribed"]}), _rule(_unsubscribe_only)
     ] = Field(default=_UNSENT)
-    email: Annotated[str, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    profile_completed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
-    created_at: Annotated[Timestamp, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    confirmed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
-    unsubscribed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
-    unsubscribe_url: Annotated[Url, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    profile_url: Annotated[Url, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    confirm_url: Annotated[Url | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
+    email: Annotated[str, _echoed, _echo_note] = _UNSENT
+    profile_completed_at: Annotated[Timestamp | None, _echoed_or_null, _echo_note] = _UNSENT
+    created_at: Annotated[Timestamp, _echoed, _echo_note] = _UNSENT
+    confirmed_at: Annotated[Timestamp | None, _echoed_or_null, _echo_note] = _UNSENT
+    unsubscribed_at: Annotated[Timestamp | None, _echoed_or_null, _echo_note] = _UNSENT
+    unsubscribe_url: Annotated[Url, _echoed, _echo_note] = _UNSENT
+    profile_url: Annotated[Url, _echoed, _echo_note] = _UNSENT
+    confirm_url: Annotated[Url | None, _echoed_or_null, _echo_note] = _UNSENT
 
     def echoes(self) -> dict[str, str | None]:
         """The read-only fields sent, with the values sent."""

@@ -1,20 +1,11 @@
-"""Capture-time sanitising of analytics events: no personal data is ever stored.
+"""Capture-time sanitising of analytics events (SPEC 2.5): no personal data is ever stored.
 
-Rules (SPEC 2.5 "enforced at capture time"):
-
-- ``event_type`` is exactly one of :data:`EVENT_TYPES`; anything else is refused.
-- Visitor and session ids are opaque random strings, ``[A-Za-z0-9_-]{8,64}``; one made only
-  of digits and separators that reads as a phone number is refused.
-- Paths and URLs lose their query string and fragment (and URLs their user info); a path
-  segment that looks like an e-mail address or a phone number is replaced by ``redacted``, and
-  so is the service's own action-link token after ``/confirm/``, ``/unsubscribe/`` or
-  ``/profile/`` (anywhere in the path: any mount prefix, any host).
-- ``props`` values that look like an e-mail address or a phone number are dropped: texts, and
-  integral numbers whose digits would read as a phone number written without separators.
-  Action-link tokens in a text value are replaced by ``redacted``.
-- Every size is bounded; over a bound the request is refused, naming the field.
-
-Each helper raises :class:`InvalidRequest` naming the field; nothing here touches storage.
+- ``event_type`` must be one of :data:`EVENT_TYPES`; ids are opaque ``[A-Za-z0-9_-]{8,64}``
+  and never a phone number.
+- Paths and URLs lose query, fragment and user info; a path segment like an e-mail address or
+  a phone number, and any action-link token, becomes ``redacted``.
+- ``props`` values like an e-mail address or phone number are dropped; tokens in texts redacted.
+- Every size is bounded. Each helper raises :class:`InvalidRequest` naming the field.
 """
 
 from __future__ import annotations

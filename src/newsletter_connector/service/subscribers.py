@@ -1,15 +1,8 @@
 """The subscriber lifecycle (SPEC 2.1, 3): every rule about subscribers lives here.
 
-Used by the Newsletter API, the reader pages, the CLI and host code. Each operation runs in one
-storage transaction together with the outbox events it causes (``events.queue_event``), and
-returns stored :class:`SubscriberRecord` objects; :meth:`SubscriberService.contact` turns one
-into the wire contact (the same serializer the event payloads use).
-
-Input is a request model of ``model.requests`` (``subscribe`` takes a ``SignupRequest``,
-``update`` a ``PatchRequest``, ``update_profile_by_token`` a ``ContactChange``) or a mapping of
-the same JSON shape, which is validated into one; every problem raises ``InvalidRequest`` naming
-the field, or ``ConsentRequired``, before anything is changed. The models check each field on its
-own; the rules here are those that need the stored subscriber or the clock.
+Each operation runs in one storage transaction with the outbox events it causes. Input is a
+request model of ``model.requests`` or a mapping of the same JSON shape; every problem raises
+``InvalidRequest`` naming the field, or ``ConsentRequired``, before anything is changed.
 """
 
 from __future__ import annotations
@@ -66,12 +59,10 @@ class SubscribeResult:
 
 @dataclass(frozen=True)
 class ErasureResult:
-    """What an erasure did. The address is returned to the caller, never stored.
+    """What an erasure did (the address is returned to the caller, never stored).
 
     ``previous_status`` is ``None`` when the address had no subscriber; ``discarded_events``
-    counts its outbox events still undelivered (delivered ones are deleted too, uncounted);
-    ``erased_messages`` the contact messages sent from it. A deletion record with the same
-    counts is kept for every erasure."""
+    counts its undelivered outbox events (delivered ones are deleted uncounted)."""
 
     email: str
     previous_status: str | None
@@ -164,14 +155,11 @@ class SubscriberService:
     def subscribe(self, body: SignupRequest | Mapping[str, Any]) -> SubscribeResult:
         """Sign an address up (``POST /subscribers``).
 
-        A new address becomes ``pending`` (queues ``newsletter.signup``), or ``confirmed`` when
-        a valid consent ``{source, collected_at}`` is given (queues ``newsletter.signup`` then
-        ``newsletter.confirmed``). An existing address is returned unchanged, whatever its
-        status (an unsubscribed address is never resubscribed this way); a still pending one
-        queues ``newsletter.signup`` again so the platform can resend its confirmation mail,
-        with the same ``confirm_url``, but at most once per ``confirmation_resend_interval``
-        counted from its last announcement (the signup itself included): within it nothing is
-        queued, so re-submitting an address cannot make us mail it over and over.
+        A new address becomes ``pending`` (queues ``newsletter.signup``), or ``confirmed`` with
+        a valid consent (queues ``newsletter.signup`` then ``newsletter.confirmed``). An
+        existing address is returned unchanged, whatever its status; a pending one queues
+        ``newsletter.signup`` again at most once per ``confirmation_resend_interval`` since its
+        last announcement, so re-submitting cannot make the platform mail it over and over.
 
         :raises InvalidRequest: naming the field (unknown fields included).
         :raises ConsentRequired: consent partial, unparseable or in the future.
@@ -258,11 +246,7 @@ class SubscriberService:
             record = self._by_token(uow, "confirm", token)
             if record.status != "pending":
                 return record
-            now = self.context.clock()
-            record = replace(record, status="confirmed", confirmed_at=now, updated_at=now)
-            uow.subscribers.save(record)
-            self._queue(uow, "newsletter.confirmed", record)
-            return record
+            return self._set_status(uow, record, "confirmed")
 
     def unsubscribe(self, email: str) -> SubscriberRecord:
         """Suppress an address: any status becomes ``unsubscribed`` (queues
@@ -286,11 +270,7 @@ class SubscriberService:
     def _unsubscribe(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
         if record.status == "unsubscribed":
             return record
-        now = self.context.clock()
-        record = replace(record, status="unsubscribed", unsubscribed_at=now, updated_at=now)
-        uow.subscribers.save(record)
-        self._queue(uow, "newsletter.unsubscribed", record)
-        return record
+        return self._set_status(uow, record, "unsubscribed")
 
     def mark_bounced(self, email: str) -> SubscriberRecord:
         """The platform reported a hard bounce: ``pending`` or ``confirmed`` becomes
@@ -304,21 +284,26 @@ class SubscriberService:
             record = self._by_email(uow, address)
             if record.status in ("bounced", "unsubscribed"):
                 return record
-            now = self.context.clock()
-            record = replace(record, status="bounced", bounced_at=now, updated_at=now)
-            uow.subscribers.save(record)
-            self._queue(uow, "newsletter.bounced", record)
-            return record
+            return self._set_status(uow, record, "bounced")
+
+    def _set_status(
+        self, uow: UnitOfWork, record: SubscriberRecord, status: str
+    ) -> SubscriberRecord:
+        """``record`` moved to ``status`` now (stamping ``<status>_at``), saved, and its
+        ``newsletter.<status>`` event queued."""
+        now = self.context.clock()
+        stamp: dict[str, Any] = {f"{status}_at": now}
+        record = replace(record, status=status, updated_at=now, **stamp)
+        uow.subscribers.save(record)
+        self._queue(uow, f"newsletter.{status}", record)
+        return record
 
     # -- edits -------------------------------------------------------------------------------
 
     def update(self, email: str, patch: PatchRequest | Mapping[str, Any]) -> SubscriberRecord:
         """``PATCH /subscribers/{email}``: omitted fields unchanged, null clears, ``prefs``
         merged, ``status`` only ``unsubscribed`` (queues ``newsletter.unsubscribed``).
-
-        Read-only fields (:data:`READ_ONLY_FIELDS`) are accepted with their current values, so
-        a contact from GET can be sent back with some fields changed; ``status`` keeps its own
-        rule (only ``unsubscribed``) whatever the subscriber's current status.
+        Read-only fields (:data:`READ_ONLY_FIELDS`) are accepted with their current values.
 
         :raises InvalidRequest: naming an unknown or invalid field, or a read-only one whose
             value differs from the current one.
@@ -409,12 +394,10 @@ class SubscriberService:
         return self._erase(email, subscriber_required=True)
 
     def erase_address(self, email: str) -> ErasureResult:
-        """Erase everything stored about an address, subscriber or not: the subscriber row
-        (gone for good; the address may sign up again as new), the contact messages sent
-        from it and every outbox event carrying it, delivered or not.
-        A deletion record (keyed hash of the address, time, previous status and the counts of
-        :class:`ErasureResult`) is kept as evidence that the erasure was carried out, also
-        when nothing was stored; it never holds the address.
+        """Erase everything stored about an address, subscriber or not: the subscriber row,
+        the contact messages sent from it and every outbox event carrying it. A deletion
+        record (keyed hash of the address, time, previous status, counts) is always kept as
+        evidence; it never holds the address.
 
         :raises InvalidRequest: naming ``email`` when it is not an address.
         """
