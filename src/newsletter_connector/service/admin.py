@@ -1,8 +1,6 @@
-"""The admin area, as a Python API: API keys, list-source credentials, the platform connection.
-
-The CLI (``newsletter-connector keys|listsource|connection``) is a thin edge over this module.
-Secrets pass through here once: keys are shown once and stored as SHA-256 digests; list-source
-credentials are stored as digests; the connection token is stored because every push sends it.
+"""The admin area as a Python API (the CLI is a thin edge over it): API keys and list-source
+credentials are stored as SHA-256 digests only; the connection token is stored, as every push
+sends it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Opaque keyset cursors for the paginated lists (never OFFSET).
-
-A cursor is URL-safe base64 (no padding) of a small JSON object: the list it belongs to
-(``k``), the last id returned (``a``) and, for subscribers, the status filter (``s``) it was
-issued under. Clients treat it as opaque; anything that does not decode to a cursor of the same
-list and filter is an ``invalid_request`` naming ``cursor``.
+"""Opaque keyset cursors for the paginated lists (never OFFSET): URL-safe base64 of
+``{k: list, a: last id, s: status filter}``. Anything that does not decode to a cursor of the
+same list and filter is an ``invalid_request`` naming ``cursor``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The list-source surface's rules: stored issues read as listmonk campaigns, one list.
-
-Campaigns are the stored issues themselves (no copy). Every campaign has the constant status
-``finished`` and belongs to the single list (id 1, named by ``settings.list_name``), whose
-subscriber count is the number of confirmed subscribers. The wire shapes live in
-:mod:`newsletter_connector.web.listsource_wire`; this module knows no HTTP.
+"""The list-source surface's rules: stored issues read as listmonk campaigns (status always
+``finished``) of one list (id 1), whose count is the confirmed subscribers. No HTTP here.
 """
 
 from __future__ import annotations
@@ -29,11 +25,7 @@ MAX_ID = 2**63 - 1
 
 @dataclass(frozen=True)
 class CampaignQuery:
-    """A normalised campaigns query (the web edge turns lenient query values into this).
-
-    :param statuses: the requested status filter; empty means no filter. A campaign matches
-        when any of them is its status.
-    """
+    """A normalised campaigns query; empty ``statuses`` means no filter."""
 
     page: int = 1
     per_page: int = DEFAULT_PER_PAGE
@@ -107,10 +99,7 @@ class ListSourceService:
         return record
 
     def subscriber_count(self) -> int:
-        """Confirmed subscribers: the only ones a campaign is ever sent to (SPEC 2.4).
-
-        When a host supplies its own subscriber store, this count must come from it.
-        """
+        """Confirmed subscribers: the only ones a campaign is ever sent to (SPEC 2.4)."""
         with self.context.storage.transaction(write=False) as uow:
             return uow.subscribers.count(status="confirmed")
 

@@ -1,10 +1,7 @@
 """The contact-message log (SPEC 2.3): ``service.messages``.
 
-Every message is its own row, in arrival order, and queues a ``contact.message`` event in the
-same transaction. The event is keyed to the sender's address, so erasing that address
-(``service.subscribers.erase`` / ``erase_address``) deletes the messages and discards their
-events too (SPEC 6 rule 4: they carry the address). A message never creates, changes or
-asserts consent for a subscriber.
+Each message is its own row and queues a ``contact.message`` event keyed to the sender's
+address, so erasing the address deletes both. A message never touches a subscriber's consent.
 """
 
 from __future__ import annotations
@@ -33,8 +30,7 @@ class ContactMessageService:
     def record(self, email: str, name: str | None, message: str) -> ContactMessageRecord:
         """Store a contact-form message and queue its ``contact.message`` event.
 
-        :raises InvalidRequest: naming ``email``, ``name`` or ``message`` (blank or longer than
-            10,000 characters).
+        :raises InvalidRequest: naming ``email``, ``name`` or ``message``.
         """
         address = normalise_email(email)
         sender = optional_text(name, "name")

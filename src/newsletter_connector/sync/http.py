@@ -101,7 +101,7 @@ class DeadlineBackend(httpcore.NetworkBackend):
     def resolve(self, host: str, port: int, timeout: float | None = None) -> list[str]:
         """The addresses to try for ``host``, in the resolver's order; an IP address as is.
 
-        :raises httpcore.ConnectTimeout: the resolver did not answer by the deadline.
+        :raises httpcore.ConnectTimeout: no answer by the deadline.
         :raises httpcore.ConnectError: the name does not resolve.
         """
         try:
@@ -176,8 +176,7 @@ def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
     return context
 
 
-#: httpcore's exceptions as the httpx ones a caller of :class:`httpx.Client` expects, most
-#: specific first.
+#: httpcore's exceptions as the httpx ones a client's caller expects, most specific first.
 HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.RequestError]], ...] = (
     (httpcore.ConnectTimeout, httpx.ConnectTimeout),
     (httpcore.ReadTimeout, httpx.ReadTimeout),
@@ -314,8 +313,7 @@ class WorkerDeadlineTransport(httpx.BaseTransport):
 
 
 class CookiesNeverKept(http.cookiejar.CookieJar):
-    """A cookie jar that keeps nothing: a push carries its body and headers, never state a
-    platform asked to be sent back."""
+    """A cookie jar that keeps nothing: a push never carries state a platform set."""
 
     def extract_cookies(self, response: Any, request: Any) -> None:
         pass

@@ -1,7 +1,5 @@
-"""Recording what became of sent batches (the runner's settle step), in the caller's transaction.
-
-2xx → delivered (in one statement for every delivered batch of a claim); anything else → the
-next rung of the ladder (:mod:`.schedule`), or failed after :data:`~.schedule.MAX_ATTEMPTS`.
+"""Recording what became of sent batches (the runner's settle step), in the caller's
+transaction: 2xx → delivered; else the next rung of the ladder (:mod:`.schedule`), or failed.
 """
 
 from __future__ import annotations
