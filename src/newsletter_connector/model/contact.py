@@ -47,8 +47,7 @@ _EMAIL_RE = re.compile(
     r"^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@"
     r"(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"
 )
-#: Patterns in ECMA-262 / Python ``re`` syntax alike: the validators match them whole
-#: (``fullmatch``) and the OpenAPI document states them as they are.
+#: Patterns valid in ECMA-262 and Python alike: matched whole, and stated as is in OpenAPI.
 ZIP_PATTERN = "^[0-9]{5}$"
 #: Digits, spaces and ``+ ( ) . -`` (a ``+`` only first), 7 to 32 characters, at least 7 digits.
 PHONE_PATTERN = r"^(?=(?:[^0-9]*[0-9]){7})\+?[0-9 ().-]{7,31}$"
@@ -135,11 +134,8 @@ def optional_text(value: Any, field: str, max_length: int = MAX_NAME_LENGTH) -> 
 
 
 def check_encodable(text: str, field: str) -> str:
-    """``text`` if it is valid Unicode (JSON can smuggle in lone surrogates, which no database
-    or UTF-8 response can hold).
-
-    :raises InvalidRequest: naming ``field``.
-    """
+    """``text`` if it is valid Unicode (JSON can carry lone surrogates, which no database or
+    UTF-8 response can hold), else :class:`InvalidRequest` naming ``field``."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -48,10 +48,7 @@ def is_http_url(value: str) -> bool:
 
 
 def parse_date(value: str) -> Date:
-    """A ``YYYY-MM-DD`` calendar date.
-
-    :raises ValueError: any other text, or a day that does not exist.
-    """
+    """A ``YYYY-MM-DD`` calendar date; :class:`ValueError` for anything else."""
     if not _DATE_PATTERN.match(value):
         raise ValueError("must be a date in YYYY-MM-DD form")
     try:

@@ -47,8 +47,7 @@ MAX_CONSENT_SOURCE_LENGTH = 200
 #: A consent source: printable (``PRINTABLE_PATTERN``) and not blank.
 _SOURCE_PATTERN = r"^(?=.*\S)[^\x00-\x1f\x7f]*$"
 _PRINTABLE_RE = re.compile(PRINTABLE_PATTERN)
-#: Contact fields only the service sets. A PATCH may carry them back with their current values
-#: (what GET gave), which changes nothing; any other value is ``invalid_request`` naming the field.
+#: Contact fields only the service sets; a PATCH may echo them with their current values.
 READ_ONLY_FIELDS = (
     "email",
     "profile_completed_at",
@@ -74,8 +73,8 @@ _UNSENT: Any = None
 
 
 def _rule(parse: Callable[[Any, str], Any]) -> BeforeValidator:
-    """A before-validator running a ``model.contact`` parser (``parse(value, field)``); its
-    ``InvalidRequest`` becomes a validation error worded with the field still a placeholder."""
+    """A before-validator running a ``model.contact`` parser, its message worded with the
+    field still a placeholder."""
 
     def validate(value: Any) -> Any:
         try:
@@ -186,8 +185,7 @@ class RequestBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: Fields that are not part of this body but of the contact: naming one is "read-only"
-    #: rather than "unknown".
+    #: Contact fields not in this body: naming one is "read-only" rather than "unknown".
     read_only_extras: ClassVar[frozenset[str]] = frozenset()
 
 
@@ -360,8 +358,7 @@ def parse_request(model: type[Body], body: Any) -> Body:
 
 
 def _first_problem(model: type[RequestBody], errors: list[ErrorDetails]) -> NewsletterError:
-    """The error to report: at each level of nesting, an unknown field before the fields' own
-    problems, and those in field order."""
+    """The error to report: at each nesting level, an unknown field first, then field order."""
     first_seen: dict[tuple[int | str, ...], int] = {}
     for index, error in enumerate(errors):
         for depth in range(1, len(error["loc"]) + 1):

@@ -52,13 +52,11 @@ class NewsletterService:
         storage: Storage | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> NewsletterService:
-        """Assemble a service: plugins, then the storage backend named in settings.
+        """Assemble a service: plugins (the installed ones, then ``plugins``), then
+        ``storage`` or the backend named in settings (default :meth:`Settings.load`).
 
-        :param settings: defaults to :meth:`Settings.load` (environment and config file).
-        :param plugins: extra plugin objects to register after the installed ones.
-        :param storage: use this storage instead of the configured backend.
         :raises SettingsError: a setting is missing or invalid.
-        :raises PluginNotFound: the configured storage backend is not offered by any plugin.
+        :raises PluginNotFound: no plugin offers the configured storage backend.
         """
         settings = settings or Settings.load()
         pm = plugin_manager or build_plugin_manager(plugins)

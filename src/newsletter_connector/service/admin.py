@@ -40,7 +40,7 @@ class AdminService:
     # -- Newsletter API keys -------------------------------------------------------------
 
     def create_api_key(self, label: str) -> IssuedKey:
-        """Issue a key labelled ``label``; the key is returned once and only its digest stored.
+        """Issue a key labelled ``label``: returned once, only its digest stored.
 
         :raises InvalidRequest: the label is blank, too long, or already used.
         """
@@ -82,11 +82,8 @@ class AdminService:
         return record
 
     def authenticate_api_key(self, presented: str) -> ApiKeyRecord:
-        """The active key matching ``presented``. Looked up by digest on every call, so a
-        revocation is seen by every worker on its next request.
-
-        :raises Unauthorized: unknown or revoked key.
-        """
+        """The active key matching ``presented`` (looked up on every call, so a revocation
+        holds on every worker's next request); :class:`Unauthorized` otherwise."""
         record = self.context.storage.find_active_api_key(sha256_hex(presented))
         if record is None:
             raise Unauthorized("the API key is unknown or revoked")
@@ -97,7 +94,7 @@ class AdminService:
     def set_listsource_credentials(self, user: str, key: str) -> None:
         """Turn the list-source surface on with these credentials (stored as digests).
 
-        :raises InvalidRequest: user or key blank, or the user contains ``:``.
+        :raises InvalidRequest: naming ``user`` or ``key``.
         """
         if not user or ":" in user or user.strip() != user:
             raise InvalidRequest("user must be non-blank, without ':' or spaces", field="user")
@@ -121,10 +118,8 @@ class AdminService:
             return uow.settings.get(LISTSOURCE_CREDENTIALS) is not None
 
     def verify_listsource_credentials(self, user: str, key: str) -> bool | None:
-        """``None`` while the surface is off; otherwise whether user and key both match.
-
-        Both digests are always compared, in constant time, whichever fails first.
-        """
+        """``None`` while the surface is off, else whether user and key both match (both
+        always compared, in constant time)."""
         with self.context.storage.transaction(write=False) as uow:
             stored = uow.settings.get(LISTSOURCE_CREDENTIALS)
         if stored is None:
@@ -138,9 +133,8 @@ class AdminService:
     def set_connection(self, *, platform_base: str, transport: str, token: str) -> ConnectionRecord:
         """Configure (or replace) the connection to the mailing platform.
 
-        :raises InvalidRequest: naming ``platform_base`` (not https in any letter case, unless
-            the development setting allows http; or carrying ``user:password@``, which the
-            message never repeats), ``token`` (too short) or ``transport``.
+        :raises InvalidRequest: naming ``platform_base`` (not https, or carrying credentials,
+            which the message never repeats) or ``token``.
         :raises PluginNotFound: no installed plugin offers ``transport``.
         """
         platform_base = with_lowercase_scheme(platform_base.strip().rstrip("/"))

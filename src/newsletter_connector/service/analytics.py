@@ -179,10 +179,8 @@ class AnalyticsService:
     # -- export reads ----------------------------------------------------------------------------
 
     def events_page(self, after_id: int = 0, limit: int = 500) -> EventsPage:
-        """Events with id strictly greater than ``after_id``, oldest first, at most ``limit``.
-
-        ``next_after_id`` is the last id returned, or ``after_id`` itself when caught up.
-        """
+        """At most ``limit`` events with id above ``after_id``, oldest first;
+        ``next_after_id`` is the last id returned, or ``after_id`` when caught up."""
         if after_id < 0:
             raise InvalidRequest("after_id must be >= 0", field="after_id")
         if not 1 <= limit <= MAX_EVENTS_LIMIT:
@@ -192,10 +190,8 @@ class AnalyticsService:
         return EventsPage(events, events[-1].id if events else after_id)
 
     def rollups(self, from_date: date, to_date: date) -> list[dict[str, Any]]:
-        """One rollup per UTC day from ``from_date`` to ``to_date`` inclusive (at most 92).
-
-        :raises InvalidRequest: naming ``to`` when it is before ``from`` or the span is too long.
-        """
+        """One rollup per UTC day from ``from_date`` to ``to_date`` inclusive; ``to`` before
+        ``from`` or over 92 days is :class:`InvalidRequest` naming ``to``."""
         if to_date < from_date:
             raise InvalidRequest("to must be on or after from", field="to")
         if (to_date - from_date).days + 1 > MAX_ROLLUP_DAYS:

@@ -38,10 +38,9 @@ def encode_cursor(kind: str, after_id: int, status: str | None = None) -> str:
 
 
 def decode_cursor(cursor: str | None, kind: str, status: str | None = None) -> int | None:
-    """The ``after_id`` a cursor carries; ``None`` for no cursor (start of the list).
+    """The ``after_id`` a cursor carries; ``None`` for no cursor.
 
-    :raises InvalidRequest: naming ``cursor``: malformed, of another list, or issued for a
-        different status filter.
+    :raises InvalidRequest: naming ``cursor``.
     """
     if cursor is None:
         return None
@@ -67,10 +66,7 @@ def decode_cursor(cursor: str | None, kind: str, status: str | None = None) -> i
 
 
 def check_limit(limit: int) -> int:
-    """``limit`` if it is within 1-500.
-
-    :raises InvalidRequest: naming ``limit``.
-    """
+    """``limit`` if it is within 1-500, else :class:`InvalidRequest` naming it."""
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidRequest(f"limit must be an integer between 1 and {MAX_LIMIT}", field="limit")
     return limit

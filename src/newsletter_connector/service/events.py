@@ -41,9 +41,7 @@ def new_event(
 ) -> NewEvent:
     """An event to queue, with a new UUID (the idempotency key) and the time now; ``payload``
     is stored as the JSON values ``json_encoding`` writes, so the push carries the API's bytes.
-
-    :param subscriber_email: the address the payload carries, so that erasing it discards
-        the event.
+    ``subscriber_email``: the address the payload carries (erasing it discards the event).
     """
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type!r}")

@@ -120,10 +120,7 @@ class IssueService:
     # -- reading ---------------------------------------------------------------------------------
 
     def latest(self) -> IssueRecord:
-        """The most recently recorded issue, with its bodies.
-
-        :raises NotFound: no issue has been recorded yet.
-        """
+        """The most recently recorded issue, with its bodies (:class:`NotFound`: none yet)."""
         with self.context.storage.transaction(write=False) as uow:
             record = uow.issues.latest()
         if record is None:
@@ -133,11 +130,8 @@ class IssueService:
     def list(
         self, limit: int = DEFAULT_LIST_LIMIT, include_html: bool = False
     ) -> builtins.list[IssueRecord]:
-        """Up to ``limit`` (1-500) issues, most recently recorded first; ``html``/``text``
-        are loaded only with ``include_html``.
-
-        :raises InvalidRequest: naming ``limit`` when out of range.
-        """
+        """Up to ``limit`` (1-500, else :class:`InvalidRequest`) issues, most recently recorded
+        first; ``html``/``text`` only with ``include_html``."""
         if (
             isinstance(limit, bool)
             or not isinstance(limit, int)

@@ -49,8 +49,7 @@ class CampaignPage:
 
 @dataclass(frozen=True)
 class ListInfo:
-    """The single list. ``uuid`` and ``created_at`` are recorded the first time the list is
-    served, so they stay the same across restarts and workers."""
+    """The single list; ``uuid`` and ``created_at`` are stored when it is first served."""
 
     id: int
     uuid: str
@@ -66,11 +65,8 @@ class ListSourceService:
         self.context = context
 
     def campaigns(self, query: CampaignQuery) -> CampaignPage:
-        """A page of campaigns ordered by ``created_at``, ties broken by id.
-
-        A status filter that does not include ``finished`` matches nothing: an empty page
-        with ``total`` 0, never an error. A page past the end is empty with the true total.
-        """
+        """A page of campaigns ordered by ``(created_at, id)``. A status filter without
+        ``finished`` gives an empty page with ``total`` 0; a page past the end is empty."""
         if query.statuses and CAMPAIGN_STATUS not in query.statuses:
             return CampaignPage(results=[], total=0, page=query.page, per_page=query.per_page)
         offset = (query.page - 1) * query.per_page
@@ -86,10 +82,7 @@ class ListSourceService:
         return CampaignPage(results=results, total=total, page=query.page, per_page=query.per_page)
 
     def campaign(self, campaign_id: int) -> IssueRecord:
-        """The campaign with this id.
-
-        :raises NotFound: no stored issue has it (including ids out of the 64-bit range).
-        """
+        """The campaign with this id; :class:`NotFound` when no stored issue has it."""
         record = None
         if 1 <= campaign_id <= MAX_ID:
             with self.context.storage.transaction(write=False) as uow:

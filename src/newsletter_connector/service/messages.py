@@ -56,10 +56,8 @@ class ContactMessageService:
     def list_page(
         self, cursor: str | None = None, limit: int = DEFAULT_LIMIT
     ) -> Page[ContactMessageRecord]:
-        """One page of the log in arrival order.
-
-        :raises InvalidRequest: naming ``cursor`` or ``limit``.
-        """
+        """One page of the log in arrival order; :class:`InvalidRequest` names a bad
+        ``cursor`` or ``limit``."""
         check_limit(limit)
         after_id = decode_cursor(cursor, "contact-messages")
         with self.context.storage.transaction(write=False) as uow:

@@ -120,10 +120,7 @@ class SubscriberService:
         """
         address = normalise_email(email)
         with self.context.storage.transaction(write=False) as uow:
-            record = uow.subscribers.get_by_email(address)
-        if record is None:
-            raise NotFound("no subscriber with that email address")
-        return record
+            return self._by_email(uow, address, lock=False)
 
     def find_by_token(self, kind: TokenKind, token: str) -> SubscriberRecord | None:
         """The subscriber a ``confirm``/``unsubscribe``/``profile`` link token belongs to, or
@@ -237,8 +234,7 @@ class SubscriberService:
 
     def confirm_by_token(self, token: str) -> SubscriberRecord:
         """The confirm link was followed: ``pending`` becomes ``confirmed`` (queues
-        ``newsletter.confirmed``). Any other status is left as it is (an unsubscribed or
-        bounced subscriber is not revived by an old link); following it twice is harmless.
+        ``newsletter.confirmed``); any other status is left as it is (an old link revives no one).
 
         :raises NotFound: no subscriber has this confirm token.
         """
@@ -273,9 +269,8 @@ class SubscriberService:
         return self._set_status(uow, record, "unsubscribed")
 
     def mark_bounced(self, email: str) -> SubscriberRecord:
-        """The platform reported a hard bounce: ``pending`` or ``confirmed`` becomes
-        ``bounced`` (queues ``newsletter.bounced``). Bounced stays bounced and unsubscribed
-        stays unsubscribed (already suppressed), without an event.
+        """A hard bounce: ``pending`` or ``confirmed`` becomes ``bounced`` (queues
+        ``newsletter.bounced``); bounced or unsubscribed stays as it is, without an event.
 
         :raises NotFound: no such subscriber.
         """
@@ -325,9 +320,9 @@ class SubscriberService:
     def update_profile_by_token(
         self, token: str, fields: ContactChange | Mapping[str, Any]
     ) -> SubscriberRecord:
-        """The reader saved the profile page: apply ``fields`` as a PATCH without ``status``.
-        The first save sets ``profile_completed_at``; every save queues
-        ``newsletter.profile_completed`` with the contact, so the platform stays current.
+        """The reader saved the profile page: apply ``fields`` as a PATCH without ``status``;
+        the first save sets ``profile_completed_at``, every save queues the contact as
+        ``newsletter.profile_completed``.
 
         :raises InvalidRequest: naming an unknown or invalid field.
         :raises NotFound: no subscriber has this profile token.
@@ -386,8 +381,7 @@ class SubscriberService:
     # -- erasure -----------------------------------------------------------------------------
 
     def erase(self, email: str) -> ErasureResult:
-        """``DELETE /subscribers/{email}``: the subscriber must exist; then everything about
-        the address is erased, as :meth:`erase_address` does.
+        """``DELETE /subscribers/{email}``: :meth:`erase_address` of an existing subscriber.
 
         :raises NotFound: no such subscriber.
         """
@@ -439,8 +433,8 @@ class SubscriberService:
     # -- helpers -----------------------------------------------------------------------------
 
     @staticmethod
-    def _by_email(uow: UnitOfWork, address: str) -> SubscriberRecord:
-        record = uow.subscribers.get_by_email(address, lock=True)
+    def _by_email(uow: UnitOfWork, address: str, *, lock: bool = True) -> SubscriberRecord:
+        record = uow.subscribers.get_by_email(address, lock=lock)
         if record is None:
             raise NotFound("no subscriber with that email address")
         return record

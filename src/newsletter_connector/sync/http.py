@@ -74,9 +74,9 @@ class DeadlineStream(httpcore.NetworkStream):
 
 
 class DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend whose operations end by the deadline armed (:meth:`arm`) on the
-    thread that performs them; host names resolve on helper threads waited for only until
-    then (close them with :meth:`close`)."""
+    """httpcore's sync backend, TCP only, for a pool without retries: every operation ends by
+    the deadline armed (:meth:`arm`) on its thread; host names resolve on helper threads
+    waited for only until then (closed by :meth:`close`)."""
 
     RESOLVER_THREAD_NAME = "newsletter-sync-resolve"
 
@@ -150,15 +150,6 @@ class DeadlineBackend(httpcore.NetworkBackend):
             return DeadlineStream(stream, self)
         raise failure or httpcore.ConnectError(f"{host} has no address")
 
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.NetworkStream:
-        left = self.time_left(timeout, httpcore.ConnectTimeout)
-        return DeadlineStream(self.inner.connect_unix_socket(path, left, socket_options), self)
-
-    def sleep(self, seconds: float) -> None:
-        self.inner.sleep(seconds)
-
     def close(self) -> None:
         """Let idle resolver threads exit (one still resolving exits when it is done)."""
         self.resolvers.close()
@@ -204,11 +195,8 @@ def httpx_error_for(exc: Exception) -> type[httpx.RequestError] | None:
 
 
 class DeadlinePoolTransport(httpx.BaseTransport):
-    """An HTTPS transport (keep-alive pool, no retries) whose every request, run on the
-    caller's thread, ends with the whole body read by ``deadline`` seconds after it starts.
-
-    :param context: who the platform's certificate must be signed by.
-    """
+    """An HTTPS transport (keep-alive pool, no retries, trusting ``context``) whose every
+    request, run on the caller's thread, ends with its whole body read by ``deadline``."""
 
     def __init__(self, context: ssl.SSLContext, deadline: float) -> None:
         if deadline <= 0:
@@ -328,13 +316,12 @@ def build_http_client(
     deadline: float = REQUEST_DEADLINE_SECONDS,
     inner: Callable[[], httpx.BaseTransport] | None = None,
 ) -> httpx.Client:
-    """The :class:`httpx.Client` every outbound transport is given: no redirects followed, no
-    cookies kept, no proxy or CA settings from the environment beyond
-    :func:`trusted_ssl_context`, and a total ``deadline`` per request (over it:
-    :class:`httpx.TimeoutException`).
+    """The :class:`httpx.Client` every outbound transport is given: no redirects, no cookies,
+    nothing from the environment beyond :func:`trusted_ssl_context`, and a total ``deadline``
+    per request (over it: :class:`httpx.TimeoutException`).
 
-    :param inner: build the transport yourself (tests pass an :class:`httpx.MockTransport`);
-        it is run under :class:`WorkerDeadlineTransport`.
+    :param inner: builds the transport (tests: :class:`httpx.MockTransport`), run under
+        :class:`WorkerDeadlineTransport`.
     """
     transport: httpx.BaseTransport
     if inner is None:

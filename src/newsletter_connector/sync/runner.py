@@ -91,8 +91,7 @@ class SyncRunner:
         connection_recheck: float = CONNECTION_RECHECK_SECONDS,
     ) -> None:
         """:raises SettingsError: ``base_url`` is unset, or http while
-        ``allow_insecure_http_links`` is off (scheduled digests and queued contact records
-        carry links built from it)."""
+        ``allow_insecure_http_links`` is off (queued records carry links built from it)."""
         service.settings.require_https_links()
         self.service = service
         self.deadline = deadline
@@ -182,8 +181,7 @@ class SyncRunner:
         return transport
 
     def lease_for(self, transport: Transport, batches: int = 1) -> timedelta:
-        """How long a claim of ``batches`` lasts: every request's deadline, for each batch
-        (sent one after the other), plus a margin."""
+        """How long a claim of ``batches`` (sent one after the other) lasts."""
         return timedelta(seconds=self.deadline * requests_per_batch(transport) * batches) + (
             self.lease_margin
         )
@@ -259,11 +257,8 @@ class SyncRunner:
         claim: bool,
         ahead: int,
     ) -> tuple[list[BatchOutcome], list[ClaimedBatch]]:
-        """One transaction: settle ``sent``, release ``unsent``, and with ``claim`` claim the
-        next batches, leased long enough for ``ahead`` batches sent before them and their own.
-
-        :return: the outcomes of ``sent`` and the batches claimed.
-        """
+        """One transaction: settle ``sent`` (their outcomes returned), release ``unsent``, and
+        with ``claim`` claim the next batches (returned), leased for ``ahead`` batches more."""
         size = max(1, min(int(transport.max_batch_size), MAX_BATCH_SIZE))
         batches = self.batches_per_claim(transport)
         now = self.clock()

@@ -55,11 +55,8 @@ def bearer_headers(token: str, *, idempotency_key: str | None = None) -> dict[st
 
 
 def require_2xx(response: httpx.Response) -> None:
-    """Raise :class:`DeliveryError` naming the status unless ``response`` is a 2xx.
-
-    Redirects are failures too: contact records go only to the configured endpoint.
-    The response body is not quoted (it may echo contact data).
-    """
+    """Raise :class:`DeliveryError` naming the status unless ``response`` is a 2xx (a redirect
+    fails too). The response body is never quoted: it may echo contact data."""
     if not 200 <= response.status_code < 300:
         request = response.request
         raise DeliveryError(f"HTTP {response.status_code} from {request.method} {request.url.path}")
