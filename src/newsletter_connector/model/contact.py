@@ -59,11 +59,8 @@ _PHONE_RE = re.compile(PHONE_PATTERN)
 
 
 def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any]:
-    """The contact (SPEC 2.1), fields in the spec's order.
-
-    ``confirm_url`` only while pending; ``phone`` only with SMS consent (``prefs.sms.enabled``).
-    Timestamps are naive UTC datetimes: ``json_encoding`` writes them (ISO-8601, ``Z``).
-    """
+    """The contact (SPEC 2.1), fields in the spec's order: ``confirm_url`` only while pending,
+    ``phone`` only with SMS consent; timestamps naive UTC, for ``json_encoding`` to write."""
     # Written out rather than looped over EMAIL_PREF_FIELDS: a walk page builds 500 of these
     # (bench subscriber_walk); test_contact_prefs_follow_the_fields keeps the keys in step.
     prefs = record.prefs

@@ -221,11 +221,8 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
 
 
 def parse_content(content: Any) -> IssueContent:
-    """Validate a digest run's content (exact types, no unknown keys, absolute http(s) links).
-
-    :raises InvalidRequest: naming the first bad field by its wire path
-        (``sections.topics[1].items[0].url``).
-    """
+    """Validate a digest run's content (exact types, no unknown keys, absolute http(s) links);
+    :class:`InvalidRequest` names the first bad field (``sections.topics[1].items[0].url``)."""
     if not isinstance(content, Mapping):
         raise InvalidRequest(
             "issue content must be an object with briefing, on_this_day, puzzle_hint and topics",

@@ -344,11 +344,9 @@ class PatchRequest(ContactChange):
 
 
 def parse_request(model: type[Body], body: Any) -> Body:
-    """``body`` validated as ``model`` (returned as it is when it already is one).
-
-    :raises InvalidRequest: naming the field (``body`` when it is not an object).
-    :raises ConsentRequired: something is wrong inside ``consent``.
-    """
+    """``body`` validated as ``model`` (as it is when it already is one); raises
+    :class:`InvalidRequest` naming the field (``body`` when not an object), or
+    :class:`ConsentRequired` for anything wrong inside ``consent``."""
     if isinstance(body, model):
         return body
     try:

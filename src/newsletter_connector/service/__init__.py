@@ -53,11 +53,8 @@ class NewsletterService:
         clock: Callable[[], datetime] = utcnow,
     ) -> NewsletterService:
         """Assemble a service: plugins (the installed ones, then ``plugins``), then
-        ``storage`` or the backend named in settings (default :meth:`Settings.load`).
-
-        :raises SettingsError: a setting is missing or invalid.
-        :raises PluginNotFound: no plugin offers the configured storage backend.
-        """
+        ``storage`` or the backend named in settings (default :meth:`Settings.load`); raises
+        :class:`SettingsError` or :class:`PluginNotFound` (no such storage backend)."""
         settings = settings or Settings.load()
         pm = plugin_manager or build_plugin_manager(plugins)
         if storage is None:

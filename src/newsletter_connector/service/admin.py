@@ -40,10 +40,8 @@ class AdminService:
     # -- Newsletter API keys -------------------------------------------------------------
 
     def create_api_key(self, label: str) -> IssuedKey:
-        """Issue a key labelled ``label``: returned once, only its digest stored.
-
-        :raises InvalidRequest: the label is blank, too long, or already used.
-        """
+        """Issue a key labelled ``label``: returned once, only its digest stored
+        (:class:`InvalidRequest`: the label is blank, too long, or already used)."""
         label = label.strip()
         if not label or len(label) > MAX_LABEL_LENGTH or label.isdigit():
             raise InvalidRequest(
@@ -71,10 +69,8 @@ class AdminService:
             return uow.keys.list()
 
     def revoke_api_key(self, label_or_id: str) -> ApiKeyRecord:
-        """Revoke a key by label or id; effective for the very next request.
-
-        :raises InvalidRequest: no key has that label or id.
-        """
+        """Revoke a key by label or id, for the very next request (:class:`InvalidRequest`:
+        no key has it)."""
         with self.context.storage.transaction() as uow:
             record = uow.keys.revoke(label_or_id.strip(), at=self.context.clock())
         if record is None:
@@ -92,10 +88,8 @@ class AdminService:
     # -- List-source credentials ---------------------------------------------------------
 
     def set_listsource_credentials(self, user: str, key: str) -> None:
-        """Turn the list-source surface on with these credentials (stored as digests).
-
-        :raises InvalidRequest: naming ``user`` or ``key``.
-        """
+        """Turn the list-source surface on with these credentials (stored as digests);
+        :class:`InvalidRequest` names a bad ``user`` or ``key``."""
         if not user or ":" in user or user.strip() != user:
             raise InvalidRequest("user must be non-blank, without ':' or spaces", field="user")
         if len(key) < 12:

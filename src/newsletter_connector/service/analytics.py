@@ -106,11 +106,10 @@ class AnalyticsService:
     ) -> int:
         """Sanitise and store one event at the current time; return its id.
 
-        ``href`` (required for ``link click``) is the link's target; ``seconds`` (required for
-        ``engagement ping``) the visible seconds since the page's previous ping. Both travel in
-        the exported ``props`` as ``href`` and ``engaged_seconds``.
-
-        :raises InvalidRequest: naming the field (unknown type, bad id, path, URL, props, size).
+        ``href`` (only and always for ``link click``) is the link's target; ``seconds`` (only
+        and always for ``engagement ping``) the visible seconds since the page's previous
+        ping. Both travel in the exported ``props`` as ``href`` and ``engaged_seconds``.
+        :class:`InvalidRequest` names any bad field.
         """
         event_type = clean.clean_event_type(event_type)
         cleaned_props = clean.clean_props(props)
@@ -141,10 +140,8 @@ class AnalyticsService:
     def record_llm_usage(
         self, model: str, ok: bool, prompt_tokens: int = 0, completion_tokens: int = 0
     ) -> None:
-        """Record one LLM call of a digest run (``ok`` false: a failed call).
-
-        :raises InvalidRequest: blank or over-long model, negative or non-integer tokens.
-        """
+        """Record one LLM call of a digest run (``ok`` false: a failed call);
+        :class:`InvalidRequest` for a blank or over-long model, or bad token counts."""
         self.record_llm_calls(
             [
                 {
@@ -219,10 +216,8 @@ class AnalyticsService:
 
     def queue_completed_day_rollups(self, now: datetime | None = None) -> int:
         """Queue one ``analytics.daily_rollup`` event per completed UTC day not yet queued,
-        from the day of the first call (stored), at most 92 per call; return how many.
-
-        Each day's claim and its event commit in one transaction, so any number of runners
-        calling at once queue each day exactly once.
+        from the day of the first call (stored), at most 92 per call; return how many. Each
+        day is queued exactly once, however many runners call at once.
         """
         now = to_naive_utc(now) if now is not None else self.context.clock()
         today = now.date()

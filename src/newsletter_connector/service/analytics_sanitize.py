@@ -105,10 +105,8 @@ def clean_path(value: Any, field: str = "path") -> str:
 
 
 def clean_url(value: Any, field: str, *, allow_empty: bool) -> str:
-    """An absolute http(s) URL reduced to scheme, host and (redacted) path.
-
-    Another scheme (``mailto:``, ``tel:``, ...) keeps only the scheme, e.g. ``mailto:``.
-    """
+    """An absolute http(s) URL reduced to scheme, host and (redacted) path; another scheme
+    keeps only the scheme (``mailto:``)."""
     if value is None or value == "":
         if allow_empty:
             return ""
@@ -170,11 +168,8 @@ def clean_seconds(value: Any) -> float:
 
 
 def clean_props(value: Any) -> dict[str, Any]:
-    """Free-form props: up to ten scalar values under short snake_case keys.
-
-    Values that look personal are dropped silently (the event is still recorded); action-link
-    tokens in text values are replaced by ``redacted``.
-    """
+    """Free-form props: up to ten scalar values under short snake_case keys. Values that look
+    personal are dropped silently (the event is still recorded); tokens in texts redacted."""
     if value is None:
         return {}
     if not isinstance(value, dict):

@@ -38,10 +38,7 @@ def encode_cursor(kind: str, after_id: int, status: str | None = None) -> str:
 
 
 def decode_cursor(cursor: str | None, kind: str, status: str | None = None) -> int | None:
-    """The ``after_id`` a cursor carries; ``None`` for no cursor.
-
-    :raises InvalidRequest: naming ``cursor``.
-    """
+    """The ``after_id`` a cursor carries (``None`` for none); else :class:`InvalidRequest`."""
     if cursor is None:
         return None
     invalid = InvalidRequest("cursor is not a cursor returned by this list", field="cursor")

@@ -94,10 +94,9 @@ class IssueService:
 
     def run_scheduled_digests(self, now: datetime | None = None) -> builtins.list[IssueRecord]:
         """Record the daily and weekly issues due at ``now`` (UTC; default the service clock)
-        whose period has none yet; return them, daily before weekly.
-
-        Never raises, and is safe to call often from several runners: each period's issue is
-        recorded once; a failed kind is logged and retried on the next call.
+        whose period has none yet; return them, daily before weekly. Never raises, and is safe
+        to call often from several runners: each period's issue is recorded once; a failed
+        kind is logged and retried on the next call.
         """
         now = to_naive_utc(now) if now is not None else self.context.clock()
         recorded: builtins.list[IssueRecord] = []

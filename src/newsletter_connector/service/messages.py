@@ -28,10 +28,8 @@ class ContactMessageService:
         return contact_message_payload(record)
 
     def record(self, email: str, name: str | None, message: str) -> ContactMessageRecord:
-        """Store a contact-form message and queue its ``contact.message`` event.
-
-        :raises InvalidRequest: naming ``email``, ``name`` or ``message``.
-        """
+        """Store a contact-form message and queue its ``contact.message`` event;
+        :class:`InvalidRequest` names a bad ``email``, ``name`` or ``message``."""
         address = normalise_email(email)
         sender = optional_text(name, "name")
         if not isinstance(message, str) or not message.strip():

@@ -59,8 +59,7 @@ class SubscribeResult:
 
 @dataclass(frozen=True)
 class ErasureResult:
-    """What an erasure did (the address is returned to the caller, never stored).
-
+    """What an erasure did (the address is returned to the caller, never stored);
     ``previous_status`` is ``None`` when the address had no subscriber; ``discarded_events``
     counts its undelivered outbox events (delivered ones are deleted uncounted)."""
 
@@ -113,11 +112,8 @@ class SubscriberService:
     # -- reads -------------------------------------------------------------------------------
 
     def get(self, email: str) -> SubscriberRecord:
-        """The subscriber with this address (any case).
-
-        :raises InvalidRequest: not a valid address (field ``email``).
-        :raises NotFound: no such subscriber.
-        """
+        """The subscriber with this address (any case); :class:`InvalidRequest` naming
+        ``email`` for an invalid address, :class:`NotFound` for no such subscriber."""
         address = normalise_email(email)
         with self.context.storage.transaction(write=False) as uow:
             return self._by_email(uow, address, lock=False)
@@ -133,10 +129,8 @@ class SubscriberService:
     def list_page(
         self, status: str | None = None, cursor: str | None = None, limit: int = DEFAULT_LIMIT
     ) -> Page[SubscriberRecord]:
-        """One page of subscribers in creation order, optionally only one status.
-
-        :raises InvalidRequest: naming ``status``, ``cursor`` or ``limit``.
-        """
+        """One page of subscribers in creation order, optionally of one status;
+        :class:`InvalidRequest` names a bad ``status``, ``cursor`` or ``limit``."""
         status = optional_enum(status, "status", STATUSES)
         check_limit(limit)
         after_id = decode_cursor(cursor, "subscribers", status)
@@ -234,10 +228,8 @@ class SubscriberService:
 
     def confirm_by_token(self, token: str) -> SubscriberRecord:
         """The confirm link was followed: ``pending`` becomes ``confirmed`` (queues
-        ``newsletter.confirmed``); any other status is left as it is (an old link revives no one).
-
-        :raises NotFound: no subscriber has this confirm token.
-        """
+        ``newsletter.confirmed``); any other status is left as it is (an old link revives no
+        one). :class:`NotFound` when no subscriber has this token."""
         with self.context.storage.transaction() as uow:
             record = self._by_token(uow, "confirm", token)
             if record.status != "pending":
@@ -247,19 +239,14 @@ class SubscriberService:
     def unsubscribe(self, email: str) -> SubscriberRecord:
         """Suppress an address: any status becomes ``unsubscribed`` (queues
         ``newsletter.unsubscribed``); already unsubscribed keeps its first time, no event.
-
-        :raises NotFound: no such subscriber.
-        """
+        :class:`NotFound` when there is no such subscriber."""
         address = normalise_email(email)
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
             return self._unsubscribe(uow, record)
 
     def unsubscribe_by_token(self, token: str) -> SubscriberRecord:
-        """As :meth:`unsubscribe`, from the unsubscribe link.
-
-        :raises NotFound: no subscriber has this unsubscribe token.
-        """
+        """As :meth:`unsubscribe`, from the unsubscribe link (:class:`NotFound`: no such token)."""
         with self.context.storage.transaction() as uow:
             return self._unsubscribe(uow, self._by_token(uow, "unsubscribe", token))
 
@@ -271,9 +258,7 @@ class SubscriberService:
     def mark_bounced(self, email: str) -> SubscriberRecord:
         """A hard bounce: ``pending`` or ``confirmed`` becomes ``bounced`` (queues
         ``newsletter.bounced``); bounced or unsubscribed stays as it is, without an event.
-
-        :raises NotFound: no such subscriber.
-        """
+        :class:`NotFound` when there is no such subscriber."""
         address = normalise_email(email)
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
@@ -300,8 +285,7 @@ class SubscriberService:
         merged, ``status`` only ``unsubscribed`` (queues ``newsletter.unsubscribed``).
         Read-only fields (:data:`READ_ONLY_FIELDS`) are accepted with their current values.
 
-        :raises InvalidRequest: naming an unknown or invalid field, or a read-only one whose
-            value differs from the current one.
+        :raises InvalidRequest: naming an unknown or invalid field, or a changed read-only one.
         :raises NotFound: no such subscriber.
         """
         address = normalise_email(email)
@@ -381,20 +365,15 @@ class SubscriberService:
     # -- erasure -----------------------------------------------------------------------------
 
     def erase(self, email: str) -> ErasureResult:
-        """``DELETE /subscribers/{email}``: :meth:`erase_address` of an existing subscriber.
-
-        :raises NotFound: no such subscriber.
-        """
+        """``DELETE /subscribers/{email}``: :meth:`erase_address` of an existing subscriber
+        (:class:`NotFound` otherwise)."""
         return self._erase(email, subscriber_required=True)
 
     def erase_address(self, email: str) -> ErasureResult:
         """Erase everything stored about an address, subscriber or not: the subscriber row,
         the contact messages sent from it and every outbox event carrying it. A deletion
         record (keyed hash of the address, time, previous status, counts) is always kept as
-        evidence; it never holds the address.
-
-        :raises InvalidRequest: naming ``email`` when it is not an address.
-        """
+        evidence; it never holds the address. :class:`InvalidRequest` for a bad address."""
         return self._erase(email, subscriber_required=False)
 
     def _erase(self, email: str, *, subscriber_required: bool) -> ErasureResult:

@@ -100,10 +100,8 @@ class DeadlineBackend(httpcore.NetworkBackend):
 
     def resolve(self, host: str, port: int, timeout: float | None = None) -> list[str]:
         """The addresses to try for ``host``, in the resolver's order; an IP address as is.
-
-        :raises httpcore.ConnectTimeout: no answer by the deadline.
-        :raises httpcore.ConnectError: the name does not resolve.
-        """
+        :class:`httpcore.ConnectTimeout` without an answer by the deadline,
+        :class:`httpcore.ConnectError` when the name does not resolve."""
         try:
             ipaddress.ip_address(host)
         except ValueError:
@@ -243,10 +241,9 @@ class DeadlinePoolTransport(httpx.BaseTransport):
 
 
 class WorkerDeadlineTransport(httpx.BaseTransport):
-    """Runs each request of ``inner`` (a transport no deadline backend bounds, such as
-    :class:`httpx.MockTransport`) on a reused worker thread, which the caller stops waiting for
-    at ``deadline`` with :class:`httpx.TimeoutException`; a timed-out request ends on its own
-    thread."""
+    """Runs each request of ``inner`` (such as :class:`httpx.MockTransport`) on a reused worker
+    thread that the caller stops waiting for at ``deadline`` (:class:`httpx.TimeoutException`);
+    a timed-out request ends on its own thread."""
 
     def __init__(self, inner: httpx.BaseTransport, deadline: float) -> None:
         if deadline <= 0:
@@ -318,10 +315,8 @@ def build_http_client(
 ) -> httpx.Client:
     """The :class:`httpx.Client` every outbound transport is given: no redirects, no cookies,
     nothing from the environment beyond :func:`trusted_ssl_context`, and a total ``deadline``
-    per request (over it: :class:`httpx.TimeoutException`).
-
-    :param inner: builds the transport (tests: :class:`httpx.MockTransport`), run under
-        :class:`WorkerDeadlineTransport`.
+    per request (over it: :class:`httpx.TimeoutException`). ``inner`` builds the transport
+    instead (tests: :class:`httpx.MockTransport`), run under :class:`WorkerDeadlineTransport`.
     """
     transport: httpx.BaseTransport
     if inner is None:

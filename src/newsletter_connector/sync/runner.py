@@ -73,8 +73,7 @@ class SyncRunner:
     """Delivers the outbox of ``service`` to its configured platform connection.
 
     :param deadline: total seconds per HTTP request.
-    :param http_transport: build the httpx transport requests go through (tests pass a
-        :class:`httpx.MockTransport`); default: real HTTPS with the trusted CAs.
+    :param http_transport: builds the httpx transport (tests: :class:`httpx.MockTransport`).
     :param connection_recheck: 0 re-reads the connection before every batch.
     """
 
@@ -140,8 +139,7 @@ class SyncRunner:
         is not allowed (plain http without ``allow_insecure_http_delivery``, or credentials
         in its address).
 
-        :param max_age: reuse the last answer if the connection was read less than this many
-            seconds ago.
+        :param max_age: reuse the last answer if the connection was read within these seconds.
         """
         if max_age > 0 and time.monotonic() - self._checked_at < max_age:
             return self._cached[1] if self._cached is not None else None
@@ -194,10 +192,9 @@ class SyncRunner:
         self, transport: Transport, *, stop: threading.Event | None = None
     ) -> list[BatchOutcome]:
         """Claim, deliver and settle batches until none is due, ``stop`` is set, or the
-        connection goes away; the outcomes in sending order.
-
-        For one-request batches the next claim is taken on a helper thread while the current
-        one is sent (its lease covers the batches ahead of it); otherwise claims take turns.
+        connection goes away; the outcomes in sending order. For one-request batches the next
+        claim is taken on a helper thread while the current one is sent (its lease covering
+        the batches ahead of it); otherwise claims take turns.
         """
         outcomes: list[BatchOutcome] = []
         pipelined = requests_per_batch(transport) == 1
