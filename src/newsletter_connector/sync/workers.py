@@ -20,9 +20,9 @@ class Job:
 
 
 class RequestWorkers:
-    """Reused threads running one job at a time (a thread per request costs more than a
-    keep-alive request: bench.sync). A job never waits for a busy thread; a worker whose job was
-    abandoned exits when it ends; at most one idle worker is kept, for :attr:`idle_seconds`.
+    """Reused threads running one job at a time (starting a thread per request costs more than
+    a keep-alive request). A job never waits for a busy thread; a worker whose job was abandoned
+    exits when it ends; at most one idle worker is kept, for :attr:`idle_seconds`.
     """
 
     THREAD_NAME = "newsletter-sync-request"
