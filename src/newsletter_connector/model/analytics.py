@@ -1,9 +1,5 @@
-"""Wire models of the export surface: the analytics event (SPEC 2.5) and daily rollup (2.6).
-
-These are the single serializers of those shapes: ``/api/export/events``, ``/api/export/rollups``
-and the ``analytics.daily_rollup`` event payload all go through them; ``json_encoding`` writes
-what they build.
-"""
+"""Wire models of the export surface: the analytics event (SPEC 2.5) and daily rollup (2.6),
+the single serializers of those shapes (export endpoints and ``analytics.daily_rollup``)."""
 
 from __future__ import annotations
 
@@ -100,15 +96,6 @@ class DailyRollup(_Wire):
             llm_usage=LlmUsage(
                 calls=sum(m.calls for m in usage),
                 failures=sum(m.failures for m in usage),
-                by_model=[
-                    ModelUsageEntry(
-                        model=m.model,
-                        calls=m.calls,
-                        failures=m.failures,
-                        prompt_tokens=m.prompt_tokens,
-                        completion_tokens=m.completion_tokens,
-                    )
-                    for m in usage
-                ],
+                by_model=[ModelUsageEntry.model_validate(m, from_attributes=True) for m in usage],
             ),
         )

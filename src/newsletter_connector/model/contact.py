@@ -1,11 +1,8 @@
 """The contact representation (SPEC 2.1) and the validation of contact fields.
 
-:func:`contact_payload` is the ONE serializer of a subscriber: every Newsletter API endpoint and
-every ``newsletter.*`` event payload use it, and ``json_encoding`` writes both, so both are
-byte-identical for the same state.
-The parsers below raise :class:`InvalidRequest` naming the offending field (dotted for nested
-fields, e.g. ``prefs.email.local``); the request models (``model.requests``) and the service
-validate input with them.
+:func:`contact_payload` is the ONE serializer of a subscriber, for the API and every
+``newsletter.*`` event payload alike. The parsers raise :class:`InvalidRequest` naming the field
+(dotted when nested, e.g. ``prefs.email.local``).
 """
 
 from __future__ import annotations
@@ -45,14 +42,12 @@ DEFAULT_PREFS = EmailPrefs(briefings="daily", puzzles="daily", on_this_day="dail
 
 MAX_EMAIL_LENGTH = 254
 MAX_NAME_LENGTH = 200
-MAX_PHONE_LENGTH = 32
 
 _EMAIL_RE = re.compile(
     r"^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@"
     r"(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"
 )
-#: Patterns in ECMA-262 / Python ``re`` syntax alike: the validators match them whole
-#: (``fullmatch``) and the OpenAPI document states them as they are.
+#: Patterns valid in ECMA-262 and Python alike: matched whole, and stated as is in OpenAPI.
 ZIP_PATTERN = "^[0-9]{5}$"
 #: Digits, spaces and ``+ ( ) . -`` (a ``+`` only first), 7 to 32 characters, at least 7 digits.
 PHONE_PATTERN = r"^(?=(?:[^0-9]*[0-9]){7})\+?[0-9 ().-]{7,31}$"
@@ -64,11 +59,8 @@ _PHONE_RE = re.compile(PHONE_PATTERN)
 
 
 def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any]:
-    """The contact (SPEC 2.1), fields in the spec's order.
-
-    ``confirm_url`` only while pending; ``phone`` only with SMS consent (``prefs.sms.enabled``).
-    Timestamps are naive UTC datetimes: ``json_encoding`` writes them (ISO-8601, ``Z``).
-    """
+    """The contact (SPEC 2.1), fields in the spec's order: ``confirm_url`` only while pending,
+    ``phone`` only with SMS consent; timestamps naive UTC, for ``json_encoding`` to write."""
     # Written out rather than looped over EMAIL_PREF_FIELDS: a walk page builds 500 of these
     # (bench subscriber_walk); test_contact_prefs_follow_the_fields keeps the keys in step.
     prefs = record.prefs
@@ -139,11 +131,8 @@ def optional_text(value: Any, field: str, max_length: int = MAX_NAME_LENGTH) -> 
 
 
 def check_encodable(text: str, field: str) -> str:
-    """``text`` if it is valid Unicode (JSON can smuggle in lone surrogates, which no database
-    or UTF-8 response can hold).
-
-    :raises InvalidRequest: naming ``field``.
-    """
+    """``text`` if it is valid Unicode (JSON can carry lone surrogates, which no database or
+    UTF-8 response can hold), else :class:`InvalidRequest` naming ``field``."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

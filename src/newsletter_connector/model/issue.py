@@ -1,11 +1,6 @@
-"""The issue: validation of a digest run's content, and the issue's one wire shape (SPEC 2.2).
-
-Content comes from the ``newsletter_issue_content`` hook, from host code, or from a JSON file.
-:func:`parse_content` checks it strictly (exact types, no unknown keys, only absolute http(s)
-links) and raises :class:`~newsletter_connector.errors.InvalidRequest` whose ``field`` and
-message name the offending field in wire terms, e.g. ``sections.topics[1].items[0].url``.
-:func:`issue_object` is the single serializer of the issue object used by the Newsletter API
-and by the ``newsletter.issue`` event.
+"""The issue: strict validation of a digest run's content (:func:`parse_content`), and the
+issue object's single serializer (:func:`issue_object`, SPEC 2.2) for the API and the
+``newsletter.issue`` event.
 """
 
 from __future__ import annotations
@@ -53,10 +48,7 @@ def is_http_url(value: str) -> bool:
 
 
 def parse_date(value: str) -> Date:
-    """A ``YYYY-MM-DD`` calendar date.
-
-    :raises ValueError: any other text, or a day that does not exist.
-    """
+    """A ``YYYY-MM-DD`` calendar date; :class:`ValueError` for anything else."""
     if not _DATE_PATTERN.match(value):
         raise ValueError("must be a date in YYYY-MM-DD form")
     try:
@@ -162,12 +154,8 @@ class Topic(_Strict):
 
 
 class IssueContent(_Strict):
-    """What a content plugin (or a ``--content`` file) supplies: the four sections, flat,
-    and optionally the subject.
-
-    ``puzzle_hint`` and topic ``summary``/item ``source`` may be empty strings;
-    ``on_this_day``, ``topics`` and ``items`` may be empty arrays; no section may be missing.
-    """
+    """What a content plugin (or a ``--content`` file) supplies: the four sections, flat, and
+    optionally the subject. No section may be missing; empty arrays and strings are allowed."""
 
     briefing: Briefing
     on_this_day: list[OnThisDay]
@@ -233,12 +221,8 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
 
 
 def parse_content(content: Any) -> IssueContent:
-    """Validate a digest run's content.
-
-    :param content: a mapping with ``briefing``, ``on_this_day``, ``puzzle_hint``, ``topics``
-        and optionally ``subject``.
-    :raises InvalidRequest: naming the first bad field (``field`` holds its wire path).
-    """
+    """Validate a digest run's content (exact types, no unknown keys, absolute http(s) links);
+    :class:`InvalidRequest` names the first bad field (``sections.topics[1].items[0].url``)."""
     if not isinstance(content, Mapping):
         raise InvalidRequest(
             "issue content must be an object with briefing, on_this_day, puzzle_hint and topics",
@@ -256,12 +240,8 @@ def parse_content(content: Any) -> IssueContent:
 def issue_object(
     record: IssueRecord, *, include_id: bool = True, include_html: bool
 ) -> dict[str, Any]:
-    """The issue object (SPEC 2.2) of a stored issue.
-
-    ``id`` is the integer id as a string. ``html`` (the rendered edition) and ``text`` (its
-    plain-text alternative, ``null`` when the renderer gives none) are present only with
-    ``include_html``. The ``newsletter.issue`` event carries this object without ``id``.
-    """
+    """The issue object (SPEC 2.2) of a stored issue; ``html`` and ``text`` (``null`` when the
+    renderer gives none) only with ``include_html``."""
     data: dict[str, Any] = {}
     if include_id:
         data["id"] = str(record.id)

@@ -1,16 +1,9 @@
 """The Newsletter API's JSON request bodies as pydantic models (SPEC 4.1): one model per body.
 
-Each constrained field is an annotated type holding both its rule and the JSON Schema keywords
-stating it, built from the same constants (``model.contact``), so the OpenAPI document generated
-from these models (``web/openapi/subscribers.py``) states what validation enforces. The rule
-itself is the ``model.contact`` parser of the field, run as a before-validator: it normalises
-(trims, lowercases the email, drops unknown category slugs) and words the message.
-
-:func:`parse_request` validates a body and turns the first problem into the service's error:
-``InvalidRequest`` naming the field by its dotted path (``prefs.email.local``), or
-``ConsentRequired`` for anything wrong inside ``consent``. Rules that need the stored subscriber
-or the clock (echoed read-only values, SMS without a phone, consent dated in the future) are the
-service's.
+Each constrained field's type carries both its rule (the ``model.contact`` parser, run as a
+before-validator) and the JSON Schema keywords stating it, so the OpenAPI document states what
+validation enforces. :func:`parse_request` turns the first problem into ``InvalidRequest``
+naming the dotted field path, or ``ConsentRequired`` for anything inside ``consent``.
 """
 
 from __future__ import annotations
@@ -54,8 +47,7 @@ MAX_CONSENT_SOURCE_LENGTH = 200
 #: A consent source: printable (``PRINTABLE_PATTERN``) and not blank.
 _SOURCE_PATTERN = r"^(?=.*\S)[^\x00-\x1f\x7f]*$"
 _PRINTABLE_RE = re.compile(PRINTABLE_PATTERN)
-#: Contact fields only the service sets. A PATCH may carry them back with their current values
-#: (what GET gave), which changes nothing; any other value is ``invalid_request`` naming the field.
+#: Contact fields only the service sets; a PATCH may echo them with their current values.
 READ_ONLY_FIELDS = (
     "email",
     "profile_completed_at",
@@ -81,8 +73,8 @@ _UNSENT: Any = None
 
 
 def _rule(parse: Callable[[Any, str], Any]) -> BeforeValidator:
-    """A before-validator running a ``model.contact`` parser (``parse(value, field)``); its
-    ``InvalidRequest`` becomes a validation error worded with the field still a placeholder."""
+    """A before-validator running a ``model.contact`` parser, its message worded with the
+    field still a placeholder."""
 
     def validate(value: Any) -> Any:
         try:
@@ -182,6 +174,7 @@ Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
 _echoed = _rule(_read_only)
 _echoed_or_null = _rule(_read_only_or_null)
+_echo_note = Field(description=_ECHO_NOTE)
 
 
 # -- bodies ------------------------------------------------------------------------------------
@@ -192,8 +185,7 @@ class RequestBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: Fields that are not part of this body but of the contact: naming one is "read-only"
-    #: rather than "unknown".
+    #: Contact fields not in this body: naming one is "read-only" rather than "unknown".
     read_only_extras: ClassVar[frozenset[str]] = frozenset()
 
 
@@ -332,22 +324,14 @@ class PatchRequest(ContactChange):
     status: Annotated[
         str, Field(json_schema_extra={"enum": ["unsubscribed"]}), _rule(_unsubscribe_only)
     ] = Field(default=_UNSENT)
-    email: Annotated[str, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    profile_completed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
-    created_at: Annotated[Timestamp, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    confirmed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
-    unsubscribed_at: Annotated[Timestamp | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
-    unsubscribe_url: Annotated[Url, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    profile_url: Annotated[Url, _echoed] = Field(default=_UNSENT, description=_ECHO_NOTE)
-    confirm_url: Annotated[Url | None, _echoed_or_null] = Field(
-        default=_UNSENT, description=_ECHO_NOTE
-    )
+    email: Annotated[str, _echoed, _echo_note] = _UNSENT
+    profile_completed_at: Annotated[Timestamp | None, _echoed_or_null, _echo_note] = _UNSENT
+    created_at: Annotated[Timestamp, _echoed, _echo_note] = _UNSENT
+    confirmed_at: Annotated[Timestamp | None, _echoed_or_null, _echo_note] = _UNSENT
+    unsubscribed_at: Annotated[Timestamp | None, _echoed_or_null, _echo_note] = _UNSENT
+    unsubscribe_url: Annotated[Url, _echoed, _echo_note] = _UNSENT
+    profile_url: Annotated[Url, _echoed, _echo_note] = _UNSENT
+    confirm_url: Annotated[Url | None, _echoed_or_null, _echo_note] = _UNSENT
 
     def echoes(self) -> dict[str, str | None]:
         """The read-only fields sent, with the values sent."""
@@ -360,11 +344,9 @@ class PatchRequest(ContactChange):
 
 
 def parse_request(model: type[Body], body: Any) -> Body:
-    """``body`` validated as ``model`` (returned as it is when it already is one).
-
-    :raises InvalidRequest: naming the field (``body`` when it is not an object).
-    :raises ConsentRequired: something is wrong inside ``consent``.
-    """
+    """``body`` validated as ``model`` (as it is when it already is one); raises
+    :class:`InvalidRequest` naming the field (``body`` when not an object), or
+    :class:`ConsentRequired` for anything wrong inside ``consent``."""
     if isinstance(body, model):
         return body
     try:
@@ -374,8 +356,7 @@ def parse_request(model: type[Body], body: Any) -> Body:
 
 
 def _first_problem(model: type[RequestBody], errors: list[ErrorDetails]) -> NewsletterError:
-    """The error to report: at each level of nesting, an unknown field before the fields' own
-    problems, and those in field order."""
+    """The error to report: at each nesting level, an unknown field first, then field order."""
     first_seen: dict[tuple[int | str, ...], int] = {}
     for index, error in enumerate(errors):
         for depth in range(1, len(error["loc"]) + 1):

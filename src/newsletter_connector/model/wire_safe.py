@@ -1,20 +1,10 @@
-"""Making stored analytics values encodable: what a stored row holds never breaks the export.
-
-Capture stores only valid Unicode text and flat ``props`` of scalars, but rows written by an
-older version, a host store or SQL by hand may hold anything a JSON column or text column can:
-lone surrogates (``"\\ud800"`` is valid JSON text on both SQLite and PostgreSQL), nesting,
-non-finite floats, a ``props`` that is not an object. The export's readers turn such values into
-ones every JSON encoder writes, always the same way (migration 0006 stores the same result):
+"""Making stored analytics values encodable: whatever a stored row holds, the export serves it,
+the same way every time (docs/decisions.md, "Stored analytics rows are served, never refused"):
 
 - a lone surrogate in a text (a value or a key) becomes U+FFFD;
-- a text column holding a non-text value becomes its ``str`` (bytes are decoded as UTF-8 with
-  U+FFFD for what does not decode);
-- ``props`` that is not an object is ``None``; inside it, a non-finite float becomes ``None``,
-  an array or object nested deeper than :data:`MAX_PROPS_NESTING` levels becomes ``None``, and
-  an empty ``props`` is ``None``.
-
-Capture stores flat ``props``; nested values a row already holds are kept (within the bound),
-since every encoder writes them.
+- a non-text value in a text column becomes its ``str`` (bytes decoded as UTF-8, replacing);
+- ``props`` that is not an object, or is empty, is ``None``; inside it, a non-finite float or an
+  array or object nested deeper than :data:`MAX_PROPS_NESTING` levels becomes ``None``.
 """
 
 from __future__ import annotations
@@ -23,8 +13,7 @@ import math
 import re
 from typing import Any
 
-#: Levels of arrays and objects served in ``props`` (``props`` itself is level 1): far below
-#: every encoder's and parser's recursion limit (orjson's is 255), far above any real props.
+#: Levels of arrays and objects served in ``props`` (``props`` itself is level 1).
 MAX_PROPS_NESTING = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"

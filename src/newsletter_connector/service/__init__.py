@@ -1,8 +1,6 @@
-"""``NewsletterService``: every business rule, used by the web surfaces, the CLI and host code.
-
-The service knows rules, never HTTP: it raises the typed errors of
-:mod:`newsletter_connector.errors`. Each operation runs in one transaction of the storage
-backend, with the outbox events it causes.
+"""``NewsletterService``: every business rule, for the web surfaces, the CLI and host code.
+It knows no HTTP (it raises :mod:`newsletter_connector.errors`); each operation runs in one
+storage transaction with the outbox events it causes.
 """
 
 from __future__ import annotations
@@ -54,14 +52,9 @@ class NewsletterService:
         storage: Storage | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> NewsletterService:
-        """Assemble a service: plugins, then the storage backend named in settings.
-
-        :param settings: defaults to :meth:`Settings.load` (environment and config file).
-        :param plugins: extra plugin objects to register after the installed ones.
-        :param storage: use this storage instead of the configured backend.
-        :raises SettingsError: a setting is missing or invalid.
-        :raises PluginNotFound: the configured storage backend is not offered by any plugin.
-        """
+        """Assemble a service: plugins (the installed ones, then ``plugins``), then
+        ``storage`` or the backend named in settings (default :meth:`Settings.load`); raises
+        :class:`SettingsError` or :class:`PluginNotFound` (no such storage backend)."""
         settings = settings or Settings.load()
         pm = plugin_manager or build_plugin_manager(plugins)
         if storage is None:
@@ -81,16 +74,11 @@ class NewsletterService:
         return f"NewsletterService({self.context!r})"
 
     def check_ready(self, *, tolerate_outage: bool = True) -> None:
-        """Fail fast on an un-migrated database (``NotMigrated``).
-
-        A database that does not answer is only logged when ``tolerate_outage``: requests
-        then answer 503 until it is back, without a restart.
-        """
+        """Fail fast on an un-migrated database (``NotMigrated``); with ``tolerate_outage`` a
+        database that does not answer is only logged (requests answer 503 until it is back)."""
         try:
             self.storage.check_ready()
-            # Load (or create) the site secret now, outside any transaction: its first use is
-            # otherwise inside a signup's write transaction, where creating it needs a second
-            # writer that SQLite makes wait for the first, which waits for it.
+            # Created inside a signup's write transaction, it would deadlock SQLite's one writer.
             _ = self.context.site_secret
         except DbUnavailable:
             if not tolerate_outage:

@@ -1,8 +1,6 @@
-"""The admin area, as a Python API: API keys, list-source credentials, the platform connection.
-
-The CLI (``newsletter-connector keys|listsource|connection``) is a thin edge over this module.
-Secrets pass through here once: keys are shown once and stored as SHA-256 digests; list-source
-credentials are stored as digests; the connection token is stored because every push sends it.
+"""The admin area as a Python API (the CLI is a thin edge over it): API keys and list-source
+credentials are stored as SHA-256 digests only; the connection token is stored, as every push
+sends it.
 """
 
 from __future__ import annotations
@@ -42,10 +40,8 @@ class AdminService:
     # -- Newsletter API keys -------------------------------------------------------------
 
     def create_api_key(self, label: str) -> IssuedKey:
-        """Issue a key labelled ``label``; the key is returned once and only its digest stored.
-
-        :raises InvalidRequest: the label is blank, too long, or already used.
-        """
+        """Issue a key labelled ``label``: returned once, only its digest stored
+        (:class:`InvalidRequest`: the label is blank, too long, or already used)."""
         label = label.strip()
         if not label or len(label) > MAX_LABEL_LENGTH or label.isdigit():
             raise InvalidRequest(
@@ -73,10 +69,8 @@ class AdminService:
             return uow.keys.list()
 
     def revoke_api_key(self, label_or_id: str) -> ApiKeyRecord:
-        """Revoke a key by label or id; effective for the very next request.
-
-        :raises InvalidRequest: no key has that label or id.
-        """
+        """Revoke a key by label or id, for the very next request (:class:`InvalidRequest`:
+        no key has it)."""
         with self.context.storage.transaction() as uow:
             record = uow.keys.revoke(label_or_id.strip(), at=self.context.clock())
         if record is None:
@@ -84,11 +78,8 @@ class AdminService:
         return record
 
     def authenticate_api_key(self, presented: str) -> ApiKeyRecord:
-        """The active key matching ``presented``. Looked up by digest on every call, so a
-        revocation is seen by every worker on its next request.
-
-        :raises Unauthorized: unknown or revoked key.
-        """
+        """The active key matching ``presented`` (looked up on every call, so a revocation
+        holds on every worker's next request); :class:`Unauthorized` otherwise."""
         record = self.context.storage.find_active_api_key(sha256_hex(presented))
         if record is None:
             raise Unauthorized("the API key is unknown or revoked")
@@ -97,10 +88,8 @@ class AdminService:
     # -- List-source credentials ---------------------------------------------------------
 
     def set_listsource_credentials(self, user: str, key: str) -> None:
-        """Turn the list-source surface on with these credentials (stored as digests).
-
-        :raises InvalidRequest: user or key blank, or the user contains ``:``.
-        """
+        """Turn the list-source surface on with these credentials (stored as digests);
+        :class:`InvalidRequest` names a bad ``user`` or ``key``."""
         if not user or ":" in user or user.strip() != user:
             raise InvalidRequest("user must be non-blank, without ':' or spaces", field="user")
         if len(key) < 12:
@@ -123,10 +112,8 @@ class AdminService:
             return uow.settings.get(LISTSOURCE_CREDENTIALS) is not None
 
     def verify_listsource_credentials(self, user: str, key: str) -> bool | None:
-        """``None`` while the surface is off; otherwise whether user and key both match.
-
-        Both digests are always compared, in constant time, whichever fails first.
-        """
+        """``None`` while the surface is off, else whether user and key both match (both
+        always compared, in constant time)."""
         with self.context.storage.transaction(write=False) as uow:
             stored = uow.settings.get(LISTSOURCE_CREDENTIALS)
         if stored is None:
@@ -140,9 +127,8 @@ class AdminService:
     def set_connection(self, *, platform_base: str, transport: str, token: str) -> ConnectionRecord:
         """Configure (or replace) the connection to the mailing platform.
 
-        :raises InvalidRequest: naming ``platform_base`` (not https in any letter case, unless
-            the development setting allows http; or carrying ``user:password@``, which the
-            message never repeats), ``token`` (too short) or ``transport``.
+        :raises InvalidRequest: naming ``platform_base`` (not https, or carrying credentials,
+            which the message never repeats) or ``token``.
         :raises PluginNotFound: no installed plugin offers ``transport``.
         """
         platform_base = with_lowercase_scheme(platform_base.strip().rstrip("/"))

@@ -1,12 +1,5 @@
-"""Analytics: capture of site events, LLM usage records, the export reads and daily rollups.
-
-- :meth:`AnalyticsService.record_event` sanitises at capture (see ``analytics_sanitize``).
-- :meth:`AnalyticsService.record_llm_usage` is the host's call for each LLM call of a digest run.
-- :meth:`AnalyticsService.events_page` and :meth:`AnalyticsService.rollups` back
-  ``/api/export/events`` and ``/api/export/rollups``; rollups are computed on demand by
-  set-based queries in the database (SPEC 2.6, 4.3).
-- :meth:`AnalyticsService.queue_completed_day_rollups` queues one ``analytics.daily_rollup``
-  event per completed UTC day, exactly once across any number of runners (SPEC 6).
+"""Analytics: capture of site events (sanitised by ``analytics_sanitize``), LLM usage records,
+the export reads, and daily rollups computed on demand in the database (SPEC 2.5, 2.6, 4.3, 6).
 """
 
 from __future__ import annotations
@@ -19,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..errors import InvalidRequest
 from ..model.analytics import DailyRollup
-from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage, UnitOfWork
+from ..storage import AnalyticsEventRecord, DayTraffic, UnitOfWork
 from ..timeutil import to_naive_utc
 from . import analytics_sanitize as clean
 from .context import ServiceContext
@@ -41,13 +34,6 @@ class EventsPage:
 
     events: list[AnalyticsEventRecord]
     next_after_id: int
-
-
-def rollup_entry(
-    day: date, source: str, traffic: DayTraffic, usage: list[ModelUsage]
-) -> dict[str, Any]:
-    """One daily rollup in the SPEC 2.6 shape (a quiet day gives zeros)."""
-    return DailyRollup.build(day, source, traffic, usage).to_wire()
 
 
 def _llm_call(call: Mapping[str, Any], prefix: str) -> dict[str, Any]:
@@ -120,11 +106,10 @@ class AnalyticsService:
     ) -> int:
         """Sanitise and store one event at the current time; return its id.
 
-        ``href`` (required for ``link click``) is the link's target; ``seconds`` (required for
-        ``engagement ping``) the visible seconds since the page's previous ping. Both travel in
-        the exported ``props`` as ``href`` and ``engaged_seconds``.
-
-        :raises InvalidRequest: naming the field (unknown type, bad id, path, URL, props, size).
+        ``href`` (only and always for ``link click``) is the link's target; ``seconds`` (only
+        and always for ``engagement ping``) the visible seconds since the page's previous
+        ping. Both travel in the exported ``props`` as ``href`` and ``engaged_seconds``.
+        :class:`InvalidRequest` names any bad field.
         """
         event_type = clean.clean_event_type(event_type)
         cleaned_props = clean.clean_props(props)
@@ -155,12 +140,8 @@ class AnalyticsService:
     def record_llm_usage(
         self, model: str, ok: bool, prompt_tokens: int = 0, completion_tokens: int = 0
     ) -> None:
-        """Record one LLM call of a digest run (the host calls this once per call).
-
-        :param model: the model's name, e.g. ``"gpt-4o-mini"``.
-        :param ok: false when the call failed (counted in ``llm_usage.failures``).
-        :raises InvalidRequest: blank or over-long model, negative or non-integer tokens.
-        """
+        """Record one LLM call of a digest run (``ok`` false: a failed call);
+        :class:`InvalidRequest` for a blank or over-long model, or bad token counts."""
         self.record_llm_calls(
             [
                 {
@@ -176,13 +157,10 @@ class AnalyticsService:
     def record_llm_calls(
         self, calls: Iterable[Mapping[str, Any]], *, field_prefix: str = "llm_calls"
     ) -> int:
-        """Record several LLM calls at once, all or none (hook-friendly: a content hook can
-        return ``[{model, ok, prompt_tokens, completion_tokens}, ...]`` and the digest run
-        passes the list here). Token counts default to 0.
+        """Record ``[{model, ok, prompt_tokens, completion_tokens}, ...]`` (tokens default
+        to 0) all or none; return how many.
 
-        :return: how many calls were recorded.
-        :raises InvalidRequest: naming the bad entry, e.g. ``llm_calls[2].model``; nothing is
-            recorded then.
+        :raises InvalidRequest: naming the bad entry, e.g. ``llm_calls[2].model``.
         """
         rows = [
             _llm_call(call, f"{field_prefix}[{n}]." if field_prefix else "")
@@ -198,10 +176,8 @@ class AnalyticsService:
     # -- export reads ----------------------------------------------------------------------------
 
     def events_page(self, after_id: int = 0, limit: int = 500) -> EventsPage:
-        """Events with id strictly greater than ``after_id``, oldest first, at most ``limit``.
-
-        ``next_after_id`` is the last id returned, or ``after_id`` itself when caught up.
-        """
+        """At most ``limit`` events with id above ``after_id``, oldest first;
+        ``next_after_id`` is the last id returned, or ``after_id`` when caught up."""
         if after_id < 0:
             raise InvalidRequest("after_id must be >= 0", field="after_id")
         if not 1 <= limit <= MAX_EVENTS_LIMIT:
@@ -211,10 +187,8 @@ class AnalyticsService:
         return EventsPage(events, events[-1].id if events else after_id)
 
     def rollups(self, from_date: date, to_date: date) -> list[dict[str, Any]]:
-        """One rollup per UTC day from ``from_date`` to ``to_date`` inclusive (at most 92).
-
-        :raises InvalidRequest: naming ``to`` when it is before ``from`` or the span is too long.
-        """
+        """One rollup per UTC day from ``from_date`` to ``to_date`` inclusive; ``to`` before
+        ``from`` or over 92 days is :class:`InvalidRequest` naming ``to``."""
         if to_date < from_date:
             raise InvalidRequest("to must be on or after from", field="to")
         if (to_date - from_date).days + 1 > MAX_ROLLUP_DAYS:
@@ -232,22 +206,18 @@ class AnalyticsService:
         for offset in range(days):
             day = from_date + timedelta(days=offset)
             key = day.isoformat()
-            result.append(
-                rollup_entry(day, source, traffic.get(key, DayTraffic()), usage.get(key, []))
+            rollup = DailyRollup.build(
+                day, source, traffic.get(key, DayTraffic()), usage.get(key, [])
             )
+            result.append(rollup.to_wire())
         return result
 
     # -- the daily rollup event ------------------------------------------------------------------
 
     def queue_completed_day_rollups(self, now: datetime | None = None) -> int:
-        """Queue one ``analytics.daily_rollup`` event per completed UTC day not yet queued.
-
-        Days are covered from the day of the first call (stored, so every runner agrees; days
-        before it are served by ``/api/export/rollups`` only), at most 92 per call. Each day's
-        claim (an ``nc_job_runs`` row ``rollup:YYYY-MM-DD``) and its event commit in one
-        transaction, so any number of runners calling at once queue each day exactly once.
-
-        :return: how many events this call queued.
+        """Queue one ``analytics.daily_rollup`` event per completed UTC day not yet queued,
+        from the day of the first call (stored), at most 92 per call; return how many. Each
+        day is queued exactly once, however many runners call at once.
         """
         now = to_naive_utc(now) if now is not None else self.context.clock()
         today = now.date()

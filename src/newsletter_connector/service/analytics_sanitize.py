@@ -1,20 +1,11 @@
-"""Capture-time sanitising of analytics events: no personal data is ever stored.
+"""Capture-time sanitising of analytics events (SPEC 2.5): no personal data is ever stored.
 
-Rules (SPEC 2.5 "enforced at capture time"):
-
-- ``event_type`` is exactly one of :data:`EVENT_TYPES`; anything else is refused.
-- Visitor and session ids are opaque random strings, ``[A-Za-z0-9_-]{8,64}``; one made only
-  of digits and separators that reads as a phone number is refused.
-- Paths and URLs lose their query string and fragment (and URLs their user info); a path
-  segment that looks like an e-mail address or a phone number is replaced by ``redacted``, and
-  so is the service's own action-link token after ``/confirm/``, ``/unsubscribe/`` or
-  ``/profile/`` (anywhere in the path: any mount prefix, any host).
-- ``props`` values that look like an e-mail address or a phone number are dropped: texts, and
-  integral numbers whose digits would read as a phone number written without separators.
-  Action-link tokens in a text value are replaced by ``redacted``.
-- Every size is bounded; over a bound the request is refused, naming the field.
-
-Each helper raises :class:`InvalidRequest` naming the field; nothing here touches storage.
+- ``event_type`` must be one of :data:`EVENT_TYPES`; ids are opaque ``[A-Za-z0-9_-]{8,64}``
+  and never a phone number.
+- Paths and URLs lose query, fragment and user info; a path segment like an e-mail address or
+  a phone number, and any action-link token, becomes ``redacted``.
+- ``props`` values like an e-mail address or phone number are dropped; tokens in texts redacted.
+- Every size is bounded. Each helper raises :class:`InvalidRequest` naming the field.
 """
 
 from __future__ import annotations
@@ -114,10 +105,8 @@ def clean_path(value: Any, field: str = "path") -> str:
 
 
 def clean_url(value: Any, field: str, *, allow_empty: bool) -> str:
-    """An absolute http(s) URL reduced to scheme, host and (redacted) path.
-
-    Another scheme (``mailto:``, ``tel:``, ...) keeps only the scheme, e.g. ``mailto:``.
-    """
+    """An absolute http(s) URL reduced to scheme, host and (redacted) path; another scheme
+    keeps only the scheme (``mailto:``)."""
     if value is None or value == "":
         if allow_empty:
             return ""
@@ -179,11 +168,8 @@ def clean_seconds(value: Any) -> float:
 
 
 def clean_props(value: Any) -> dict[str, Any]:
-    """Free-form props: up to ten scalar values under short snake_case keys.
-
-    Values that look personal are dropped silently (the event is still recorded); action-link
-    tokens in text values are replaced by ``redacted``.
-    """
+    """Free-form props: up to ten scalar values under short snake_case keys. Values that look
+    personal are dropped silently (the event is still recorded); tokens in texts redacted."""
     if value is None:
         return {}
     if not isinstance(value, dict):

@@ -1,9 +1,6 @@
-"""Opaque keyset cursors for the paginated lists (never OFFSET).
-
-A cursor is URL-safe base64 (no padding) of a small JSON object: the list it belongs to
-(``k``), the last id returned (``a``) and, for subscribers, the status filter (``s``) it was
-issued under. Clients treat it as opaque; anything that does not decode to a cursor of the same
-list and filter is an ``invalid_request`` naming ``cursor``.
+"""Opaque keyset cursors for the paginated lists (never OFFSET): URL-safe base64 of
+``{k: list, a: last id, s: status filter}``. Anything that does not decode to a cursor of the
+same list and filter is an ``invalid_request`` naming ``cursor``.
 """
 
 from __future__ import annotations
@@ -41,11 +38,7 @@ def encode_cursor(kind: str, after_id: int, status: str | None = None) -> str:
 
 
 def decode_cursor(cursor: str | None, kind: str, status: str | None = None) -> int | None:
-    """The ``after_id`` a cursor carries; ``None`` for no cursor (start of the list).
-
-    :raises InvalidRequest: naming ``cursor``: malformed, of another list, or issued for a
-        different status filter.
-    """
+    """The ``after_id`` a cursor carries (``None`` for none); else :class:`InvalidRequest`."""
     if cursor is None:
         return None
     invalid = InvalidRequest("cursor is not a cursor returned by this list", field="cursor")
@@ -70,10 +63,7 @@ def decode_cursor(cursor: str | None, kind: str, status: str | None = None) -> i
 
 
 def check_limit(limit: int) -> int:
-    """``limit`` if it is within 1-500.
-
-    :raises InvalidRequest: naming ``limit``.
-    """
+    """``limit`` if it is within 1-500, else :class:`InvalidRequest` naming it."""
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidRequest(f"limit must be an integer between 1 and {MAX_LIMIT}", field="limit")
     return limit

@@ -1,7 +1,5 @@
-"""Queuing outbound events: the one way a service operation records an event for the platform.
-
-Call :func:`queue_event` inside the same ``storage.transaction()`` as the state change, so the
-change and its event commit together or not at all (transactional outbox).
+"""Queuing outbound events: call :func:`queue_event` inside the same ``storage.transaction()``
+as the state change, so both commit together or not at all (transactional outbox).
 """
 
 from __future__ import annotations
@@ -41,14 +39,9 @@ def new_event(
     *,
     subscriber_email: str | None = None,
 ) -> NewEvent:
-    """An event to queue, with a new id (a UUID, the idempotency key) and the time now.
-
-    ``payload`` (a wire shape of ``model/``) is handed to the store as the plain JSON values
-    ``json_encoding`` writes of it, so the pushed payload is the API's bytes whatever the
-    store does with it.
-
-    :param subscriber_email: the address the payload carries, if any, so that erasing that
-        subscriber discards the event.
+    """An event to queue, with a new UUID (the idempotency key) and the time now; ``payload``
+    is stored as the JSON values ``json_encoding`` writes, so the push carries the API's bytes.
+    ``subscriber_email``: the address the payload carries (erasing it discards the event).
     """
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type!r}")

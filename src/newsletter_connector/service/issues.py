@@ -1,16 +1,9 @@
 """Newsletter issues: digest runs, scheduled runs, and reading recorded issues.
 
-A digest run records exactly one issue:
-
-1. content: given by the caller, else from the ``newsletter_issue_content`` hook (first
-   non-None answer), validated strictly (:func:`~newsletter_connector.model.issue.parse_content`);
-2. subject, cadence, date, site URL and postal address from the run and the settings;
-3. rendered by the renderer named in ``settings.issue_renderer``; the HTML (and the plain-text
-   alternative, when the renderer gives one) must carry the literal ``{{unsubscribe_url}}``;
-4. stored in one transaction, together with the ``newsletter.issue`` event when
-   ``settings.delivery_mode`` is ``connector``.
-
-Every check happens before anything is written, so a failed run leaves nothing behind.
+A digest run validates its content (given, or from the ``newsletter_issue_content`` hook),
+renders it with ``settings.issue_renderer`` (every body must carry ``{{unsubscribe_url}}``) and
+stores the issue, with its ``newsletter.issue`` event in ``connector`` delivery mode, in one
+transaction. Every check happens before anything is written.
 """
 
 from __future__ import annotations
@@ -40,10 +33,8 @@ DEFAULT_LIST_LIMIT = 100
 
 
 class IssueAlreadyRecorded(InvalidRequest):
-    """A daily or weekly run for a period whose issue exists already; nothing was recorded.
-
-    ``existing`` is the issue recorded for that period.
-    """
+    """A daily or weekly run for a period whose issue (``existing``) is recorded already;
+    nothing was recorded."""
 
     def __init__(self, message: str, *, existing: IssueRecord | None) -> None:
         super().__init__(message, field="date")
@@ -75,12 +66,10 @@ class IssueService:
     ) -> IssueRecord:
         """Record one issue of ``kind`` and return it as stored.
 
-        :param kind: ``daily``, ``weekly``, ``manual`` or ``test``.
-        :param date: the issue date (``YYYY-MM-DD`` or a ``date``); today (UTC) by default.
-        :param content: the sections (and optionally ``subject``), as the
-            ``newsletter_issue_content`` hook returns them; asked of that hook when ``None``.
-        :raises InvalidRequest: naming ``kind``, ``date``, ``content`` or the bad content field
-            (``sections.topics[0].url``, ...), or the renderer's output; nothing is recorded.
+        :param date: ``YYYY-MM-DD`` or a ``date``; today (UTC) by default.
+        :param content: as the ``newsletter_issue_content`` hook returns it (asked when ``None``).
+        :raises InvalidRequest: naming the bad field (``sections.topics[0].url``, ...) or
+            ``issue_renderer``; nothing is recorded.
         :raises IssueAlreadyRecorded: a daily or weekly run for a period that has its issue.
         :raises PluginNotFound: ``settings.issue_renderer`` names no installed renderer.
         """
@@ -104,22 +93,15 @@ class IssueService:
         return record
 
     def run_scheduled_digests(self, now: datetime | None = None) -> builtins.list[IssueRecord]:
-        """Record the daily and weekly issues due at ``now`` whose period has none yet.
-
-        Safe to call often and from several runners at once: each period's issue is recorded
-        once (the others see it exists, or lose the insert race and record nothing). A kind
-        whose run fails (bad content, missing renderer, database down) is logged and retried
-        on the next call; it does not stop the other kind.
-
-        :param now: the current time (UTC); the service clock by default.
-        :return: the issues recorded by this call, daily before weekly.
+        """Record the daily and weekly issues due at ``now`` (UTC; default the service clock)
+        whose period has none yet; return them, daily before weekly. Never raises, and is safe
+        to call often from several runners: each period's issue is recorded once; a failed
+        kind is logged and retried on the next call.
         """
         now = to_naive_utc(now) if now is not None else self.context.clock()
         recorded: builtins.list[IssueRecord] = []
         for kind in due_kinds(now):
             try:
-                # run_digest checks the period before asking for content, so a loop that
-                # finds its issue recorded costs one indexed lookup.
                 recorded.append(self.run_digest(kind, now.date()))
             except IssueAlreadyRecorded:
                 continue  # recorded earlier, or by another runner just now
@@ -137,10 +119,7 @@ class IssueService:
     # -- reading ---------------------------------------------------------------------------------
 
     def latest(self) -> IssueRecord:
-        """The most recently recorded issue, with its bodies.
-
-        :raises NotFound: no issue has been recorded yet.
-        """
+        """The most recently recorded issue, with its bodies (:class:`NotFound`: none yet)."""
         with self.context.storage.transaction(write=False) as uow:
             record = uow.issues.latest()
         if record is None:
@@ -150,11 +129,8 @@ class IssueService:
     def list(
         self, limit: int = DEFAULT_LIST_LIMIT, include_html: bool = False
     ) -> builtins.list[IssueRecord]:
-        """Up to ``limit`` (1-500) issues, most recently recorded first; ``html``/``text``
-        are loaded only with ``include_html``.
-
-        :raises InvalidRequest: naming ``limit`` when out of range.
-        """
+        """Up to ``limit`` (1-500, else :class:`InvalidRequest`) issues, most recently recorded
+        first; ``html``/``text`` only with ``include_html``."""
         if (
             isinstance(limit, bool)
             or not isinstance(limit, int)

@@ -1,9 +1,5 @@
-"""The list-source surface's rules: stored issues read as listmonk campaigns, one list.
-
-Campaigns are the stored issues themselves (no copy). Every campaign has the constant status
-``finished`` and belongs to the single list (id 1, named by ``settings.list_name``), whose
-subscriber count is the number of confirmed subscribers. The wire shapes live in
-:mod:`newsletter_connector.web.listsource_wire`; this module knows no HTTP.
+"""The list-source surface's rules: stored issues read as listmonk campaigns (status always
+``finished``) of one list (id 1), whose count is the confirmed subscribers. No HTTP here.
 """
 
 from __future__ import annotations
@@ -29,11 +25,7 @@ MAX_ID = 2**63 - 1
 
 @dataclass(frozen=True)
 class CampaignQuery:
-    """A normalised campaigns query (the web edge turns lenient query values into this).
-
-    :param statuses: the requested status filter; empty means no filter. A campaign matches
-        when any of them is its status.
-    """
+    """A normalised campaigns query; empty ``statuses`` means no filter."""
 
     page: int = 1
     per_page: int = DEFAULT_PER_PAGE
@@ -57,8 +49,7 @@ class CampaignPage:
 
 @dataclass(frozen=True)
 class ListInfo:
-    """The single list. ``uuid`` and ``created_at`` are recorded the first time the list is
-    served, so they stay the same across restarts and workers."""
+    """The single list; ``uuid`` and ``created_at`` are stored when it is first served."""
 
     id: int
     uuid: str
@@ -74,11 +65,8 @@ class ListSourceService:
         self.context = context
 
     def campaigns(self, query: CampaignQuery) -> CampaignPage:
-        """A page of campaigns ordered by ``created_at``, ties broken by id.
-
-        A status filter that does not include ``finished`` matches nothing: an empty page
-        with ``total`` 0, never an error. A page past the end is empty with the true total.
-        """
+        """A page of campaigns ordered by ``(created_at, id)``. A status filter without
+        ``finished`` gives an empty page with ``total`` 0; a page past the end is empty."""
         if query.statuses and CAMPAIGN_STATUS not in query.statuses:
             return CampaignPage(results=[], total=0, page=query.page, per_page=query.per_page)
         offset = (query.page - 1) * query.per_page
@@ -94,10 +82,7 @@ class ListSourceService:
         return CampaignPage(results=results, total=total, page=query.page, per_page=query.per_page)
 
     def campaign(self, campaign_id: int) -> IssueRecord:
-        """The campaign with this id.
-
-        :raises NotFound: no stored issue has it (including ids out of the 64-bit range).
-        """
+        """The campaign with this id; :class:`NotFound` when no stored issue has it."""
         record = None
         if 1 <= campaign_id <= MAX_ID:
             with self.context.storage.transaction(write=False) as uow:
@@ -107,10 +92,7 @@ class ListSourceService:
         return record
 
     def subscriber_count(self) -> int:
-        """Confirmed subscribers: the only ones a campaign is ever sent to (SPEC 2.4).
-
-        When a host supplies its own subscriber store, this count must come from it.
-        """
+        """Confirmed subscribers: the only ones a campaign is ever sent to (SPEC 2.4)."""
         with self.context.storage.transaction(write=False) as uow:
             return uow.subscribers.count(status="confirmed")
 

@@ -1,10 +1,7 @@
 """The contact-message log (SPEC 2.3): ``service.messages``.
 
-Every message is its own row, in arrival order, and queues a ``contact.message`` event in the
-same transaction. The event is keyed to the sender's address, so erasing that address
-(``service.subscribers.erase`` / ``erase_address``) deletes the messages and discards their
-events too (SPEC 6 rule 4: they carry the address). A message never creates, changes or
-asserts consent for a subscriber.
+Each message is its own row and queues a ``contact.message`` event keyed to the sender's
+address, so erasing the address deletes both. A message never touches a subscriber's consent.
 """
 
 from __future__ import annotations
@@ -31,11 +28,8 @@ class ContactMessageService:
         return contact_message_payload(record)
 
     def record(self, email: str, name: str | None, message: str) -> ContactMessageRecord:
-        """Store a contact-form message and queue its ``contact.message`` event.
-
-        :raises InvalidRequest: naming ``email``, ``name`` or ``message`` (blank or longer than
-            10,000 characters).
-        """
+        """Store a contact-form message and queue its ``contact.message`` event;
+        :class:`InvalidRequest` names a bad ``email``, ``name`` or ``message``."""
         address = normalise_email(email)
         sender = optional_text(name, "name")
         if not isinstance(message, str) or not message.strip():
@@ -60,10 +54,8 @@ class ContactMessageService:
     def list_page(
         self, cursor: str | None = None, limit: int = DEFAULT_LIMIT
     ) -> Page[ContactMessageRecord]:
-        """One page of the log in arrival order.
-
-        :raises InvalidRequest: naming ``cursor`` or ``limit``.
-        """
+        """One page of the log in arrival order; :class:`InvalidRequest` names a bad
+        ``cursor`` or ``limit``."""
         check_limit(limit)
         after_id = decode_cursor(cursor, "contact-messages")
         with self.context.storage.transaction(write=False) as uow:

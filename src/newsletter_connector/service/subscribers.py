@@ -1,15 +1,8 @@
 """The subscriber lifecycle (SPEC 2.1, 3): every rule about subscribers lives here.
 
-Used by the Newsletter API, the reader pages, the CLI and host code. Each operation runs in one
-storage transaction together with the outbox events it causes (``events.queue_event``), and
-returns stored :class:`SubscriberRecord` objects; :meth:`SubscriberService.contact` turns one
-into the wire contact (the same serializer the event payloads use).
-
-Input is a request model of ``model.requests`` (``subscribe`` takes a ``SignupRequest``,
-``update`` a ``PatchRequest``, ``update_profile_by_token`` a ``ContactChange``) or a mapping of
-the same JSON shape, which is validated into one; every problem raises ``InvalidRequest`` naming
-the field, or ``ConsentRequired``, before anything is changed. The models check each field on its
-own; the rules here are those that need the stored subscriber or the clock.
+Each operation runs in one storage transaction with the outbox events it causes. Input is a
+request model of ``model.requests`` or a mapping of the same JSON shape; every problem raises
+``InvalidRequest`` naming the field, or ``ConsentRequired``, before anything is changed.
 """
 
 from __future__ import annotations
@@ -66,12 +59,9 @@ class SubscribeResult:
 
 @dataclass(frozen=True)
 class ErasureResult:
-    """What an erasure did. The address is returned to the caller, never stored.
-
+    """What an erasure did (the address is returned to the caller, never stored);
     ``previous_status`` is ``None`` when the address had no subscriber; ``discarded_events``
-    counts its outbox events still undelivered (delivered ones are deleted too, uncounted);
-    ``erased_messages`` the contact messages sent from it. A deletion record with the same
-    counts is kept for every erasure."""
+    counts its undelivered outbox events (delivered ones are deleted uncounted)."""
 
     email: str
     previous_status: str | None
@@ -122,17 +112,11 @@ class SubscriberService:
     # -- reads -------------------------------------------------------------------------------
 
     def get(self, email: str) -> SubscriberRecord:
-        """The subscriber with this address (any case).
-
-        :raises InvalidRequest: not a valid address (field ``email``).
-        :raises NotFound: no such subscriber.
-        """
+        """The subscriber with this address (any case); :class:`InvalidRequest` naming
+        ``email`` for an invalid address, :class:`NotFound` for no such subscriber."""
         address = normalise_email(email)
         with self.context.storage.transaction(write=False) as uow:
-            record = uow.subscribers.get_by_email(address)
-        if record is None:
-            raise NotFound("no subscriber with that email address")
-        return record
+            return self._by_email(uow, address, lock=False)
 
     def find_by_token(self, kind: TokenKind, token: str) -> SubscriberRecord | None:
         """The subscriber a ``confirm``/``unsubscribe``/``profile`` link token belongs to, or
@@ -145,10 +129,8 @@ class SubscriberService:
     def list_page(
         self, status: str | None = None, cursor: str | None = None, limit: int = DEFAULT_LIMIT
     ) -> Page[SubscriberRecord]:
-        """One page of subscribers in creation order, optionally only one status.
-
-        :raises InvalidRequest: naming ``status``, ``cursor`` or ``limit``.
-        """
+        """One page of subscribers in creation order, optionally of one status;
+        :class:`InvalidRequest` names a bad ``status``, ``cursor`` or ``limit``."""
         status = optional_enum(status, "status", STATUSES)
         check_limit(limit)
         after_id = decode_cursor(cursor, "subscribers", status)
@@ -164,14 +146,11 @@ class SubscriberService:
     def subscribe(self, body: SignupRequest | Mapping[str, Any]) -> SubscribeResult:
         """Sign an address up (``POST /subscribers``).
 
-        A new address becomes ``pending`` (queues ``newsletter.signup``), or ``confirmed`` when
-        a valid consent ``{source, collected_at}`` is given (queues ``newsletter.signup`` then
-        ``newsletter.confirmed``). An existing address is returned unchanged, whatever its
-        status (an unsubscribed address is never resubscribed this way); a still pending one
-        queues ``newsletter.signup`` again so the platform can resend its confirmation mail,
-        with the same ``confirm_url``, but at most once per ``confirmation_resend_interval``
-        counted from its last announcement (the signup itself included): within it nothing is
-        queued, so re-submitting an address cannot make us mail it over and over.
+        A new address becomes ``pending`` (queues ``newsletter.signup``), or ``confirmed`` with
+        a valid consent (queues ``newsletter.signup`` then ``newsletter.confirmed``). An
+        existing address is returned unchanged, whatever its status; a pending one queues
+        ``newsletter.signup`` again at most once per ``confirmation_resend_interval`` since its
+        last announcement, so re-submitting cannot make the platform mail it over and over.
 
         :raises InvalidRequest: naming the field (unknown fields included).
         :raises ConsentRequired: consent partial, unparseable or in the future.
@@ -249,79 +228,64 @@ class SubscriberService:
 
     def confirm_by_token(self, token: str) -> SubscriberRecord:
         """The confirm link was followed: ``pending`` becomes ``confirmed`` (queues
-        ``newsletter.confirmed``). Any other status is left as it is (an unsubscribed or
-        bounced subscriber is not revived by an old link); following it twice is harmless.
-
-        :raises NotFound: no subscriber has this confirm token.
-        """
+        ``newsletter.confirmed``); any other status is left as it is (an old link revives no
+        one). :class:`NotFound` when no subscriber has this token."""
         with self.context.storage.transaction() as uow:
             record = self._by_token(uow, "confirm", token)
             if record.status != "pending":
                 return record
-            now = self.context.clock()
-            record = replace(record, status="confirmed", confirmed_at=now, updated_at=now)
-            uow.subscribers.save(record)
-            self._queue(uow, "newsletter.confirmed", record)
-            return record
+            return self._set_status(uow, record, "confirmed")
 
     def unsubscribe(self, email: str) -> SubscriberRecord:
         """Suppress an address: any status becomes ``unsubscribed`` (queues
         ``newsletter.unsubscribed``); already unsubscribed keeps its first time, no event.
-
-        :raises NotFound: no such subscriber.
-        """
+        :class:`NotFound` when there is no such subscriber."""
         address = normalise_email(email)
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
             return self._unsubscribe(uow, record)
 
     def unsubscribe_by_token(self, token: str) -> SubscriberRecord:
-        """As :meth:`unsubscribe`, from the unsubscribe link.
-
-        :raises NotFound: no subscriber has this unsubscribe token.
-        """
+        """As :meth:`unsubscribe`, from the unsubscribe link (:class:`NotFound`: no such token)."""
         with self.context.storage.transaction() as uow:
             return self._unsubscribe(uow, self._by_token(uow, "unsubscribe", token))
 
     def _unsubscribe(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
         if record.status == "unsubscribed":
             return record
-        now = self.context.clock()
-        record = replace(record, status="unsubscribed", unsubscribed_at=now, updated_at=now)
-        uow.subscribers.save(record)
-        self._queue(uow, "newsletter.unsubscribed", record)
-        return record
+        return self._set_status(uow, record, "unsubscribed")
 
     def mark_bounced(self, email: str) -> SubscriberRecord:
-        """The platform reported a hard bounce: ``pending`` or ``confirmed`` becomes
-        ``bounced`` (queues ``newsletter.bounced``). Bounced stays bounced and unsubscribed
-        stays unsubscribed (already suppressed), without an event.
-
-        :raises NotFound: no such subscriber.
-        """
+        """A hard bounce: ``pending`` or ``confirmed`` becomes ``bounced`` (queues
+        ``newsletter.bounced``); bounced or unsubscribed stays as it is, without an event.
+        :class:`NotFound` when there is no such subscriber."""
         address = normalise_email(email)
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
             if record.status in ("bounced", "unsubscribed"):
                 return record
-            now = self.context.clock()
-            record = replace(record, status="bounced", bounced_at=now, updated_at=now)
-            uow.subscribers.save(record)
-            self._queue(uow, "newsletter.bounced", record)
-            return record
+            return self._set_status(uow, record, "bounced")
+
+    def _set_status(
+        self, uow: UnitOfWork, record: SubscriberRecord, status: str
+    ) -> SubscriberRecord:
+        """``record`` moved to ``status`` now (stamping ``<status>_at``), saved, and its
+        ``newsletter.<status>`` event queued."""
+        now = self.context.clock()
+        stamp: dict[str, Any] = {f"{status}_at": now}
+        record = replace(record, status=status, updated_at=now, **stamp)
+        uow.subscribers.save(record)
+        self._queue(uow, f"newsletter.{status}", record)
+        return record
 
     # -- edits -------------------------------------------------------------------------------
 
     def update(self, email: str, patch: PatchRequest | Mapping[str, Any]) -> SubscriberRecord:
         """``PATCH /subscribers/{email}``: omitted fields unchanged, null clears, ``prefs``
         merged, ``status`` only ``unsubscribed`` (queues ``newsletter.unsubscribed``).
+        Read-only fields (:data:`READ_ONLY_FIELDS`) are accepted with their current values.
 
-        Read-only fields (:data:`READ_ONLY_FIELDS`) are accepted with their current values, so
-        a contact from GET can be sent back with some fields changed; ``status`` keeps its own
-        rule (only ``unsubscribed``) whatever the subscriber's current status.
-
-        :raises InvalidRequest: naming an unknown or invalid field, or a read-only one whose
-            value differs from the current one.
+        :raises InvalidRequest: naming an unknown or invalid field, or a changed read-only one.
         :raises NotFound: no such subscriber.
         """
         address = normalise_email(email)
@@ -340,9 +304,9 @@ class SubscriberService:
     def update_profile_by_token(
         self, token: str, fields: ContactChange | Mapping[str, Any]
     ) -> SubscriberRecord:
-        """The reader saved the profile page: apply ``fields`` as a PATCH without ``status``.
-        The first save sets ``profile_completed_at``; every save queues
-        ``newsletter.profile_completed`` with the contact, so the platform stays current.
+        """The reader saved the profile page: apply ``fields`` as a PATCH without ``status``;
+        the first save sets ``profile_completed_at``, every save queues the contact as
+        ``newsletter.profile_completed``.
 
         :raises InvalidRequest: naming an unknown or invalid field.
         :raises NotFound: no subscriber has this profile token.
@@ -401,23 +365,15 @@ class SubscriberService:
     # -- erasure -----------------------------------------------------------------------------
 
     def erase(self, email: str) -> ErasureResult:
-        """``DELETE /subscribers/{email}``: the subscriber must exist; then everything about
-        the address is erased, as :meth:`erase_address` does.
-
-        :raises NotFound: no such subscriber.
-        """
+        """``DELETE /subscribers/{email}``: :meth:`erase_address` of an existing subscriber
+        (:class:`NotFound` otherwise)."""
         return self._erase(email, subscriber_required=True)
 
     def erase_address(self, email: str) -> ErasureResult:
-        """Erase everything stored about an address, subscriber or not: the subscriber row
-        (gone for good; the address may sign up again as new), the contact messages sent
-        from it and every outbox event carrying it, delivered or not.
-        A deletion record (keyed hash of the address, time, previous status and the counts of
-        :class:`ErasureResult`) is kept as evidence that the erasure was carried out, also
-        when nothing was stored; it never holds the address.
-
-        :raises InvalidRequest: naming ``email`` when it is not an address.
-        """
+        """Erase everything stored about an address, subscriber or not: the subscriber row,
+        the contact messages sent from it and every outbox event carrying it. A deletion
+        record (keyed hash of the address, time, previous status, counts) is always kept as
+        evidence; it never holds the address. :class:`InvalidRequest` for a bad address."""
         return self._erase(email, subscriber_required=False)
 
     def _erase(self, email: str, *, subscriber_required: bool) -> ErasureResult:
@@ -456,8 +412,8 @@ class SubscriberService:
     # -- helpers -----------------------------------------------------------------------------
 
     @staticmethod
-    def _by_email(uow: UnitOfWork, address: str) -> SubscriberRecord:
-        record = uow.subscribers.get_by_email(address, lock=True)
+    def _by_email(uow: UnitOfWork, address: str, *, lock: bool = True) -> SubscriberRecord:
+        record = uow.subscribers.get_by_email(address, lock=lock)
         if record is None:
             raise NotFound("no subscriber with that email address")
         return record

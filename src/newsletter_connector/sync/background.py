@@ -1,15 +1,6 @@
-"""The in-process mode: a runner on a background thread beside a small site's WSGI app.
-
-::
-
-    from newsletter_connector.sync.background import start_background_sync
-
-    sync = start_background_sync(service)   # e.g. in gunicorn's post_fork, one per worker
-    ...
-    sync.stop()                              # finishes the batch in flight, then returns
-
-Several background runners (one per worker, or beside a ``newsletter-connector sync``
-process) are safe: batches are claimed with a lease, never sent by two runners at once.
+"""The in-process mode: a runner on a background thread beside a small site's WSGI app
+(usage: docs/delivery.md). Several runners may share a database: leases keep any batch from
+being sent by two at once.
 """
 
 from __future__ import annotations

@@ -1,33 +1,10 @@
-"""The runner's HTTP client: who it trusts, and a total deadline per request.
+"""The runner's HTTP client (:func:`build_http_client`): who it trusts, and a total deadline
+per request.
 
-Every outbound transport is given the same plain :class:`httpx.Client`
-(:func:`build_http_client`) and sends through its public API (``post``, ``request``, ...).
-
-httpx timeouts apply per phase (connect, each read, each write), so a receiver that drips one
-byte at a time never trips them. The deadline is made total below httpx, by the network
-backend of the connection pool (:class:`DeadlineBackend`, on httpcore's public
-``NetworkBackend`` interface) under the client's transport (:class:`DeadlinePoolTransport`, on
-httpx's public ``BaseTransport`` interface). Every operation of a request — name resolution,
-connect, the TLS handshake, every read and every write — is bounded by the time left until the
-deadline armed for the request on the thread that runs it, so a request ends by itself once
-its deadline passes:
-
-- reads, the TLS handshake and connects are single socket operations given the time left
-  (an SSL socket's timeout bounds a whole handshake or read, not each byte);
-- a write is a loop of sends, each given the time that is left (a platform reading a byte at a
-  time cannot stretch it);
-- name resolution (``getaddrinfo`` has no timeout) runs on a helper thread that the request
-  stops waiting for at the deadline; an IP address needs none.
-
-So requests run on the caller's thread, and nothing is ever closed from another thread
-(closing a socket under a blocked reader can let its file descriptor be reused by an
-unrelated file). A transport whose sockets the backend does not bound (tests pass an
-:class:`httpx.MockTransport`) is instead run on a worker thread that the caller stops waiting
-for at the deadline (:class:`WorkerDeadlineTransport`).
-
-Connections are kept alive and reused between requests, so a batch costs one request on an
-open connection rather than a new TCP and TLS handshake (httpcore discards a connection the
-platform has closed before reusing it).
+Every operation of a request (resolution, connect, TLS handshake, each read and each send) is
+bounded by the time left until the deadline armed on the calling thread, so a request ends by
+itself on that thread and nothing is closed from another thread. Connections are kept alive
+between requests. Why this design: docs/decisions.md, "The 15-second deadline is total".
 """
 
 from __future__ import annotations
@@ -63,8 +40,7 @@ class DeadlineStream(httpcore.NetworkStream):
         return self.inner.read(max_bytes, self.backend.time_left(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        """Send all of ``buffer`` by the deadline: each send is given only the time left
-        (httpcore's own loop gives every send the whole timeout again)."""
+        """Send all of ``buffer`` by the deadline, each send given only the time left."""
         sock = self.inner.get_extra_info("socket")
         if sock is None:  # not a socket stream: one bounded write is all we can do
             self.inner.write(buffer, self.backend.time_left(timeout, httpcore.WriteTimeout))
@@ -98,10 +74,9 @@ class DeadlineStream(httpcore.NetworkStream):
 
 
 class DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend whose operations end by the deadline armed (with :meth:`arm`)
-    on the thread that performs them. Host names are resolved on helper threads
-    (:class:`~.workers.RequestWorkers` named :data:`RESOLVER_THREAD_NAME`), waited for only
-    until the deadline; close them with :meth:`close`."""
+    """httpcore's sync backend, TCP only, for a pool without retries: every operation ends by
+    the deadline armed (:meth:`arm`) on its thread; host names resolve on helper threads
+    waited for only until then (closed by :meth:`close`)."""
 
     RESOLVER_THREAD_NAME = "newsletter-sync-resolve"
 
@@ -125,10 +100,8 @@ class DeadlineBackend(httpcore.NetworkBackend):
 
     def resolve(self, host: str, port: int, timeout: float | None = None) -> list[str]:
         """The addresses to try for ``host``, in the resolver's order; an IP address as is.
-
-        :raises httpcore.ConnectTimeout: the resolver did not answer by the deadline.
-        :raises httpcore.ConnectError: the name does not resolve.
-        """
+        :class:`httpcore.ConnectTimeout` without an answer by the deadline,
+        :class:`httpcore.ConnectError` when the name does not resolve."""
         try:
             ipaddress.ip_address(host)
         except ValueError:
@@ -175,15 +148,6 @@ class DeadlineBackend(httpcore.NetworkBackend):
             return DeadlineStream(stream, self)
         raise failure or httpcore.ConnectError(f"{host} has no address")
 
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.NetworkStream:
-        left = self.time_left(timeout, httpcore.ConnectTimeout)
-        return DeadlineStream(self.inner.connect_unix_socket(path, left, socket_options), self)
-
-    def sleep(self, seconds: float) -> None:
-        self.inner.sleep(seconds)
-
     def close(self) -> None:
         """Let idle resolver threads exit (one still resolving exits when it is done)."""
         self.resolvers.close()
@@ -201,8 +165,7 @@ def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
     return context
 
 
-#: httpcore's exceptions as the httpx ones a caller of :class:`httpx.Client` expects, most
-#: specific first.
+#: httpcore's exceptions as the httpx ones a client's caller expects, most specific first.
 HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.RequestError]], ...] = (
     (httpcore.ConnectTimeout, httpx.ConnectTimeout),
     (httpcore.ReadTimeout, httpx.ReadTimeout),
@@ -230,16 +193,8 @@ def httpx_error_for(exc: Exception) -> type[httpx.RequestError] | None:
 
 
 class DeadlinePoolTransport(httpx.BaseTransport):
-    """An HTTPS transport whose every request ends by ``deadline`` seconds after it starts.
-
-    Requests go through an :class:`httpcore.ConnectionPool` (keep-alive, no retries) built on
-    a :class:`DeadlineBackend`: each request arms the backend for the calling thread, so every
-    socket operation of the request is bounded by the time left, and the request runs on the
-    caller's thread. The whole response body is read before :meth:`handle_request` returns.
-
-    :param context: who the platform's certificate must be signed by.
-    :param deadline: seconds from the start of a request to the last byte of its response.
-    """
+    """An HTTPS transport (keep-alive pool, no retries, trusting ``context``) whose every
+    request, run on the caller's thread, ends with its whole body read by ``deadline``."""
 
     def __init__(self, context: ssl.SSLContext, deadline: float) -> None:
         if deadline <= 0:
@@ -286,12 +241,9 @@ class DeadlinePoolTransport(httpx.BaseTransport):
 
 
 class WorkerDeadlineTransport(httpx.BaseTransport):
-    """Runs each request of ``inner`` — a transport whose sockets no deadline backend bounds
-    (tests pass an :class:`httpx.MockTransport`) — on a worker thread (:mod:`.workers`,
-    reused between requests), which the caller stops waiting for at ``deadline`` with
-    :class:`httpx.TimeoutException`. Nothing is closed under a worker: a timed-out request
-    ends on its own thread.
-    """
+    """Runs each request of ``inner`` (such as :class:`httpx.MockTransport`) on a reused worker
+    thread that the caller stops waiting for at ``deadline`` (:class:`httpx.TimeoutException`);
+    a timed-out request ends on its own thread."""
 
     def __init__(self, inner: httpx.BaseTransport, deadline: float) -> None:
         if deadline <= 0:
@@ -346,8 +298,7 @@ class WorkerDeadlineTransport(httpx.BaseTransport):
 
 
 class CookiesNeverKept(http.cookiejar.CookieJar):
-    """A cookie jar that keeps nothing: a push carries its body and headers, never state a
-    platform asked to be sent back."""
+    """A cookie jar that keeps nothing: a push never carries state a platform set."""
 
     def extract_cookies(self, response: Any, request: Any) -> None:
         pass
@@ -362,14 +313,10 @@ def build_http_client(
     deadline: float = REQUEST_DEADLINE_SECONDS,
     inner: Callable[[], httpx.BaseTransport] | None = None,
 ) -> httpx.Client:
-    """The :class:`httpx.Client` every outbound transport is given: no redirects followed, no
-    cookies kept (:class:`CookiesNeverKept`), no proxy or CA settings read from the
-    environment beyond :func:`trusted_ssl_context`, and a total ``deadline`` per request (a
-    request over it raises :class:`httpx.TimeoutException`).
-
-    :param inner: build the transport yourself (tests pass an :class:`httpx.MockTransport`);
-        it is built once and run under :class:`WorkerDeadlineTransport`. Default:
-        :class:`DeadlinePoolTransport` trusting :func:`trusted_ssl_context`.
+    """The :class:`httpx.Client` every outbound transport is given: no redirects, no cookies,
+    nothing from the environment beyond :func:`trusted_ssl_context`, and a total ``deadline``
+    per request (over it: :class:`httpx.TimeoutException`). ``inner`` builds the transport
+    instead (tests: :class:`httpx.MockTransport`), run under :class:`WorkerDeadlineTransport`.
     """
     transport: httpx.BaseTransport
     if inner is None:

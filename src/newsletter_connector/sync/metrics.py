@@ -1,7 +1,5 @@
-"""The ``outbox status`` figures in Prometheus text exposition format (version 0.0.4).
-
-Printed by ``newsletter-connector outbox metrics`` (for node_exporter's textfile collector or
-any scraper wrapper); there is deliberately no anonymous HTTP endpoint.
+"""The ``outbox status`` figures in Prometheus text format (version 0.0.4), for
+``newsletter-connector outbox metrics``; there is deliberately no HTTP endpoint.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Periodic work the runner does on every loop, before delivering.
 
-A periodic task is a callable ``task(now)`` (``now`` a naive UTC datetime) that queues events
-when they fall due and is safe to call often and from several runners at once: it claims its own
-work (a ``nc_job_runs`` key, or the unique period of an issue), so each job happens once. A
-failing task is logged and never stops delivery.
+A task ``task(now)`` (naive UTC) queues events when they fall due, claiming its own work so it
+is safe to call often and from several runners at once. A failing task never stops delivery.
 """
 
 from __future__ import annotations

@@ -1,29 +1,17 @@
 """The sync runner: claim frozen batches, deliver them outside any transaction, settle them.
 
-One loop (:meth:`SyncRunner.run_once`):
+Guarantees (the whole story: docs/delivery.md):
 
-0. Run the periodic tasks, return expired leases to pending and delete delivered batches
-   older than :data:`DELIVERED_RETENTION`.
-1. In one short write transaction, lease :data:`CLAIM_AHEAD` requests' worth of batches (at
-   least one): the oldest due batches, then new batches frozen from the oldest queued events
-   (``claim_batches``). The lease covers every request of every batch in the claim (they are
-   sent one after the other), so an expired lease means the runner died; expired leases return
-   to pending on the next loop of any runner.
-2. With no transaction open on the sending thread, hand the batches one by one to the
-   connection's transport.
-3. In the next claim's transaction, settle them (:mod:`.settle`): 2xx → delivered; anything
-   else → the next rung of the ladder (:mod:`.schedule`), or failed after 20 attempts.
-   Steps 1 to 3 repeat until nothing is due. For one-request batches the next claim is taken
-   on a helper thread while the current claim is sent (:meth:`SyncRunner.deliver_due`).
-
-Nothing is pushed while no connection is configured: events stay queued (unbatched) and go out
-oldest first once one is. The connection is re-read at the start of every loop and at least
-every :data:`CONNECTION_RECHECK_SECONDS` while batches are being sent; when it is removed or
-changed, the claimed batches not yet sent are released. A stop request is honoured the same
-way, between batches: the batch in flight is finished and settled, the rest released.
-
-Delivery is at least once: a crash between a request and its settle resends the same batches
-with the same event ids (up to a claim's worth), which the platform de-duplicates.
+- One sender per batch: a claim leases its batches for every request's deadline (the batches
+  are sent one after the other) plus :data:`LEASE_MARGIN`; an expired lease (a dead runner)
+  returns them to pending, due at once, on any runner's next loop.
+- At least once, with stable event ids: a crash between a request and its settle resends up
+  to a claim's worth of batches, which the platform de-duplicates.
+- 2xx settles a batch as delivered; anything else takes the next rung of the retry ladder
+  (:mod:`.schedule`), failed after 20 attempts. Settling is fenced by the claim's lease.
+- Nothing is pushed without a connection (events stay queued). A stop request, or a removed or
+  changed connection (re-read every loop and every :data:`CONNECTION_RECHECK_SECONDS` while
+  sending), finishes the batch in flight and releases the unsent rest with no attempt counted.
 """
 
 from __future__ import annotations
@@ -60,13 +48,9 @@ DELIVERED_RETENTION = timedelta(days=7)
 #: Stored errors are cut to this length.
 MAX_ERROR_LENGTH = 500
 #: Requests' worth of batches leased by one claim (one transaction, which also settles the
-#: previous claim): 10 batches of the one-request ``events`` transport, one batch of
-#: ``platform``. More amortises the database work over more requests; fewer shortens how long
-#: a dead runner's unsent batches wait for their lease to end, and how long claimed events wait
-#: to be sent.
+#: previous one): more amortises the database work, fewer shortens a dead runner's leases.
 CLAIM_AHEAD = 10
-#: While batches are being sent, the connection is re-read at least this often (seconds), so a
-#: removed or disabled connection stops pushes within it (not once per batch: ``bench.sync``).
+#: Seconds between re-reads of the connection while sending (not per batch: bench.sync).
 CONNECTION_RECHECK_SECONDS = 1.0
 
 
@@ -88,15 +72,9 @@ class RunReport:
 class SyncRunner:
     """Delivers the outbox of ``service`` to its configured platform connection.
 
-    :param deadline: total seconds per HTTP request (SPEC: 15).
-    :param clock: the time used for scheduling (defaults to the service's clock).
-    :param periodic_tasks: called with ``now`` at the start of every loop; defaults to
-        :func:`~.periodic.default_periodic_tasks`.
-    :param http_transport: build the httpx transport requests go through (tests pass a
-        :class:`httpx.MockTransport`); default: real HTTPS with the trusted CAs.
-    :param claim_ahead: requests' worth of batches leased per claim (:data:`CLAIM_AHEAD`).
-    :param connection_recheck: seconds between re-reads of the connection while sending
-        (:data:`CONNECTION_RECHECK_SECONDS`; 0 re-reads it before every batch).
+    :param deadline: total seconds per HTTP request.
+    :param http_transport: builds the httpx transport (tests: :class:`httpx.MockTransport`).
+    :param connection_recheck: 0 re-reads the connection before every batch.
     """
 
     def __init__(
@@ -112,8 +90,7 @@ class SyncRunner:
         connection_recheck: float = CONNECTION_RECHECK_SECONDS,
     ) -> None:
         """:raises SettingsError: ``base_url`` is unset, or http while
-        ``allow_insecure_http_links`` is off (scheduled digests and queued contact records
-        carry links built from it)."""
+        ``allow_insecure_http_links`` is off (queued records carry links built from it)."""
         service.settings.require_https_links()
         self.service = service
         self.deadline = deadline
@@ -158,12 +135,11 @@ class SyncRunner:
             return uow.outbox.prune_delivered(settled_before=self.clock() - DELIVERED_RETENTION)
 
     def transport(self, *, max_age: float = 0.0) -> Transport | None:
-        """The transport for the active connection, or ``None`` when none is configured
-        (or it is not allowed: plain http without ``allow_insecure_http_delivery``, or an
-        address stored with credentials in it).
+        """The transport for the active connection; ``None`` when none is configured or it
+        is not allowed (plain http without ``allow_insecure_http_delivery``, or credentials
+        in its address).
 
-        :param max_age: reuse the last answer if the connection was read from the database
-            less than this many seconds ago (default: always read it).
+        :param max_age: reuse the last answer if the connection was read within these seconds.
         """
         if max_age > 0 and time.monotonic() - self._checked_at < max_age:
             return self._cached[1] if self._cached is not None else None
@@ -203,28 +179,22 @@ class SyncRunner:
         return transport
 
     def lease_for(self, transport: Transport, batches: int = 1) -> timedelta:
-        """How long a claim of ``batches`` lasts: every request's deadline, for each batch
-        (sent one after the other), plus a margin."""
+        """How long a claim of ``batches`` (sent one after the other) lasts."""
         return timedelta(seconds=self.deadline * requests_per_batch(transport) * batches) + (
             self.lease_margin
         )
 
     def batches_per_claim(self, transport: Transport) -> int:
-        """How many batches one claim takes: :attr:`claim_ahead` requests' worth, at least one
-        (``events``: 10 batches; ``platform``, 20 requests a batch: one)."""
+        """How many batches one claim takes: :attr:`claim_ahead` requests' worth, at least one."""
         return max(1, self.claim_ahead // requests_per_batch(transport))
 
     def deliver_due(
         self, transport: Transport, *, stop: threading.Event | None = None
     ) -> list[BatchOutcome]:
         """Claim, deliver and settle batches until none is due, ``stop`` is set, or the
-        connection goes away (see the module docstring); the outcomes in sending order.
-
-        When a batch is one request, the next claim (which settles the previous one) runs on a
-        helper thread while the current claim's batches are sent, so its database work
-        overlaps the requests; its lease also covers the batches still to be sent ahead of it.
-        A transport making a request per event spends far longer in HTTP than in the claim, so
-        its claims are taken in turn (and its leases stay as short as one batch needs).
+        connection goes away; the outcomes in sending order. For one-request batches the next
+        claim is taken on a helper thread while the current one is sent (its lease covering
+        the batches ahead of it); otherwise claims take turns.
         """
         outcomes: list[BatchOutcome] = []
         pipelined = requests_per_batch(transport) == 1
@@ -284,11 +254,8 @@ class SyncRunner:
         claim: bool,
         ahead: int,
     ) -> tuple[list[BatchOutcome], list[ClaimedBatch]]:
-        """One transaction: settle ``sent``, release ``unsent``, and with ``claim`` claim the
-        next batches, leased long enough for ``ahead`` batches sent before them and their own.
-
-        :return: the outcomes of ``sent`` and the batches claimed.
-        """
+        """One transaction: settle ``sent`` (their outcomes returned), release ``unsent``, and
+        with ``claim`` claim the next batches (returned), leased for ``ahead`` batches more."""
         size = max(1, min(int(transport.max_batch_size), MAX_BATCH_SIZE))
         batches = self.batches_per_claim(transport)
         now = self.clock()
@@ -315,11 +282,8 @@ class SyncRunner:
     # -- loops -------------------------------------------------------------------------------
 
     def run_once(self, *, stop: threading.Event | None = None) -> RunReport:
-        """One loop: periodic tasks, expired leases, then every batch due now.
-
-        Stops early (between batches, releasing claimed batches not yet sent) when ``stop``
-        is set.
-        """
+        """One loop: periodic tasks, expired leases, pruning, then every batch due now (until
+        ``stop`` is set)."""
         report = RunReport()
         report.task_errors = self.run_periodic_tasks()
         report.released_leases = self.release_expired_leases()
@@ -331,10 +295,8 @@ class SyncRunner:
         return report
 
     def run_forever(self, stop: threading.Event, *, poll_interval: float = 5.0) -> None:
-        """Loop until ``stop`` is set; the batch in flight is always finished and settled.
-
-        A database outage is logged and retried on the next loop.
-        """
+        """Loop until ``stop`` is set; a failing loop (a database outage) is logged and
+        retried."""
         while not stop.is_set():
             try:
                 self.run_once(stop=stop)

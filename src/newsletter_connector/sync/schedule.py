@@ -5,12 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 #: Delays after the 1st, 2nd, 3rd and 4th failed attempt; every later one waits :data:`EVERY_DAY`.
-LADDER = (
-    timedelta(minutes=1),
-    timedelta(minutes=10),
-    timedelta(hours=1),
-    timedelta(hours=6),
-)
+LADDER = (timedelta(minutes=1), timedelta(minutes=10), timedelta(hours=1), timedelta(hours=6))
 EVERY_DAY = timedelta(hours=24)
 #: After this many failed attempts a batch is marked failed (kept, visible, replayable).
 MAX_ATTEMPTS = 20

@@ -1,7 +1,5 @@
-"""Recording what became of sent batches (the runner's settle step), in the caller's transaction.
-
-2xx → delivered (in one statement for every delivered batch of a claim); anything else → the
-next rung of the ladder (:mod:`.schedule`), or failed after :data:`~.schedule.MAX_ATTEMPTS`.
+"""Recording what became of sent batches (the runner's settle step), in the caller's
+transaction: 2xx → delivered; else the next rung of the ladder (:mod:`.schedule`), or failed.
 """
 
 from __future__ import annotations
@@ -39,11 +37,8 @@ class SentBatch:
 def settle(
     outbox: OutboxDeliveryRepository, sent: list[SentBatch], *, now: datetime
 ) -> list[BatchOutcome]:
-    """Record every sent batch's result as of ``now``; one outcome per batch, in order.
-
-    A batch whose lease ended before it was settled (another runner may have claimed it) is
-    left alone: its outcome is still reported, and a warning logged for a delivery.
-    """
+    """Record every sent batch's result as of ``now``; one outcome per batch, in order. A batch
+    whose lease has ended is left alone (its outcome still reported)."""
     outcomes: list[BatchOutcome] = []
     delivered: dict[datetime, list[str]] = {}  # by claim (each claim has its own lease)
     for item in sent:

@@ -1,22 +1,17 @@
-"""The outbound transport contract, implemented by plugins through the hook
-``newsletter_outbound_transports`` (descriptor
-:class:`~newsletter_connector.descriptors.OutboundTransport`).
+"""The outbound transport contract (hook ``newsletter_outbound_transports``; guide and tested
+example: docs/plugins.md).
 
-``descriptor.factory(connection, http_client)`` returns a :class:`Transport` for one
-connection; built-in and plugin transports are built the same way. ``http_client`` is a plain
-:class:`httpx.Client` prepared by the runner (:func:`~.http.build_http_client`): it trusts the
-configured CAs, never follows redirects and enforces the 15-second total deadline on every
-request (a request over it raises :class:`httpx.TimeoutException`). A transport must send
-through that client only, with its public API, to URLs under ``connection.platform_base``,
-with the connection's bearer token.
+``descriptor.factory(connection, http_client)`` returns a :class:`Transport` for one connection.
+``http_client`` is the runner's :class:`httpx.Client` (:func:`~.http.build_http_client`: trusted
+CAs, no redirects, a total deadline per request raising :class:`httpx.TimeoutException`); a
+transport sends through it only, with its public API, to URLs under ``connection.platform_base``
+with the connection's bearer token. An optional ``configure(settings)`` is called once, before
+the first ``deliver``.
 
-The runner calls ``deliver`` with one frozen batch (at most ``max_batch_size`` events, oldest
-first) outside any database transaction. ``deliver`` returns normally only when the platform has
-accepted every event (a 2xx); otherwise it raises (:class:`DeliveryError` or any exception),
-and the whole batch is retried later with the same event ids: retries, and settling the batch
-in the store, belong to the runner. A transport needing settings may define
-``configure(settings)``; the runner calls it once, before the first ``deliver``. The contract
-for plugin authors, with a tested example, is in docs/plugins.md.
+``deliver(events)`` gets one frozen batch (at most ``max_batch_size`` events, oldest first),
+outside any transaction. It returns only when the platform accepted every event (2xx), else
+raises (:class:`DeliveryError` or any exception); retrying the whole batch with the same event
+ids, and settling it, belong to the runner.
 """
 
 from __future__ import annotations
@@ -60,11 +55,8 @@ def bearer_headers(token: str, *, idempotency_key: str | None = None) -> dict[st
 
 
 def require_2xx(response: httpx.Response) -> None:
-    """Raise :class:`DeliveryError` naming the status unless ``response`` is a 2xx.
-
-    Redirects are failures too: contact records go only to the configured endpoint.
-    The response body is not quoted (it may echo contact data).
-    """
+    """Raise :class:`DeliveryError` naming the status unless ``response`` is a 2xx (a redirect
+    fails too). The response body is never quoted: it may echo contact data."""
     if not 200 <= response.status_code < 300:
         request = response.request
         raise DeliveryError(f"HTTP {response.status_code} from {request.method} {request.url.path}")

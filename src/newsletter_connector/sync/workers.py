@@ -1,8 +1,5 @@
 """Threads that run blocking work (a request, a name look-up) so a caller can stop waiting at
 a deadline.
-
-Used by :class:`~newsletter_connector.sync.http.WorkerDeadlineTransport` and
-:class:`~newsletter_connector.sync.http.DeadlineBackend`.
 """
 
 from __future__ import annotations
@@ -18,19 +15,14 @@ class Job:
     def __init__(self, run: Callable[[], None]) -> None:
         self.run = run
         self.done = threading.Event()
-        #: Set by the caller when it stopped waiting (deadline): the worker then exits after
-        #: the job instead of being reused, so a late request never delays a new one.
+        #: Set when the caller stopped waiting: the worker then exits instead of being reused.
         self.abandoned = False
 
 
 class RequestWorkers:
-    """Long-lived threads that run one request at a time (starting a thread per request cost
-    more than a keep-alive request itself).
-
-    A job never waits for a busy thread: :meth:`submit` hands it to an idle worker or starts
-    a new one. A worker whose job was abandoned (its caller's deadline passed) exits when the
-    job ends; an idle worker exits after :attr:`idle_seconds`, or at :meth:`close`. At most one
-    worker is kept idle.
+    """Reused threads running one job at a time (starting a thread per request costs more than
+    a keep-alive request). A job never waits for a busy thread; a worker whose job was abandoned
+    exits when it ends; at most one idle worker is kept, for :attr:`idle_seconds`.
     """
 
     THREAD_NAME = "newsletter-sync-request"
