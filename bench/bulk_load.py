@@ -54,6 +54,8 @@ def bulk_load(engine: Engine, rows: Iterator[tuple[Any, ...]]) -> int:
     try:
         cursor = raw.cursor()
         if engine.dialect.name == "postgresql":
+            # A million-row COPY outlasts the request-sized statement bound on a busy machine.
+            cursor.execute("SET LOCAL statement_timeout = 0")
             columns = ", ".join(COLUMNS)
             with cursor.copy(f"COPY nc_analytics_events ({columns}) FROM STDIN") as copy:
                 for row in rows:

@@ -72,6 +72,8 @@ def bulk_load(storage: SqlStorage, count: int) -> None:
     try:
         cursor = raw.cursor()
         if storage.engine.dialect.name == "postgresql":
+            # A million-row COPY outlasts the request-sized statement bound on a busy machine.
+            cursor.execute("SET LOCAL statement_timeout = 0")
             sql = f"COPY nc_subscribers ({', '.join(COLUMNS)}) FROM STDIN"
             with cursor.copy(sql) as copy:
                 for row in rows(count):
