@@ -1,15 +1,11 @@
 """Public analytics capture: ``POST /analytics/collect`` and ``GET /analytics.js`` (under base_url).
 
-The collect endpoint takes one event as a JSON object, sent as ``application/json`` or as
-``text/plain`` (what ``navigator.sendBeacon`` sends for a string, so no CORS preflight is
-needed). Fields: ``type``, ``visitor_id``, ``session_id``, ``path``, optional ``referrer``,
-``href`` (link click), ``seconds`` (engagement ping), ``props``. It answers ``204`` when
-recorded; a bad body answers ``400 {error: "invalid_request", message}`` naming the field
-(also for text that is not valid Unicode, i.e. a lone surrogate escape such as ``"\\ud800"``,
-and for arrays or objects nested deeper than :data:`MAX_NESTING`), ``413`` over 4 KiB and
-``415`` for other media types; over the client's rate limit (``rate_limit_analytics``) it
-answers ``429 {error: "rate_limited"}`` with ``Retry-After``. Nothing is stored for a refused
-request. Sanitising happens in the service.
+Collect takes one event as a JSON object, as ``application/json`` or ``text/plain`` (what
+``sendBeacon`` sends, so no CORS preflight). It answers 204 when recorded; 400
+``invalid_request`` naming the field for a bad body (text that is not valid Unicode, nesting
+deeper than :data:`MAX_NESTING` included), 413 over :data:`MAX_BODY_BYTES`, 415 for other media
+types, 429 ``rate_limited`` with ``Retry-After`` over the client's limit. A refused request
+stores nothing; sanitising happens in the service.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Reading JSON request bodies strictly: a malformed body is ``invalid_request`` naming ``body``.
 
-The body is parsed as JSON whatever the declared content type (``curl -d`` sends a form type by
-default), and is capped in size so a huge upload cannot tie up a worker. Every JSON request body
-the app reads is decoded by :func:`decode_json`, so nesting too deep for the parser is a 400 like
-any other malformed body, never an escaping ``RecursionError``.
+The body is parsed as JSON whatever the declared content type (``curl -d`` sends a form type)
+and capped in size. Every JSON body the app reads goes through :func:`decode_json`, so deep
+nesting is a 400, never an escaping ``RecursionError``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Maps errors to each surface's wire shape.
-
-- Newsletter API: ``{"error": <code>, "message": <text>}`` with the spec's status codes.
-- List-source: ``{"message": <text>}`` (the listmonk dialect).
-- Export: ``{"error": <code>, "message": <text>}``, except that every 404 (including a missing or
-  wrong token) is the app's answer for a path that does not exist, byte for byte (SPEC 5:
-  "indistinguishable from a nonexistent endpoint"), so a probe cannot tell the surface is there.
-- Reader pages: a short HTML page.
-
-Nothing here ever includes a traceback, a secret or a token in a response.
+"""Maps errors to each surface's wire shape: ``{"error", "message"}`` for the Newsletter API,
+analytics and export, ``{"message"}`` for list-source, an HTML page for the reader pages. Every
+export 404 is the app's 404 for a missing path (docs/decisions.md, "The export 404 is the site's
+404 page"). No response ever includes a traceback, a secret or a token.
 """
 
 from __future__ import annotations
@@ -15,6 +9,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import falcon
@@ -81,12 +76,10 @@ def render_error(
         surface = "pages"  # the very page a path outside every surface gets
     if status == falcon.HTTP_503:
         resp.set_header("Retry-After", str(RETRY_AFTER_SECONDS))
-    if surface in ("newsletter", "analytics"):
+    if surface in ("newsletter", "analytics", "export"):
         resp.media = {"error": code, "message": message}
     elif surface == "listsource":
         resp.media = {"message": message}
-    elif surface == "export":
-        resp.media = {"error": code, "message": message}
     elif html_page is not None:
         html_page(resp, status)
     else:
@@ -181,22 +174,6 @@ def install(
 
     :param html_page: renders reader-facing error pages in the reader pages' layout.
     """
-
-    def on_domain_error(
-        req: falcon.Request, resp: falcon.Response, ex: NewsletterError, params: dict[str, Any]
-    ) -> None:
-        handle_domain_error(req, resp, ex, params, html_page=html_page)
-
-    def on_http_error(
-        req: falcon.Request, resp: falcon.Response, ex: falcon.HTTPError, params: dict[str, Any]
-    ) -> None:
-        handle_http_error(req, resp, ex, params, html_page=html_page)
-
-    def on_unexpected(
-        req: falcon.Request, resp: falcon.Response, ex: Exception, params: dict[str, Any]
-    ) -> None:
-        handle_unexpected(req, resp, ex, params, html_page=html_page)
-
-    app.add_error_handler(Exception, on_unexpected)
-    app.add_error_handler(falcon.HTTPError, on_http_error)
-    app.add_error_handler(NewsletterError, on_domain_error)
+    app.add_error_handler(Exception, partial(handle_unexpected, html_page=html_page))
+    app.add_error_handler(falcon.HTTPError, partial(handle_http_error, html_page=html_page))
+    app.add_error_handler(NewsletterError, partial(handle_domain_error, html_page=html_page))

@@ -1,12 +1,6 @@
-"""Strict query-parameter parsing for the Newsletter API and the export endpoints.
-
-Each helper raises :class:`InvalidRequest` naming the parameter, so a bad query is a 400 with a
-message that says what was wrong. (The list-source surface is lenient instead, as its dialect.)
-
-Every integer any surface reads from a request goes through :func:`decimal_integer`: ASCII
-digits with an optional leading ``-`` (and ``+`` only where a dialect accepts it), nothing else,
-so ``int()``'s extras (``--5``, ``" 5"``, ``"1_000"``, other scripts' digits, thousands of
-digits) are refused as text rather than raised from inside ``int()``.
+"""Strict query-parameter parsing for the Newsletter API and the export endpoints: each helper
+raises :class:`InvalidRequest` naming the parameter. Every integer any surface reads goes through
+:func:`decimal_integer` (docs/decisions.md, "One strict integer parser").
 """
 
 from __future__ import annotations

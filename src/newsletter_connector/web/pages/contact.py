@@ -1,6 +1,5 @@
 """``/contact``: email, optional name and message → one row of the lossless contact-message log
-and a queued ``contact.message`` event (both by ``service.messages.record``). A message is not a
-newsletter signup. A filled honeypot gets the same "sent" page and stores nothing.
+(``service.messages.record``). A filled honeypot gets the same "sent" page and stores nothing.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Reading a submitted HTML form, and the honeypot field.
 
-Browsers send ``application/x-www-form-urlencoded`` bodies; RFC 8058 one-click requests may also
-come as ``multipart/form-data``. :func:`read_form` turns either into a :class:`FormData` of text
-values, and refuses (with an HTTP error the error handlers render as a page) anything else: a body
-that is too large, not UTF-8, of another media type, or sent without a ``Content-Length`` (chunked:
-the WSGI server hands such a body over without a length, and neither reading it to an unknown end
-nor treating it as empty is safe). It never raises a 500.
+:func:`read_form` reads an url-encoded (or, for one-click, multipart) body into a
+:class:`FormData`, and refuses anything else with an HTTP error, never a 500. A body without a
+``Content-Length`` is refused: see docs/decisions.md, "A form body without a length is 411".
 """
 
 from __future__ import annotations

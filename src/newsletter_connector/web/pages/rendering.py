@@ -1,13 +1,8 @@
 """The Jinja2 environment of the reader pages and how a page is written to a response.
 
-Templates are looked up first in ``settings.template_dir`` (when set), then in the package's
-``templates/`` folder, so a host overrides any page, or only ``base.html``, by putting a file of
-the same name in its folder. Autoescaping is always on. Every page gets the site's name and
-links from settings (see :meth:`PageRenderer.globals`).
-
-Every page response carries headers that keep link tokens and readers safe: no caching
-(``Cache-Control: no-store``), no ``Referer`` leaving the site with a token in it, a strict
-Content-Security-Policy (no scripts at all; the pages need none), no framing, no indexing.
+Templates are looked up in ``settings.template_dir`` first (file by file), then in the package's
+``templates/``; autoescaping is always on. Every page carries :data:`SECURITY_HEADERS`: no
+caching, no ``Referer`` leaving with a token, no scripts, no framing, no indexing.
 """
 
 from __future__ import annotations
@@ -60,16 +55,13 @@ def build_environment(settings: Settings) -> jinja2.Environment:
 
 
 class PageRenderer:
-    """Renders named templates into falcon responses."""
-
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.environment = build_environment(settings)
         self.environment.globals.update(self.globals())
 
     def globals(self) -> dict[str, Any]:
-        """What every template may use: ``site_name``, ``site_url``, ``base_url``,
-        ``postal_address``, ``stylesheet_url``, ``signup_url`` and ``contact_url``."""
+        """What every template may use: the site's name and links."""
         from ...links import CONTACT_PATH, SIGNUP_PATH
 
         base = self.settings.public_base_url
@@ -91,7 +83,6 @@ class PageRenderer:
         status: str = falcon.HTTP_200,
         **context: Any,
     ) -> None:
-        """Render ``template`` with ``context`` as the HTML body of ``resp``."""
         resp.status = status
         resp.content_type = "text/html; charset=utf-8"
         for name, value in SECURITY_HEADERS.items():

@@ -1,9 +1,7 @@
-"""``/signup``: email, ZIP and frequency → a pending subscriber (``newsletter.signup`` queued by
-the service) and a "check your email" page.
+"""``/signup``: email, ZIP and frequency → a pending subscriber and a "check your email" page.
 
-The same page follows whether the address was new, pending, confirmed or unsubscribed, so the
-form does not reveal who is on the list; the service leaves existing subscribers unchanged.
-A filled honeypot gets the same page and changes nothing.
+The same page follows whatever the address's state, and for a filled honeypot, so the form does
+not reveal who is on the list.
 """
 
 from __future__ import annotations
