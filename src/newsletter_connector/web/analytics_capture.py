@@ -20,7 +20,7 @@ from ..errors import InvalidRequest
 from ..model.wire_safe import has_lone_surrogate
 from ..service import NewsletterService
 from ..service.analytics_sanitize import PROP_KEY_PATTERN
-from .bodies import decode_json
+from .bodies import decode_json, read_capped
 from .rate_limit import PublicRateLimits
 
 COLLECT_PATH = "/analytics/collect"
@@ -136,11 +136,8 @@ class CollectResource:
                 "send the event as application/json or text/plain",
             )
             return
-        if req.content_length is not None and req.content_length > MAX_BODY_BYTES:
-            _json_error(resp, falcon.HTTP_413, "invalid_request", "body is too large")
-            return
-        raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
-        if len(raw) > MAX_BODY_BYTES:
+        raw = read_capped(req, MAX_BODY_BYTES)
+        if raw is None:
             _json_error(resp, falcon.HTTP_413, "invalid_request", "body is too large")
             return
         try:

@@ -28,10 +28,8 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
         # The server hands a chunked body over without a length, and falcon then reads it as
         # empty: say so rather than "body is required".
         raise InvalidRequest("body must be sent with a Content-Length, not chunked", field="body")
-    if length is not None and length > MAX_BODY_BYTES:
-        raise InvalidRequest(f"body must be at most {MAX_BODY_BYTES} bytes", field="body")
-    raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
-    if len(raw) > MAX_BODY_BYTES:
+    raw = read_capped(req, MAX_BODY_BYTES)
+    if raw is None:
         raise InvalidRequest(f"body must be at most {MAX_BODY_BYTES} bytes", field="body")
     if not raw.strip():
         raise InvalidRequest("body is required: a JSON object", field="body")
@@ -42,6 +40,15 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidRequest("body must be a JSON object", field="body")
     return value
+
+
+def read_capped(req: falcon.Request, limit: int) -> bytes | None:
+    """The body, or ``None`` when its declared or actual length is over ``limit`` bytes (then
+    at most ``limit + 1`` bytes are read)."""
+    if req.content_length is not None and req.content_length > limit:
+        return None
+    raw = req.bounded_stream.read(limit + 1)
+    return None if len(raw) > limit else bytes(raw)
 
 
 def decode_json(raw: bytes) -> Any:

@@ -30,8 +30,8 @@ class DatabaseCounters(Storage):
         return DbUnavailable
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
-        """Count ``amount`` hits on ``key``; a new window lasts ``expiry`` seconds. A hit that
-        opens a new window also deletes every ended one, so the table holds live windows."""
+        """Count ``amount`` hits on ``key``; a hit opening a new window (of ``expiry`` seconds)
+        also deletes every ended one."""
         now = self.context.clock()
         with self.context.storage.transaction() as uow:
             count = uow.rate_limits.hit(

@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl
 
 import falcon
 
+from ..bodies import read_capped
+
 #: The largest form body accepted: a 10,000-character contact message, percent-encoded, fits.
 MAX_FORM_BYTES = 128 * 1024
 #: The most fields a form may carry (the profile form has about thirty).
@@ -41,9 +43,6 @@ class FormData:
 
     def has(self, name: str) -> bool:
         return name in self.fields
-
-    def names(self) -> set[str]:
-        return set(self.fields)
 
     @property
     def honeypot_filled(self) -> bool:
@@ -85,7 +84,9 @@ def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData
         raise falcon.HTTPUnsupportedMediaType(
             title="Unsupported form", description="the form must be sent as a web form"
         )
-    raw = _read_body(req)
+    raw = read_capped(req, MAX_FORM_BYTES)
+    if raw is None:
+        raise _too_large()
     try:
         text = raw.decode("utf-8")
         pairs = parse_qsl(
@@ -102,26 +103,15 @@ def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData
     return _collect(pairs)
 
 
-def _read_body(req: falcon.Request) -> bytes:
-    length = req.content_length
-    if length is not None and length > MAX_FORM_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Form too large", description="the form is larger than this page accepts"
-        )
-    raw = req.bounded_stream.read(MAX_FORM_BYTES + 1)
-    if len(raw) > MAX_FORM_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Form too large", description="the form is larger than this page accepts"
-        )
-    return bytes(raw)
+def _too_large() -> falcon.HTTPContentTooLarge:
+    return falcon.HTTPContentTooLarge(
+        title="Form too large", description="the form is larger than this page accepts"
+    )
 
 
 def _read_multipart(req: falcon.Request) -> FormData:
-    length = req.content_length
-    if length is not None and length > MAX_FORM_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Form too large", description="the form is larger than this page accepts"
-        )
+    if req.content_length is not None and req.content_length > MAX_FORM_BYTES:
+        raise _too_large()
     pairs: list[tuple[str, str]] = []
     try:
         form = req.get_media()
