@@ -6,7 +6,6 @@ export 404 is the app's 404 for a missing path (docs/decisions.md, "The export 4
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -63,13 +62,10 @@ def render_error(
     code: str,
     message: str,
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
-    """Write an error response in the shape of the request's surface.
-
-    :param html_page: how the reader-facing surface renders an error page; without it a bare
-        HTML page is written.
-    """
+    """Write an error response in the shape of the request's surface; ``html_page`` renders
+    the reader pages' one."""
     resp.status = status
     surface = surface_of(req.path)
     if surface == "export" and status == falcon.HTTP_404:
@@ -80,15 +76,8 @@ def render_error(
         resp.media = {"error": code, "message": message}
     elif surface == "listsource":
         resp.media = {"message": message}
-    elif html_page is not None:
-        html_page(resp, status)
     else:
-        resp.content_type = falcon.MEDIA_HTML
-        title = html.escape(falcon.code_to_http_status(status))
-        resp.text = (
-            f"<!doctype html><html lang=en><meta charset=utf-8><title>{title}</title>"
-            f"<body><h1>{title}</h1><p>{html.escape(message)}</p></body></html>"
-        )
+        html_page(resp, status)
 
 
 def handle_domain_error(
@@ -97,7 +86,7 @@ def handle_domain_error(
     ex: NewsletterError,
     params: dict[str, Any],
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
     status = _status_for(ex)
     if status == falcon.HTTP_401 and surface_of(req.path) == "newsletter":
@@ -127,7 +116,7 @@ def handle_http_error(
     ex: falcon.HTTPError,
     params: dict[str, Any],
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
     """Falcon's own errors (unrouted path, wrong method, bad media) in the surface's shape."""
     status_code = ex.status_code
@@ -155,7 +144,7 @@ def handle_unexpected(
     ex: Exception,
     params: dict[str, Any],
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
     """Any other exception: logged with its traceback, answered with a bare 500."""
     if isinstance(ex, falcon.HTTPError):
@@ -167,13 +156,9 @@ def handle_unexpected(
     )
 
 
-def install(
-    app: falcon.App[falcon.Request, falcon.Response], *, html_page: HtmlPage | None = None
-) -> None:
-    """Register the handlers (falcon picks the most specific exception class).
-
-    :param html_page: renders reader-facing error pages in the reader pages' layout.
-    """
+def install(app: falcon.App[falcon.Request, falcon.Response], *, html_page: HtmlPage) -> None:
+    """Register the handlers (falcon picks the most specific exception class); ``html_page``
+    renders reader-facing error pages in the reader pages' layout."""
     app.add_error_handler(Exception, partial(handle_unexpected, html_page=html_page))
     app.add_error_handler(falcon.HTTPError, partial(handle_http_error, html_page=html_page))
     app.add_error_handler(NewsletterError, partial(handle_domain_error, html_page=html_page))

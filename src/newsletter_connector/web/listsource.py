@@ -16,7 +16,6 @@ from typing import Any
 import falcon
 
 from ..service import NewsletterService
-from .errors import render_error
 from .listsource_query import go_atoi, parse_campaign_query, parse_page, parse_per_page
 from .listsource_wire import campaign_object, campaigns_envelope, list_object, page_envelope
 
@@ -47,6 +46,11 @@ def listsource_credentials(header: str | None) -> tuple[str, str] | None:
     return user, key
 
 
+def _error(resp: falcon.Response, status: str, message: str) -> None:
+    resp.status = status
+    resp.media = {"message": message}
+
+
 class ListSourceSink:
     """Falcon sink for every path under the list-source prefix."""
 
@@ -59,13 +63,8 @@ class ListSourceSink:
             return
         if req.method not in ALLOWED_METHODS:
             resp.set_header("Allow", ", ".join(ALLOWED_METHODS))
-            render_error(
-                req,
-                resp,
-                falcon.HTTP_405,
-                "method_not_allowed",
-                f"{req.method} is not allowed: the list-source surface is read-only",
-            )
+            message = f"{req.method} is not allowed: the list-source surface is read-only"
+            _error(resp, falcon.HTTP_405, message)
             return
         self._route(req, resp, req.path[len(self.prefix) :])
 
@@ -77,7 +76,7 @@ class ListSourceSink:
         else:
             verdict = admin.verify_listsource_credentials(*credentials)
         if verdict is None:
-            render_error(req, resp, falcon.HTTP_404, "not_found", "404 unknown endpoint")
+            _error(resp, falcon.HTTP_404, "404 unknown endpoint")
             return False
         if not verdict:
             resp.set_header("WWW-Authenticate", CHALLENGE)
@@ -87,7 +86,7 @@ class ListSourceSink:
                 else "missing or malformed credentials: send 'Authorization: Basic "
                 "base64(user:key)' or 'Authorization: token user:key'"
             )
-            render_error(req, resp, falcon.HTTP_401, "unauthorized", message)
+            _error(resp, falcon.HTTP_401, message)
             return False
         return True
 
@@ -109,7 +108,7 @@ class ListSourceSink:
             results = [list_object(listsource.the_list())] if page_number == 1 else []
             resp.media = page_envelope(results, total=1, per_page=per_page, page=page_number)
         else:
-            render_error(req, resp, falcon.HTTP_404, "not_found", "404 unknown endpoint")
+            _error(resp, falcon.HTTP_404, "404 unknown endpoint")
 
 
 def add_routes(

@@ -15,8 +15,7 @@ from ..errors import InvalidRequest
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _DECIMAL = re.compile(r"-?[0-9]+")
 _SIGNED_DECIMAL = re.compile(r"[+-]?[0-9]+")
-#: More digits than any parameter's range needs (2**63 has 19): longer text is not a number we
-#: read, and ``int()`` is never handed thousands of digits.
+#: More digits than any parameter's range needs (2**63 has 19).
 MAX_INTEGER_DIGITS = 20
 
 
@@ -30,10 +29,7 @@ def decimal_integer(text: str, *, plus_sign: bool = False) -> int | None:
 
 
 def single_param(req: falcon.Request, name: str) -> str | None:
-    """The value of ``name`` if given once; ``None`` if absent.
-
-    :raises InvalidRequest: the parameter is repeated.
-    """
+    """The value of ``name`` if given once; ``None`` if absent. :raises InvalidRequest: repeated."""
     values = req.get_param_as_list(name)
     if values is None:
         return None
@@ -45,8 +41,7 @@ def single_param(req: falcon.Request, name: str) -> str | None:
 def int_param(req: falcon.Request, name: str, *, default: int, minimum: int, maximum: int) -> int:
     """An integer query parameter within ``[minimum, maximum]``, or ``default`` when absent.
 
-    :raises InvalidRequest: not a base-10 integer as :func:`decimal_integer` reads one, or out
-        of range.
+    :raises InvalidRequest: not an integer as :func:`decimal_integer` reads one, or out of range.
     """
     raw = single_param(req, name)
     if raw is None:
@@ -62,10 +57,7 @@ def int_param(req: falcon.Request, name: str, *, default: int, minimum: int, max
 
 
 def enum_param(req: falcon.Request, name: str, allowed: tuple[str, ...]) -> str | None:
-    """One of ``allowed``, or ``None`` when absent.
-
-    :raises InvalidRequest: any other value.
-    """
+    """One of ``allowed``, or ``None`` when absent. :raises InvalidRequest: any other value."""
     raw = single_param(req, name)
     if raw is None:
         return None

@@ -14,11 +14,12 @@ from .assets import StylesheetResource
 from .base import ReaderPages
 from .confirm import ConfirmPage
 from .contact import DONE_PATH as CONTACT_DONE_PATH
-from .contact import ContactDonePage, ContactPage
+from .contact import ContactPage
 from .profile import ProfilePage
+from .public_form import DonePage
 from .rendering import STYLESHEET_PATH
 from .signup import DONE_PATH as SIGNUP_DONE_PATH
-from .signup import SignupDonePage, SignupPage
+from .signup import SignupPage
 from .unsubscribe import UnsubscribePage
 
 __all__ = ["ReaderPages", "add_routes"]
@@ -31,9 +32,9 @@ def add_routes(
     handlers draw reader-facing error pages with it)."""
     pages = ReaderPages(service)
     app.add_route(SIGNUP_PATH, SignupPage(pages))
-    app.add_route(SIGNUP_DONE_PATH, SignupDonePage(pages))
+    app.add_route(SIGNUP_DONE_PATH, DonePage(pages, "signup_done.html"))
     app.add_route(CONTACT_PATH, ContactPage(pages))
-    app.add_route(CONTACT_DONE_PATH, ContactDonePage(pages))
+    app.add_route(CONTACT_DONE_PATH, DonePage(pages, "contact_done.html"))
     app.add_route(CONFIRM_PATH + "/{token}", ConfirmPage(pages))
     app.add_route(UNSUBSCRIBE_PATH + "/{token}", UnsubscribePage(pages))
     app.add_route(PROFILE_PATH + "/{token}", ProfilePage(pages))

@@ -4,10 +4,7 @@
 
 from __future__ import annotations
 
-import falcon
-
 from ...links import CONTACT_PATH
-from .base import ReaderPages
 from .forms import FormData
 from .public_form import PublicFormPage
 
@@ -35,11 +32,3 @@ class ContactPage(PublicFormPage):
         self.pages.service.messages.record(
             values["email"], values["name"] or None, values["message"]
         )
-
-
-class ContactDonePage:
-    def __init__(self, pages: ReaderPages) -> None:
-        self.pages = pages
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.pages.render(resp, "contact_done.html")

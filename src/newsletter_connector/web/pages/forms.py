@@ -62,14 +62,10 @@ def _bad_request(description: str) -> falcon.HTTPBadRequest:
 
 
 def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData:
-    """The submitted form.
+    """The submitted form; ``allow_multipart`` also accepts ``multipart/form-data`` text parts.
 
-    :param allow_multipart: also accept ``multipart/form-data`` (text parts only).
-    :raises falcon.HTTPUnsupportedMediaType: not a form body.
-    :raises falcon.HTTPContentTooLarge: over :data:`MAX_FORM_BYTES`.
-    :raises falcon.HTTPBadRequest: not UTF-8, too many fields, or a malformed multipart body.
-    :raises falcon.HTTPLengthRequired: a body without a ``Content-Length`` (``Transfer-Encoding:
-        chunked``), or a multipart one with none at all.
+    :raises falcon.HTTPError: 415 not a form body, 413 over :data:`MAX_FORM_BYTES`, 400 not
+        UTF-8, too many fields or malformed multipart, 411 a chunked or lengthless multipart body.
     """
     media_type = (req.content_type or "").split(";", 1)[0].strip().lower()
     if req.content_length is None and (

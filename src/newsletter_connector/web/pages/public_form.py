@@ -82,3 +82,14 @@ class PublicFormPage:
             show_again(status=falcon.HTTP_400, errors=errors)
             return
         see_other(resp, self.pages.url(self.done_path))
+
+
+class DonePage:
+    """The page a public form redirects to once sent."""
+
+    def __init__(self, pages: ReaderPages, template: str) -> None:
+        self.pages = pages
+        self.template = template
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.pages.render(resp, self.template)

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import falcon
-
 from ...links import SIGNUP_PATH
-from .base import ReaderPages
 from .choices import SIGNUP_FREQUENCIES, TOPICS
 from .forms import FormData
 from .public_form import PublicFormPage
@@ -54,11 +51,3 @@ class SignupPage(PublicFormPage):
 
     def context(self) -> dict[str, Any]:
         return {"frequencies": SIGNUP_FREQUENCIES}
-
-
-class SignupDonePage:
-    def __init__(self, pages: ReaderPages) -> None:
-        self.pages = pages
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.pages.render(resp, "signup_done.html")
