@@ -90,7 +90,7 @@ def _body(schema: str) -> dict[str, Any]:
 
 
 def fragment() -> dict[str, Any]:
-    contact = ok("The subscriber", ref("schemas", "Contact"))
+    contact = ref("schemas", "Contact")
     return {
         "paths": {
             "/subscribers": {
@@ -114,11 +114,8 @@ def fragment() -> dict[str, Any]:
                     "summary": "Sign an address up (pending, or confirmed with consent)",
                     "requestBody": _body("SignupRequest"),
                     "responses": {
-                        "201": ok("A new subscriber", ref("schemas", "Contact")),
-                        "200": ok(
-                            "The address already existed; returned unchanged",
-                            ref("schemas", "Contact"),
-                        ),
+                        "201": ok("A new subscriber", contact),
+                        "200": ok("The address already existed; returned unchanged", contact),
                         **error_responses("400"),
                     },
                 },
@@ -128,14 +125,17 @@ def fragment() -> dict[str, Any]:
                 "get": {
                     "operationId": "getSubscriber",
                     "summary": "One subscriber",
-                    "responses": {"200": contact, **error_responses("400", "404")},
+                    "responses": {
+                        "200": ok("The subscriber", contact),
+                        **error_responses("400", "404"),
+                    },
                 },
                 "patch": {
                     "operationId": "updateSubscriber",
                     "summary": "Change fields; status may only become unsubscribed",
                     "requestBody": _body("PatchRequest"),
                     "responses": {
-                        "200": ok("The updated subscriber", ref("schemas", "Contact")),
+                        "200": ok("The updated subscriber", contact),
                         **error_responses("400", "404"),
                     },
                 },

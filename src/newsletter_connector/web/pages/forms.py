@@ -115,10 +115,8 @@ def _read_multipart(req: falcon.Request) -> FormData:
             if len(pairs) >= MAX_FIELDS:
                 raise _bad_request("the form has too many fields")
             pairs.append((part.name or "", part.get_text() or ""))
-    except falcon.HTTPError as exc:
-        if isinstance(exc, falcon.HTTPContentTooLarge):
-            raise
-        raise _bad_request("the form could not be read") from None
-    except (UnicodeDecodeError, ValueError):
+    except falcon.HTTPContentTooLarge:
+        raise
+    except (falcon.HTTPError, UnicodeDecodeError, ValueError):
         raise _bad_request("the form could not be read") from None
     return _collect(pairs)

@@ -13,7 +13,8 @@ from typing import Any
 import falcon
 import jinja2
 
-from ...settings import Settings
+from ...links import CONTACT_PATH, SIGNUP_PATH
+from ...settings import Settings, SettingsError
 
 PACKAGE = "newsletter_connector.web.pages"
 STYLESHEET_PATH = "/assets/reader.css"
@@ -37,8 +38,6 @@ def build_environment(settings: Settings) -> jinja2.Environment:
     if settings.template_dir:
         folder = Path(settings.template_dir)
         if not folder.is_dir():
-            from ...settings import SettingsError
-
             raise SettingsError(
                 "setting template_dir (NEWSLETTER_TEMPLATE_DIR) is invalid: "
                 f"{str(folder)!r} is not a folder"
@@ -62,8 +61,6 @@ class PageRenderer:
 
     def globals(self) -> dict[str, Any]:
         """What every template may use: the site's name and links."""
-        from ...links import CONTACT_PATH, SIGNUP_PATH
-
         base = self.settings.public_base_url
         return {
             "site_name": self.settings.site_name,
