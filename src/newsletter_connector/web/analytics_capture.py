@@ -84,12 +84,9 @@ def _lone_surrogate_field(value: Any, field: str) -> str | None:
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
-    """The event object of a collect request.
-
-    :raises InvalidRequest: not UTF-8 JSON, not an object, nested deeper than
-        :data:`MAX_NESTING`, text that is not valid Unicode (naming its field), or an unknown
-        field.
-    """
+    """The event object of a collect request. :raises InvalidRequest: not a UTF-8 JSON object,
+    nested deeper than :data:`MAX_NESTING`, text that is not valid Unicode (naming its field),
+    or an unknown field."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -129,12 +126,8 @@ class CollectResource:
             return
         media_type = (req.content_type or "text/plain").split(";", 1)[0].strip().lower()
         if media_type not in ACCEPTED_MEDIA:
-            _json_error(
-                resp,
-                falcon.HTTP_415,
-                "invalid_request",
-                "send the event as application/json or text/plain",
-            )
+            message = "send the event as application/json or text/plain"
+            _json_error(resp, falcon.HTTP_415, "invalid_request", message)
             return
         raw = read_capped(req, MAX_BODY_BYTES)
         if raw is None:

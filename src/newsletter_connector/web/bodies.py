@@ -25,8 +25,7 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     """
     length = req.content_length
     if length is None and req.get_header("Transfer-Encoding"):
-        # The server hands a chunked body over without a length, and falcon then reads it as
-        # empty: say so rather than "body is required".
+        # A chunked body arrives without a length and falcon would read it as empty.
         raise InvalidRequest("body must be sent with a Content-Length, not chunked", field="body")
     raw = read_capped(req, MAX_BODY_BYTES)
     if raw is None:
@@ -52,11 +51,8 @@ def read_capped(req: falcon.Request, limit: int) -> bytes | None:
 
 
 def decode_json(raw: bytes) -> Any:
-    """``raw`` as UTF-8 JSON.
-
-    :raises ValueError: not UTF-8, not JSON, a ``NaN``/``Infinity`` constant (not JSON either),
-        or nested deeper than the parser's recursion allows.
-    """
+    """``raw`` as UTF-8 JSON. :raises ValueError: not UTF-8, not JSON (``NaN`` and ``Infinity``
+    included), or nested deeper than the parser's recursion allows."""
     try:
         return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except RecursionError:

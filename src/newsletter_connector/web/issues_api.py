@@ -43,6 +43,5 @@ class IssuesResource:
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService, prefix: str
 ) -> None:
-    """Route the issue endpoints under ``prefix`` (the Newsletter API base)."""
     app.add_route(f"{prefix}/issues/latest", LatestIssueResource(service))
     app.add_route(f"{prefix}/issues", IssuesResource(service))

@@ -58,12 +58,9 @@ def parse_per_page(params: QueryParams) -> int:
 
 
 def parse_campaign_query(params: QueryParams) -> CampaignQuery:
-    """A :class:`CampaignQuery` from raw query parameters; never raises.
-
-    - ``order``: ``asc`` or ``desc`` in any letter case; anything else is ``desc``.
-    - ``status``: repeatable; blank values are ignored; the rest filter exactly (OR-combined).
-    - Other listmonk parameters (``query``, ``order_by``, ``tag``, ``no_body``) are ignored.
-    """
+    """A :class:`CampaignQuery` from raw query parameters; never raises. ``order`` is ``asc``
+    in any case, else ``desc``; non-blank ``status`` values filter (OR-combined); other listmonk
+    parameters are ignored."""
     ascending = (first_value(params, "order") or "").lower() == "asc"
     statuses = tuple(value for value in all_values(params, "status") if value.strip())
     return CampaignQuery(

@@ -40,7 +40,6 @@ def single_param(req: falcon.Request, name: str) -> str | None:
 
 def int_param(req: falcon.Request, name: str, *, default: int, minimum: int, maximum: int) -> int:
     """An integer query parameter within ``[minimum, maximum]``, or ``default`` when absent.
-
     :raises InvalidRequest: not an integer as :func:`decimal_integer` reads one, or out of range.
     """
     raw = single_param(req, name)
@@ -70,7 +69,6 @@ def enum_param(req: falcon.Request, name: str, allowed: tuple[str, ...]) -> str 
 
 def date_param(req: falcon.Request, name: str) -> date:
     """A required ``YYYY-MM-DD`` query parameter naming a real calendar date.
-
     :raises InvalidRequest: absent, repeated, not in that form, or not a real date (2026-02-30).
     """
     raw = single_param(req, name)

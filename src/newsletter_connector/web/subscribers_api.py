@@ -89,7 +89,6 @@ class ContactMessagesResource:
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService, prefix: str
 ) -> None:
-    """Route subscribers and contact messages under the Newsletter API ``prefix``."""
     app.add_route(f"{prefix}/subscribers", SubscribersResource(service, prefix))
     app.add_route(f"{prefix}/subscribers/{{email:path}}", SubscriberResource(service))
     app.add_route(f"{prefix}/contact-messages", ContactMessagesResource(service))

@@ -36,8 +36,6 @@ def build_document() -> dict[str, Any]:
 
 
 class OpenApiResource:
-    """``GET /openapi.json``: the document, without authentication."""
-
     def __init__(self) -> None:
         self.document = build_document()
 
@@ -46,5 +44,4 @@ class OpenApiResource:
 
 
 def add_routes(app: falcon.App[falcon.Request, falcon.Response], prefix: str) -> None:
-    """Serve the document at ``{prefix}/openapi.json``."""
     app.add_route(f"{prefix}/openapi.json", OpenApiResource())

@@ -33,17 +33,11 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _unavailable() -> dict[str, Any]:
-    response = _error(
-        "The database is temporarily unavailable; retry with backoff", "db_unavailable"
-    )
-    response["headers"] = {
-        "Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}
-    }
-    return response
-
-
 _UNAUTHORIZED = _error("Missing, malformed, unknown or revoked API key", "unauthorized")
+_UNAVAILABLE = {
+    **_error("The database is temporarily unavailable; retry with backoff", "db_unavailable"),
+    "headers": {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}},
+}
 
 SCHEMAS: dict[str, Any] = {
     "IssueBriefing": _object({"date": _DATE, "title": {"type": "string"}, "url": _URL}),
@@ -140,7 +134,7 @@ PATHS: dict[str, Any] = {
                 },
                 "401": _UNAUTHORIZED,
                 "404": _error("No issue has been built yet", "not_found"),
-                "503": _unavailable(),
+                "503": _UNAVAILABLE,
             },
         }
     },
@@ -182,7 +176,7 @@ PATHS: dict[str, Any] = {
                     "invalid_request",
                 ),
                 "401": _UNAUTHORIZED,
-                "503": _unavailable(),
+                "503": _UNAVAILABLE,
             },
         }
     },

@@ -47,16 +47,11 @@ class ReaderPages:
         self.renderer.render(resp, template, status=status, **context)
 
     def show_form(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        template: str,
-        *,
-        status: str = falcon.HTTP_200,
-        **context: Any,
+        self, req: falcon.Request, resp: falcon.Response, template: str, **context: Any
     ) -> None:
-        """A page with a form: a fresh CSRF token (and its cookie) comes with it."""
-        self.render(resp, template, status=status, csrf_token=self.csrf.issue(req, resp), **context)
+        """A page with a form (``status`` as for :meth:`render`): a fresh CSRF token (and its
+        cookie) comes with it."""
+        self.render(resp, template, csrf_token=self.csrf.issue(req, resp), **context)
 
     def error_page(self, resp: falcon.Response, status: str) -> None:
         """A calm page for what went wrong before a page could answer (unknown address,

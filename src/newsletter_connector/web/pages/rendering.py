@@ -33,7 +33,6 @@ SECURITY_HEADERS = {
 
 
 def build_environment(settings: Settings) -> jinja2.Environment:
-    """The template environment: the host's ``template_dir`` first, then the built-ins."""
     loaders: list[jinja2.BaseLoader] = []
     if settings.template_dir:
         folder = Path(settings.template_dir)
