@@ -1,8 +1,8 @@
 """Reading JSON request bodies strictly: a malformed body is ``invalid_request`` naming ``body``.
 
 The body is parsed as JSON whatever the declared content type (``curl -d`` sends a form type)
-and capped in size. Every JSON body the app reads goes through :func:`decode_json`, so deep
-nesting is a 400, never an escaping ``RecursionError``.
+and capped in size, so no upload ties up a worker. Every JSON body goes through
+:func:`decode_json`, so deep nesting is a 400, never an escaping ``RecursionError``.
 """
 
 from __future__ import annotations

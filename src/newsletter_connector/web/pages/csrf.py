@@ -50,7 +50,7 @@ class CsrfGuard:
 
     def issue(self, req: falcon.Request, resp: falcon.Response) -> str:
         """A token for a form about to be shown; sets the nonce cookie when needed."""
-        nonce = self._cookie_nonce(req)
+        nonce = self._cookie_nonce(req)  # reused, so forms open in several tabs stay valid
         if nonce is None:
             nonce = secrets.token_urlsafe(32)
         # Always (re)send the cookie, so its lifetime follows the newest form shown.
