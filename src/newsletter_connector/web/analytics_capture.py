@@ -1,15 +1,11 @@
 """Public analytics capture: ``POST /analytics/collect`` and ``GET /analytics.js`` (under base_url).
 
-The collect endpoint takes one event as a JSON object, sent as ``application/json`` or as
-``text/plain`` (what ``navigator.sendBeacon`` sends for a string, so no CORS preflight is
-needed). Fields: ``type``, ``visitor_id``, ``session_id``, ``path``, optional ``referrer``,
-``href`` (link click), ``seconds`` (engagement ping), ``props``. It answers ``204`` when
-recorded; a bad body answers ``400 {error: "invalid_request", message}`` naming the field
-(also for text that is not valid Unicode, i.e. a lone surrogate escape such as ``"\\ud800"``,
-and for arrays or objects nested deeper than :data:`MAX_NESTING`), ``413`` over 4 KiB and
-``415`` for other media types; over the client's rate limit (``rate_limit_analytics``) it
-answers ``429 {error: "rate_limited"}`` with ``Retry-After``. Nothing is stored for a refused
-request. Sanitising happens in the service.
+Collect takes one event as a JSON object, as ``application/json`` or ``text/plain`` (what
+``sendBeacon`` sends, so no CORS preflight). It answers 204 when recorded; 400
+``invalid_request`` naming the field for a bad body (text that is not valid Unicode, nesting
+deeper than :data:`MAX_NESTING` included), 413 over :data:`MAX_BODY_BYTES`, 415 for other media
+types, 429 ``rate_limited`` with ``Retry-After`` over the client's limit. A refused request
+stores nothing; sanitising happens in the service.
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ from ..errors import InvalidRequest
 from ..model.wire_safe import has_lone_surrogate
 from ..service import NewsletterService
 from ..service.analytics_sanitize import PROP_KEY_PATTERN
-from .bodies import decode_json
+from .bodies import decode_json, read_capped
 from .rate_limit import PublicRateLimits
 
 COLLECT_PATH = "/analytics/collect"
@@ -88,12 +84,9 @@ def _lone_surrogate_field(value: Any, field: str) -> str | None:
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
-    """The event object of a collect request.
-
-    :raises InvalidRequest: not UTF-8 JSON, not an object, nested deeper than
-        :data:`MAX_NESTING`, text that is not valid Unicode (naming its field), or an unknown
-        field.
-    """
+    """The event object of a collect request. :raises InvalidRequest: not a UTF-8 JSON object,
+    nested deeper than :data:`MAX_NESTING`, text that is not valid Unicode (naming its field),
+    or an unknown field."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -133,18 +126,11 @@ class CollectResource:
             return
         media_type = (req.content_type or "text/plain").split(";", 1)[0].strip().lower()
         if media_type not in ACCEPTED_MEDIA:
-            _json_error(
-                resp,
-                falcon.HTTP_415,
-                "invalid_request",
-                "send the event as application/json or text/plain",
-            )
+            message = "send the event as application/json or text/plain"
+            _json_error(resp, falcon.HTTP_415, "invalid_request", message)
             return
-        if req.content_length is not None and req.content_length > MAX_BODY_BYTES:
-            _json_error(resp, falcon.HTTP_413, "invalid_request", "body is too large")
-            return
-        raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
-        if len(raw) > MAX_BODY_BYTES:
+        raw = read_capped(req, MAX_BODY_BYTES)
+        if raw is None:
             _json_error(resp, falcon.HTTP_413, "invalid_request", "body is too large")
             return
         try:

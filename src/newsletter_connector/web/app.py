@@ -38,17 +38,14 @@ def create_app(
     plugins: Iterable[Any] = (),
     service: NewsletterService | None = None,
 ) -> NewsletterApp:
-    """Build the WSGI app.
+    """Build the WSGI app, mountable under any prefix (``base_url`` names the mount point).
 
-    :param settings: defaults to :meth:`Settings.load` (``NEWSLETTER_*`` and the config file).
+    :param settings: defaults to :meth:`Settings.load`.
     :param plugins: plugin objects registered after the installed ones.
     :param service: a ready service (then ``settings`` and ``plugins`` are ignored).
-    :raises SettingsError: a setting is missing or invalid, or ``base_url`` is not https
-        (the readers' action links are built from it) while ``allow_insecure_http_links`` is off.
-    :raises NotMigrated: the database has not been migrated (``newsletter-connector db upgrade``).
-
-    Mounting: serve it under any prefix; WSGI ``SCRIPT_NAME`` is honoured, and ``base_url``
-    should name the public address of the mount point.
+    :raises SettingsError: a setting is invalid, or ``base_url`` is not https while
+        ``allow_insecure_http_links`` is off.
+    :raises NotMigrated: the database has not been migrated.
     """
     service = service or NewsletterService.build(settings, plugins=plugins)
     service.settings.require_https_links()  # fail now, naming the setting

@@ -30,9 +30,7 @@ def require_api_key(
     req: falcon.Request, resp: falcon.Response, resource: Any, params: dict[str, Any]
 ) -> None:
     """Falcon ``before`` hook for the Newsletter API: sets ``req.context.api_key``.
-
-    :raises Unauthorized: missing, malformed, unknown or revoked key.
-    """
+    :raises Unauthorized: missing, malformed, unknown or revoked key."""
     token = bearer_token(req)
     if token is None:
         raise Unauthorized("missing or malformed Authorization header; send 'Bearer <API key>'")

@@ -1,9 +1,8 @@
 """Reading JSON request bodies strictly: a malformed body is ``invalid_request`` naming ``body``.
 
-The body is parsed as JSON whatever the declared content type (``curl -d`` sends a form type by
-default), and is capped in size so a huge upload cannot tie up a worker. Every JSON request body
-the app reads is decoded by :func:`decode_json`, so nesting too deep for the parser is a 400 like
-any other malformed body, never an escaping ``RecursionError``.
+The body is parsed as JSON whatever the declared content type (``curl -d`` sends a form type)
+and capped in size, so no upload ties up a worker. Every JSON body goes through
+:func:`decode_json`, so deep nesting is a 400, never an escaping ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -26,13 +25,10 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     """
     length = req.content_length
     if length is None and req.get_header("Transfer-Encoding"):
-        # The server hands a chunked body over without a length, and falcon then reads it as
-        # empty: say so rather than "body is required".
+        # A chunked body arrives without a length and falcon would read it as empty.
         raise InvalidRequest("body must be sent with a Content-Length, not chunked", field="body")
-    if length is not None and length > MAX_BODY_BYTES:
-        raise InvalidRequest(f"body must be at most {MAX_BODY_BYTES} bytes", field="body")
-    raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
-    if len(raw) > MAX_BODY_BYTES:
+    raw = read_capped(req, MAX_BODY_BYTES)
+    if raw is None:
         raise InvalidRequest(f"body must be at most {MAX_BODY_BYTES} bytes", field="body")
     if not raw.strip():
         raise InvalidRequest("body is required: a JSON object", field="body")
@@ -45,12 +41,18 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     return value
 
 
-def decode_json(raw: bytes) -> Any:
-    """``raw`` as UTF-8 JSON.
+def read_capped(req: falcon.Request, limit: int) -> bytes | None:
+    """The body, or ``None`` when its declared or actual length is over ``limit`` bytes (then
+    at most ``limit + 1`` bytes are read)."""
+    if req.content_length is not None and req.content_length > limit:
+        return None
+    raw = req.bounded_stream.read(limit + 1)
+    return None if len(raw) > limit else bytes(raw)
 
-    :raises ValueError: not UTF-8, not JSON, a ``NaN``/``Infinity`` constant (not JSON either),
-        or nested deeper than the parser's recursion allows.
-    """
+
+def decode_json(raw: bytes) -> Any:
+    """``raw`` as UTF-8 JSON. :raises ValueError: not UTF-8, not JSON (``NaN`` and ``Infinity``
+    included), or nested deeper than the parser's recursion allows."""
     try:
         return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except RecursionError:

@@ -1,11 +1,6 @@
-"""The address a request came from, for per-client limits.
-
-``REMOTE_ADDR`` is the peer of the connection: with the app served directly that is the
-client. Behind reverse proxies it is the nearest proxy, and each proxy appends the address it
-received the request from to ``X-Forwarded-For``. Only the entries the trusted proxies appended
-can be believed (a client may send any ``X-Forwarded-For`` it likes, and the proxies append to
-it), so with ``trusted_proxies = N`` the client is the N-th entry from the right: the address
-the outermost trusted proxy saw. With 0 the header is ignored.
+"""The address a request came from, for per-client limits: ``REMOTE_ADDR``, or behind
+``trusted_proxies`` proxies the ``X-Forwarded-For`` entry the outermost of them appended
+(docs/decisions.md, "`X-Forwarded-For` only behind trusted proxies").
 """
 
 from __future__ import annotations

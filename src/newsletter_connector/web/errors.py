@@ -1,20 +1,14 @@
-"""Maps errors to each surface's wire shape.
-
-- Newsletter API: ``{"error": <code>, "message": <text>}`` with the spec's status codes.
-- List-source: ``{"message": <text>}`` (the listmonk dialect).
-- Export: ``{"error": <code>, "message": <text>}``, except that every 404 (including a missing or
-  wrong token) is the app's answer for a path that does not exist, byte for byte (SPEC 5:
-  "indistinguishable from a nonexistent endpoint"), so a probe cannot tell the surface is there.
-- Reader pages: a short HTML page.
-
-Nothing here ever includes a traceback, a secret or a token in a response.
+"""Maps errors to each surface's wire shape: ``{"error", "message"}`` for the Newsletter API,
+analytics and export, ``{"message"}`` for list-source, an HTML page for the reader pages. Every
+export 404 is the app's 404 for a missing path (docs/decisions.md, "The export 404 is the site's
+404 page"). No response ever includes a traceback, a secret or a token.
 """
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import falcon
@@ -68,34 +62,22 @@ def render_error(
     code: str,
     message: str,
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
-    """Write an error response in the shape of the request's surface.
-
-    :param html_page: how the reader-facing surface renders an error page; without it a bare
-        HTML page is written.
-    """
+    """Write an error response in the shape of the request's surface; ``html_page`` renders
+    the reader pages' one."""
     resp.status = status
     surface = surface_of(req.path)
     if surface == "export" and status == falcon.HTTP_404:
         surface = "pages"  # the very page a path outside every surface gets
     if status == falcon.HTTP_503:
         resp.set_header("Retry-After", str(RETRY_AFTER_SECONDS))
-    if surface in ("newsletter", "analytics"):
+    if surface in ("newsletter", "analytics", "export"):
         resp.media = {"error": code, "message": message}
     elif surface == "listsource":
         resp.media = {"message": message}
-    elif surface == "export":
-        resp.media = {"error": code, "message": message}
-    elif html_page is not None:
-        html_page(resp, status)
     else:
-        resp.content_type = falcon.MEDIA_HTML
-        title = html.escape(falcon.code_to_http_status(status))
-        resp.text = (
-            f"<!doctype html><html lang=en><meta charset=utf-8><title>{title}</title>"
-            f"<body><h1>{title}</h1><p>{html.escape(message)}</p></body></html>"
-        )
+        html_page(resp, status)
 
 
 def handle_domain_error(
@@ -104,7 +86,7 @@ def handle_domain_error(
     ex: NewsletterError,
     params: dict[str, Any],
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
     status = _status_for(ex)
     if status == falcon.HTTP_401 and surface_of(req.path) == "newsletter":
@@ -134,7 +116,7 @@ def handle_http_error(
     ex: falcon.HTTPError,
     params: dict[str, Any],
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
     """Falcon's own errors (unrouted path, wrong method, bad media) in the surface's shape."""
     status_code = ex.status_code
@@ -162,7 +144,7 @@ def handle_unexpected(
     ex: Exception,
     params: dict[str, Any],
     *,
-    html_page: HtmlPage | None = None,
+    html_page: HtmlPage,
 ) -> None:
     """Any other exception: logged with its traceback, answered with a bare 500."""
     if isinstance(ex, falcon.HTTPError):
@@ -174,29 +156,9 @@ def handle_unexpected(
     )
 
 
-def install(
-    app: falcon.App[falcon.Request, falcon.Response], *, html_page: HtmlPage | None = None
-) -> None:
-    """Register the handlers (falcon picks the most specific exception class).
-
-    :param html_page: renders reader-facing error pages in the reader pages' layout.
-    """
-
-    def on_domain_error(
-        req: falcon.Request, resp: falcon.Response, ex: NewsletterError, params: dict[str, Any]
-    ) -> None:
-        handle_domain_error(req, resp, ex, params, html_page=html_page)
-
-    def on_http_error(
-        req: falcon.Request, resp: falcon.Response, ex: falcon.HTTPError, params: dict[str, Any]
-    ) -> None:
-        handle_http_error(req, resp, ex, params, html_page=html_page)
-
-    def on_unexpected(
-        req: falcon.Request, resp: falcon.Response, ex: Exception, params: dict[str, Any]
-    ) -> None:
-        handle_unexpected(req, resp, ex, params, html_page=html_page)
-
-    app.add_error_handler(Exception, on_unexpected)
-    app.add_error_handler(falcon.HTTPError, on_http_error)
-    app.add_error_handler(NewsletterError, on_domain_error)
+def install(app: falcon.App[falcon.Request, falcon.Response], *, html_page: HtmlPage) -> None:
+    """Register the handlers (falcon picks the most specific exception class); ``html_page``
+    renders reader-facing error pages in the reader pages' layout."""
+    app.add_error_handler(Exception, partial(handle_unexpected, html_page=html_page))
+    app.add_error_handler(falcon.HTTPError, partial(handle_http_error, html_page=html_page))
+    app.add_error_handler(NewsletterError, partial(handle_domain_error, html_page=html_page))

@@ -1,12 +1,9 @@
 """Connector export endpoints (``/api/export``, SPEC 4.3), pulled by the platform.
 
-One falcon sink serves the whole prefix so that authentication comes before everything else:
-without the bearer token of the active connection (or with no connection configured) every
-request, whatever its path, method or query, gets the very same 404 as a path that does not
-exist (the reader pages' 404 page: ``web/errors.py``). Only an authenticated caller learns about
-methods (405) or malformed queries (400 with ``{"error": "invalid_request", "message": <text
-naming the parameter>}``; docs/decisions.md). Every answer is ``Cache-Control: no-store``
-(``web/no_store.py``).
+One sink serves the whole prefix so that authentication comes first: without the active
+connection's bearer token every request gets the app's 404 for a missing path, byte for byte
+(docs/decisions.md, "The export 404 is the site's 404 page"). Only an authenticated caller
+learns of 405 or 400.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Newsletter API v1: ``GET /issues/latest`` and ``GET /issues`` (SPEC 4.1).
-
-- ``/issues/latest``: the most recently recorded issue with ``html`` (and ``text``); 404
-  ``not_found`` before the first digest run.
-- ``/issues``: ``{"data": [issue, ...]}``, most recently recorded first; ``limit`` 1-500
-  (default 100); ``include=html`` adds each issue's ``html`` and ``text``, otherwise they are
-  omitted (and not read from the database).
+"""Newsletter API v1: ``GET /issues/latest`` (404 ``not_found`` before the first digest run) and
+``GET /issues`` (``html`` and ``text`` only with ``include=html``, and only then read) (SPEC 4.1).
 """
 
 from __future__ import annotations
@@ -22,8 +17,6 @@ INCLUDE_VALUES = ("html",)
 
 @falcon.before(require_api_key)
 class LatestIssueResource:
-    """``GET /issues/latest``."""
-
     def __init__(self, service: NewsletterService) -> None:
         self.service = service
 
@@ -33,8 +26,6 @@ class LatestIssueResource:
 
 @falcon.before(require_api_key)
 class IssuesResource:
-    """``GET /issues``."""
-
     def __init__(self, service: NewsletterService) -> None:
         self.service = service
 
@@ -52,6 +43,5 @@ class IssuesResource:
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService, prefix: str
 ) -> None:
-    """Route the issue endpoints under ``prefix`` (the Newsletter API base)."""
     app.add_route(f"{prefix}/issues/latest", LatestIssueResource(service))
     app.add_route(f"{prefix}/issues", IssuesResource(service))

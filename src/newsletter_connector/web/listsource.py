@@ -1,17 +1,9 @@
 """The list-source surface (``/api/listsource``): our issues as listmonk campaigns, read-only.
 
-One sink answers every request under the prefix, checking in this order:
-
-1. **off**: until both list-source credentials are set, every request (any path, any method)
-   is 404, so the surface is indistinguishable from a missing one;
-2. **credentials**: ``Authorization: Basic base64(user:key)`` or ``Authorization: token
-   user:key``; anything else is 401 with a ``WWW-Authenticate`` challenge;
-3. **method**: only GET and HEAD (GET without a body) are served; any other method is 405
-   with ``Allow: GET, HEAD``, on every path;
-4. **route**: ``/api/health``, ``/api/campaigns``, ``/api/campaigns/{id}``, ``/api/lists``;
-   any other path is 404.
-
-Errors are ``{"message": ...}`` (``web/errors.py`` renders the listsource shape).
+One sink answers every request under the prefix, checking in order: the surface is off until
+both credentials are set (404 for everything); credentials (``Basic`` or ``token user:key``,
+else 401 with a challenge); method (GET and HEAD, else 405); route (else 404). Errors are
+``{"message": ...}``.
 """
 
 from __future__ import annotations
@@ -24,7 +16,6 @@ from typing import Any
 import falcon
 
 from ..service import NewsletterService
-from .errors import render_error
 from .listsource_query import go_atoi, parse_campaign_query, parse_page, parse_per_page
 from .listsource_wire import campaign_object, campaigns_envelope, list_object, page_envelope
 
@@ -35,11 +26,8 @@ _CAMPAIGN_PATH = re.compile(r"/api/campaigns/([^/]+)")
 
 
 def listsource_credentials(header: str | None) -> tuple[str, str] | None:
-    """``(user, key)`` from an ``Authorization`` header in either accepted form, else ``None``.
-
-    Schemes are matched case-insensitively (RFC 7235); both forms split on the first ``:``
-    so a key may contain ``:``. Empty user or key, bad base64 or non-UTF-8 is ``None``.
-    """
+    """``(user, key)`` from an ``Authorization`` header in either accepted form (scheme in any
+    case; split on the first ``:``), else ``None`` (also for an empty user or key)."""
     if not header or len(header) > MAX_AUTHORIZATION_LENGTH:
         return None
     scheme, _, value = header.strip().partition(" ")
@@ -58,6 +46,11 @@ def listsource_credentials(header: str | None) -> tuple[str, str] | None:
     return user, key
 
 
+def _error(resp: falcon.Response, status: str, message: str) -> None:
+    resp.status = status
+    resp.media = {"message": message}
+
+
 class ListSourceSink:
     """Falcon sink for every path under the list-source prefix."""
 
@@ -70,13 +63,8 @@ class ListSourceSink:
             return
         if req.method not in ALLOWED_METHODS:
             resp.set_header("Allow", ", ".join(ALLOWED_METHODS))
-            render_error(
-                req,
-                resp,
-                falcon.HTTP_405,
-                "method_not_allowed",
-                f"{req.method} is not allowed: the list-source surface is read-only",
-            )
+            message = f"{req.method} is not allowed: the list-source surface is read-only"
+            _error(resp, falcon.HTTP_405, message)
             return
         self._route(req, resp, req.path[len(self.prefix) :])
 
@@ -88,7 +76,7 @@ class ListSourceSink:
         else:
             verdict = admin.verify_listsource_credentials(*credentials)
         if verdict is None:
-            render_error(req, resp, falcon.HTTP_404, "not_found", "404 unknown endpoint")
+            _error(resp, falcon.HTTP_404, "404 unknown endpoint")
             return False
         if not verdict:
             resp.set_header("WWW-Authenticate", CHALLENGE)
@@ -98,7 +86,7 @@ class ListSourceSink:
                 else "missing or malformed credentials: send 'Authorization: Basic "
                 "base64(user:key)' or 'Authorization: token user:key'"
             )
-            render_error(req, resp, falcon.HTTP_401, "unauthorized", message)
+            _error(resp, falcon.HTTP_401, message)
             return False
         return True
 
@@ -118,14 +106,9 @@ class ListSourceSink:
         elif path == "/api/lists":
             page_number, per_page = parse_page(req.params), parse_per_page(req.params)
             results = [list_object(listsource.the_list())] if page_number == 1 else []
-            resp.media = page_envelope(
-                results,
-                total=1,
-                per_page=per_page,
-                page=page_number,
-            )
+            resp.media = page_envelope(results, total=1, per_page=per_page, page=page_number)
         else:
-            render_error(req, resp, falcon.HTTP_404, "not_found", "404 unknown endpoint")
+            _error(resp, falcon.HTTP_404, "404 unknown endpoint")
 
 
 def add_routes(

@@ -1,9 +1,5 @@
-"""Lenient query parsing for the list-source surface, as the listmonk dialect parses.
-
-listmonk never rejects a bad ``page``, ``per_page`` or ``order``: it falls back to a default.
-We do the same, within the spec's caps (``per_page`` 1-100, ``all`` = 100), so no query value
-can cause an error. The decisions are recorded in ``docs/decisions.md`` (List-source surface).
-"""
+"""Lenient query parsing for the list-source surface: like listmonk, a bad ``page``, ``per_page``
+or ``order`` falls back to a default, so no query value causes an error."""
 
 from __future__ import annotations
 
@@ -19,10 +15,8 @@ QueryParams = Mapping[str, "str | list[str]"]
 
 
 def go_atoi(text: str) -> int | None:
-    """``strconv.Atoi`` on a 64-bit platform: optional sign, ASCII digits, no spaces, in range.
-
-    :return: the number, or ``None`` where Go would return an error.
-    """
+    """``strconv.Atoi`` on a 64-bit platform: the number, or ``None`` where Go would return an
+    error."""
     value = decimal_integer(text, plus_sign=True)
     return value if value is not None and _INT64_MIN <= value <= _INT64_MAX else None
 
@@ -64,12 +58,9 @@ def parse_per_page(params: QueryParams) -> int:
 
 
 def parse_campaign_query(params: QueryParams) -> CampaignQuery:
-    """A :class:`CampaignQuery` from raw query parameters; never raises.
-
-    - ``order``: ``asc`` or ``desc`` in any letter case; anything else is ``desc``.
-    - ``status``: repeatable; blank values are ignored; the rest filter exactly (OR-combined).
-    - Other listmonk parameters (``query``, ``order_by``, ``tag``, ``no_body``) are ignored.
-    """
+    """A :class:`CampaignQuery` from raw query parameters; never raises. ``order`` is ``asc``
+    in any case, else ``desc``; non-blank ``status`` values filter (OR-combined); other listmonk
+    parameters are ignored."""
     ascending = (first_value(params, "order") or "").lower() == "asc"
     statuses = tuple(value for value in all_values(params, "status") if value.strip())
     return CampaignQuery(

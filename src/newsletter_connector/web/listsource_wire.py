@@ -1,10 +1,6 @@
-"""The listmonk wire shapes of the list-source surface: campaign, list, page envelope.
-
-Field names, order and JSON types are those a listmonk v6 server emits (``models.Campaign``,
-``models.List``, ``models.PageResults``), plus the spec's ``campaign_id``. Values are truthful
-for a service that sends nothing itself: send counters are 0, no send was scheduled or started,
-no listmonk template or archive applies. See ``docs/listsource.md`` for what each field holds.
-"""
+"""The listmonk v6 wire shapes of the list-source surface (campaign, list, page envelope), with
+truthful values for a service that sends nothing itself; ``docs/listsource.md`` describes each
+field."""
 
 from __future__ import annotations
 
@@ -16,15 +12,12 @@ from ..settings import Settings
 from ..storage import IssueRecord
 from ..timeutil import isoformat_z
 
-# No listmonk template renders our campaigns: the body is the complete document. listmonk
-# itself emits null here for such campaigns, but widely used typed clients require an integer;
-# 0 is never the id of a real listmonk template.
+# No listmonk template renders our campaigns; typed clients need an integer, and 0 is no real id.
 NO_TEMPLATE_ID = 0
 
 
 def go_time(value: datetime) -> str:
-    """A UTC time as Go's ``time.Time`` marshals it: RFC 3339, fraction without trailing
-    zeros, ``Z`` (``2026-11-21T09:30:00.12345Z``, ``2026-11-21T09:30:00Z``)."""
+    """A UTC time as Go's ``time.Time`` marshals it (``2026-11-21T09:30:00.12345Z``)."""
     text = isoformat_z(value) or ""
     if "." not in text:
         return text

@@ -12,10 +12,8 @@ API_VERSION = "v1"
 
 @falcon.before(require_api_key)
 class StatusResource:
-    """``GET /status``: ``{ok: true, version: "v1", key: <label>}``.
-
-    Reads nothing but the presented key's own record (the authentication every request makes).
-    """
+    """``GET /status``: ``{ok: true, version: "v1", key: <label>}``. Reads nothing but the
+    presented key's own record (the authentication every request makes)."""
 
     def __init__(self, service: NewsletterService) -> None:
         self.service = service
@@ -27,5 +25,4 @@ class StatusResource:
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService, prefix: str
 ) -> None:
-    """Route the Newsletter API under ``prefix``."""
     app.add_route(f"{prefix}/status", StatusResource(service))

@@ -1,11 +1,6 @@
-"""``Cache-Control: no-store`` on every response of the surfaces whose bodies carry secrets.
-
-Newsletter API contacts carry the unsubscribe, profile and confirm URLs, each holding a token
-(SPEC 2.1: "handled with the same care as the API key"); list-source and export answers go to
-a credentialed platform. Every response under those prefixes (success, 4xx and 5xx alike, and
-whatever produced it: a responder, a sink or an error handler) is marked so no browser or proxy
-keeps a copy. The prefix is matched on ``req.path``, which falcon gives relative to the mount
-point (``SCRIPT_NAME``), so the rule holds under any mount prefix.
+"""``Cache-Control: no-store`` on every response (errors included) of the surfaces whose bodies
+carry secrets: contacts' link tokens, list-source and export answers. Matched on ``req.path``,
+which is relative to the mount point, so it holds under any prefix.
 """
 
 from __future__ import annotations

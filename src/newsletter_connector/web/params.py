@@ -1,12 +1,6 @@
-"""Strict query-parameter parsing for the Newsletter API and the export endpoints.
-
-Each helper raises :class:`InvalidRequest` naming the parameter, so a bad query is a 400 with a
-message that says what was wrong. (The list-source surface is lenient instead, as its dialect.)
-
-Every integer any surface reads from a request goes through :func:`decimal_integer`: ASCII
-digits with an optional leading ``-`` (and ``+`` only where a dialect accepts it), nothing else,
-so ``int()``'s extras (``--5``, ``" 5"``, ``"1_000"``, other scripts' digits, thousands of
-digits) are refused as text rather than raised from inside ``int()``.
+"""Strict query-parameter parsing for the Newsletter API and the export endpoints: each helper
+raises :class:`InvalidRequest` naming the parameter. Every integer any surface reads goes through
+:func:`decimal_integer` (docs/decisions.md, "One strict integer parser").
 """
 
 from __future__ import annotations
@@ -21,8 +15,7 @@ from ..errors import InvalidRequest
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _DECIMAL = re.compile(r"-?[0-9]+")
 _SIGNED_DECIMAL = re.compile(r"[+-]?[0-9]+")
-#: More digits than any parameter's range needs (2**63 has 19): longer text is not a number we
-#: read, and ``int()`` is never handed thousands of digits.
+#: More digits than any parameter's range needs (2**63 has 19).
 MAX_INTEGER_DIGITS = 20
 
 
@@ -36,10 +29,7 @@ def decimal_integer(text: str, *, plus_sign: bool = False) -> int | None:
 
 
 def single_param(req: falcon.Request, name: str) -> str | None:
-    """The value of ``name`` if given once; ``None`` if absent.
-
-    :raises InvalidRequest: the parameter is repeated.
-    """
+    """The value of ``name`` if given once; ``None`` if absent. :raises InvalidRequest: repeated."""
     values = req.get_param_as_list(name)
     if values is None:
         return None
@@ -50,9 +40,7 @@ def single_param(req: falcon.Request, name: str) -> str | None:
 
 def int_param(req: falcon.Request, name: str, *, default: int, minimum: int, maximum: int) -> int:
     """An integer query parameter within ``[minimum, maximum]``, or ``default`` when absent.
-
-    :raises InvalidRequest: not a base-10 integer as :func:`decimal_integer` reads one, or out
-        of range.
+    :raises InvalidRequest: not an integer as :func:`decimal_integer` reads one, or out of range.
     """
     raw = single_param(req, name)
     if raw is None:
@@ -68,10 +56,7 @@ def int_param(req: falcon.Request, name: str, *, default: int, minimum: int, max
 
 
 def enum_param(req: falcon.Request, name: str, allowed: tuple[str, ...]) -> str | None:
-    """One of ``allowed``, or ``None`` when absent.
-
-    :raises InvalidRequest: any other value.
-    """
+    """One of ``allowed``, or ``None`` when absent. :raises InvalidRequest: any other value."""
     raw = single_param(req, name)
     if raw is None:
         return None
@@ -84,7 +69,6 @@ def enum_param(req: falcon.Request, name: str, allowed: tuple[str, ...]) -> str 
 
 def date_param(req: falcon.Request, name: str) -> date:
     """A required ``YYYY-MM-DD`` query parameter naming a real calendar date.
-
     :raises InvalidRequest: absent, repeated, not in that form, or not a real date (2026-02-30).
     """
     raw = single_param(req, name)

@@ -1,10 +1,7 @@
 """Per-client limits on the public POST endpoints (signup, contact, profile, analytics).
 
-Each limit is ``settings.rate_limit_<form>`` requests per minute per client address
-(:mod:`.client_address`), 0 for none, counted by the ``limits`` package's fixed-window
-strategy in the service's database (:mod:`.rate_limit_storage`), so every worker shares the
-counts. A client address is only ever keyed by its keyed hash. The authenticated Newsletter
-API and the one-click unsubscribe are never limited.
+``settings.rate_limit_<form>`` requests per minute per client address, 0 for none, in fixed
+windows counted in the database. A client address is only ever stored as its keyed hash.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The ``limits`` package's storage interface on the service's own store.
-
-``limits`` keeps its counters in a backend it calls a storage; its documented way to add one
-is to subclass :class:`limits.storage.Storage`. This one keeps them in the service's database
-(``uow.rate_limits``), so every gunicorn worker, and every host process on the same database,
-counts the same hits. Times come from the service clock.
+"""The ``limits`` package's storage on the service's database (``uow.rate_limits``), so every
+worker and process on the same database counts the same hits. Times come from the service clock.
 """
 
 from __future__ import annotations
@@ -34,8 +30,8 @@ class DatabaseCounters(Storage):
         return DbUnavailable
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
-        """Count ``amount`` hits on ``key``; a new window lasts ``expiry`` seconds. A hit that
-        opens a new window also deletes every ended one, so the table holds live windows."""
+        """Count ``amount`` hits on ``key``; a hit opening a new window (of ``expiry`` seconds)
+        also deletes every ended one."""
         now = self.context.clock()
         with self.context.storage.transaction() as uow:
             count = uow.rate_limits.hit(

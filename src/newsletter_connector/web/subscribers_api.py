@@ -1,8 +1,5 @@
-"""Newsletter API v1 resources for subscribers and the contact-message log (SPEC 4.1).
-
-Each resource parses the request (a JSON body into its ``model.requests`` model), calls one
-service method and serialises its result with the service's own serializer; no rule lives here.
-"""
+"""Newsletter API v1 resources for subscribers and the contact-message log (SPEC 4.1): each
+parses the request, calls one service method and serialises its result; no rule lives here."""
 
 from __future__ import annotations
 
@@ -92,7 +89,6 @@ class ContactMessagesResource:
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService, prefix: str
 ) -> None:
-    """Route subscribers and contact messages under the Newsletter API ``prefix``."""
     app.add_route(f"{prefix}/subscribers", SubscribersResource(service, prefix))
     app.add_route(f"{prefix}/subscribers/{{email:path}}", SubscriberResource(service))
     app.add_route(f"{prefix}/contact-messages", ContactMessagesResource(service))

@@ -1,10 +1,6 @@
-"""The OpenAPI 3.1 document of the Newsletter API, built from one fragment per resource.
-
-Each fragment module (``status``, ``subscribers``, ``contact_messages``, ...) exposes
-``fragment() -> dict`` with ``paths`` and ``components``; :func:`build_document` merges them
-over the shared parts in :mod:`.common`. Adding a resource is one more module named in
-:data:`FRAGMENTS`. Served at ``GET /api/newsletter/v1/openapi.json`` (no key needed: it holds no
-data) and kept as ``docs/openapi.json``, which a test keeps equal to what is served.
+"""The OpenAPI 3.1 document of the Newsletter API, merged from one ``fragment()`` per module in
+:data:`FRAGMENTS` over :mod:`.common`. Served without a key at ``{prefix}/openapi.json`` (it
+holds no data) and kept as ``docs/openapi.json``.
 """
 
 from __future__ import annotations
@@ -40,8 +36,6 @@ def build_document() -> dict[str, Any]:
 
 
 class OpenApiResource:
-    """``GET /openapi.json``: the document, without authentication."""
-
     def __init__(self) -> None:
         self.document = build_document()
 
@@ -50,5 +44,4 @@ class OpenApiResource:
 
 
 def add_routes(app: falcon.App[falcon.Request, falcon.Response], prefix: str) -> None:
-    """Serve the document at ``{prefix}/openapi.json``."""
     app.add_route(f"{prefix}/openapi.json", OpenApiResource())

@@ -48,6 +48,29 @@ def ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"description": description, "content": json_content(schema)}
 
 
+def closed_object(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object schema with exactly ``properties``, all required."""
+    return {
+        "type": "object",
+        "required": list(properties),
+        "additionalProperties": False,
+        "properties": properties,
+    }
+
+
+def page_of(schema: str) -> dict[str, Any]:
+    """The 200 response of a cursor-paged list of ``schema`` items."""
+    return ok(
+        "One page; `next_cursor` is null at the end",
+        closed_object(
+            {
+                "data": {"type": "array", "items": ref("schemas", schema)},
+                "next_cursor": {"type": ["string", "null"]},
+            }
+        ),
+    )
+
+
 def error_responses(*statuses: str) -> dict[str, Any]:
     """References to the shared error responses, plus 401 and 503 that every call can get."""
     names = {"400": "BadRequest", "404": "NotFound"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import error_responses, ok, ref
+from .common import closed_object, error_responses, page_of, ref
 
 TIMESTAMP = {"type": "string", "format": "date-time"}
 
@@ -17,41 +17,21 @@ def fragment() -> dict[str, Any]:
                     "operationId": "listContactMessages",
                     "summary": "The contact-form log, in arrival order (lossless)",
                     "parameters": [ref("parameters", "Cursor"), ref("parameters", "Limit")],
-                    "responses": {
-                        "200": ok(
-                            "One page; `next_cursor` is null at the end",
-                            {
-                                "type": "object",
-                                "required": ["data", "next_cursor"],
-                                "additionalProperties": False,
-                                "properties": {
-                                    "data": {
-                                        "type": "array",
-                                        "items": ref("schemas", "ContactMessage"),
-                                    },
-                                    "next_cursor": {"type": ["string", "null"]},
-                                },
-                            },
-                        ),
-                        **error_responses("400"),
-                    },
+                    "responses": {"200": page_of("ContactMessage"), **error_responses("400")},
                 }
             }
         },
         "components": {
             "schemas": {
-                "ContactMessage": {
-                    "type": "object",
-                    "required": ["id", "email", "name", "message", "submitted_at"],
-                    "additionalProperties": False,
-                    "properties": {
+                "ContactMessage": closed_object(
+                    {
                         "id": {"type": "string"},
                         "email": {"type": "string", "description": "the sender, to reply to"},
                         "name": {"type": ["string", "null"]},
                         "message": {"type": "string"},
                         "submitted_at": TIMESTAMP,
-                    },
-                }
+                    }
+                )
             }
         },
     }

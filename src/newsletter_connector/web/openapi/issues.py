@@ -1,10 +1,4 @@
-"""OpenAPI 3.1 fragment of the Newsletter API's issue endpoints (SPEC 2.2, 4.1, 7, 8).
-
-``fragment()`` returns ``paths`` (relative to the Newsletter API base
-``{base_url}/api/newsletter/v1``) and ``components.schemas``; :func:`..build_document` merges it
-with the other fragments. The ``Error`` schema it refers to is the shared one of :mod:`.common`;
-security is the document's top-level API-key scheme.
-"""
+"""The issue endpoints' paths and schemas (SPEC 2.2, 4.1, 7, 8)."""
 
 from __future__ import annotations
 
@@ -12,79 +6,63 @@ from typing import Any
 
 from ...service.digest_schedule import ALL_KINDS
 from ...service.issues import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, UNSUBSCRIBE_PLACEHOLDER
+from .common import json_content, ref
 
 _URL = {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}
 _DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 
 
 def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
+    return ref("schemas", name)
 
 
 def _error(description: str, *codes: str) -> dict[str, Any]:
     return {
         "description": f"{description} (`error`: {', '.join(f'`{c}`' for c in codes)})",
-        "content": {"application/json": {"schema": _ref("Error")}},
+        "content": json_content(_ref("Error")),
     }
 
 
-def _unavailable() -> dict[str, Any]:
-    response = _error(
-        "The database is temporarily unavailable; retry with backoff", "db_unavailable"
-    )
-    response["headers"] = {
-        "Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object schema with exactly ``properties``, all required."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(properties),
+        "properties": properties,
     }
-    return response
 
 
 _UNAUTHORIZED = _error("Missing, malformed, unknown or revoked API key", "unauthorized")
+_UNAVAILABLE = {
+    **_error("The database is temporarily unavailable; retry with backoff", "db_unavailable"),
+    "headers": {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}},
+}
 
 SCHEMAS: dict[str, Any] = {
-    "IssueBriefing": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["date", "title", "url"],
-        "properties": {"date": _DATE, "title": {"type": "string"}, "url": _URL},
-    },
-    "IssueOnThisDay": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["year", "text", "url"],
-        "properties": {
-            "year": {"type": "integer"},
-            "text": {"type": "string"},
-            "url": _URL,
-        },
-    },
-    "IssueTopicItem": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["title", "url", "source"],
-        "properties": {"title": {"type": "string"}, "url": _URL, "source": {"type": "string"}},
-    },
-    "IssueTopic": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["slug", "label", "summary", "items"],
-        "properties": {
+    "IssueBriefing": _object({"date": _DATE, "title": {"type": "string"}, "url": _URL}),
+    "IssueOnThisDay": _object(
+        {"year": {"type": "integer"}, "text": {"type": "string"}, "url": _URL}
+    ),
+    "IssueTopicItem": _object(
+        {"title": {"type": "string"}, "url": _URL, "source": {"type": "string"}}
+    ),
+    "IssueTopic": _object(
+        {
             "slug": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$"},
             "label": {"type": "string"},
             "summary": {"type": "string"},
             "items": {"type": "array", "items": _ref("IssueTopicItem")},
-        },
-    },
-    "IssueSections": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["briefing", "on_this_day", "puzzle_hint", "topics"],
-        "properties": {
+        }
+    ),
+    "IssueSections": _object(
+        {
             "briefing": _ref("IssueBriefing"),
             "on_this_day": {"type": "array", "items": _ref("IssueOnThisDay")},
             "puzzle_hint": {"type": "string"},
             "topics": {"type": "array", "items": _ref("IssueTopic")},
-        },
-    },
+        }
+    ),
     "Issue": {
         "type": "object",
         "description": "A newsletter issue; one is recorded on every digest run. It has no "
@@ -130,18 +108,15 @@ SCHEMAS: dict[str, Any] = {
     "IssueWithHtml": {
         "allOf": [_ref("Issue"), {"required": ["html", "text"]}],
     },
-    "IssueList": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["data"],
-        "properties": {
+    "IssueList": _object(
+        {
             "data": {
                 "type": "array",
                 "description": "Most recently recorded first",
                 "items": _ref("Issue"),
             }
-        },
-    },
+        }
+    ),
 }
 
 PATHS: dict[str, Any] = {
@@ -155,11 +130,11 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": {
                     "description": "The latest issue, including `html` and `text`",
-                    "content": {"application/json": {"schema": _ref("IssueWithHtml")}},
+                    "content": json_content(_ref("IssueWithHtml")),
                 },
                 "401": _UNAUTHORIZED,
                 "404": _error("No issue has been built yet", "not_found"),
-                "503": _unavailable(),
+                "503": _UNAVAILABLE,
             },
         }
     },
@@ -193,7 +168,7 @@ PATHS: dict[str, Any] = {
             "responses": {
                 "200": {
                     "description": "`{data: [issue]}`",
-                    "content": {"application/json": {"schema": _ref("IssueList")}},
+                    "content": json_content(_ref("IssueList")),
                 },
                 "400": _error(
                     "limit is not an integer in 1-500, include is not html, or a parameter "
@@ -201,7 +176,7 @@ PATHS: dict[str, Any] = {
                     "invalid_request",
                 ),
                 "401": _UNAUTHORIZED,
-                "503": _unavailable(),
+                "503": _UNAVAILABLE,
             },
         }
     },

@@ -1,8 +1,5 @@
-"""``/subscribers`` and ``/subscribers/{email}``; the Contact schema (SPEC 2.1, 3, 4.1).
-
-The request bodies' schemas are generated from their models (``model.requests``), which is what
-the server validates them with.
-"""
+"""``/subscribers`` and ``/subscribers/{email}``; the Contact schema (SPEC 2.1, 3, 4.1). The
+request bodies' schemas are generated from the models the server validates them with."""
 
 from __future__ import annotations
 
@@ -10,7 +7,7 @@ from typing import Any
 
 from ...model.contact import AGE_RANGES, CADENCES, CATEGORIES, EMAIL_PREF_FIELDS, GENDERS, STATUSES
 from ...model.requests import PatchRequest, SignupRequest
-from .common import error_responses, json_content, model_schemas, ok, ref
+from .common import closed_object, error_responses, json_content, model_schemas, ok, page_of, ref
 
 TIMESTAMP = {"type": "string", "format": "date-time"}
 NULLABLE_TIMESTAMP = {"type": ["string", "null"], "format": "date-time"}
@@ -88,8 +85,12 @@ EMAIL_PARAMETER = {
 }
 
 
+def _body(schema: str) -> dict[str, Any]:
+    return {"required": True, "content": json_content(ref("schemas", schema))}
+
+
 def fragment() -> dict[str, Any]:
-    contact = ok("The subscriber", ref("schemas", "Contact"))
+    contact = ref("schemas", "Contact")
     return {
         "paths": {
             "/subscribers": {
@@ -106,35 +107,15 @@ def fragment() -> dict[str, Any]:
                         ref("parameters", "Cursor"),
                         ref("parameters", "Limit"),
                     ],
-                    "responses": {
-                        "200": ok(
-                            "One page; `next_cursor` is null at the end",
-                            {
-                                "type": "object",
-                                "required": ["data", "next_cursor"],
-                                "additionalProperties": False,
-                                "properties": {
-                                    "data": {"type": "array", "items": ref("schemas", "Contact")},
-                                    "next_cursor": {"type": ["string", "null"]},
-                                },
-                            },
-                        ),
-                        **error_responses("400"),
-                    },
+                    "responses": {"200": page_of("Contact"), **error_responses("400")},
                 },
                 "post": {
                     "operationId": "createSubscriber",
                     "summary": "Sign an address up (pending, or confirmed with consent)",
-                    "requestBody": {
-                        "required": True,
-                        "content": json_content(ref("schemas", "SignupRequest")),
-                    },
+                    "requestBody": _body("SignupRequest"),
                     "responses": {
-                        "201": ok("A new subscriber", ref("schemas", "Contact")),
-                        "200": ok(
-                            "The address already existed; returned unchanged",
-                            ref("schemas", "Contact"),
-                        ),
+                        "201": ok("A new subscriber", contact),
+                        "200": ok("The address already existed; returned unchanged", contact),
                         **error_responses("400"),
                     },
                 },
@@ -144,17 +125,17 @@ def fragment() -> dict[str, Any]:
                 "get": {
                     "operationId": "getSubscriber",
                     "summary": "One subscriber",
-                    "responses": {"200": contact, **error_responses("400", "404")},
+                    "responses": {
+                        "200": ok("The subscriber", contact),
+                        **error_responses("400", "404"),
+                    },
                 },
                 "patch": {
                     "operationId": "updateSubscriber",
                     "summary": "Change fields; status may only become unsubscribed",
-                    "requestBody": {
-                        "required": True,
-                        "content": json_content(ref("schemas", "PatchRequest")),
-                    },
+                    "requestBody": _body("PatchRequest"),
                     "responses": {
-                        "200": ok("The updated subscriber", ref("schemas", "Contact")),
+                        "200": ok("The updated subscriber", contact),
                         **error_responses("400", "404"),
                     },
                 },
@@ -176,16 +157,13 @@ def fragment() -> dict[str, Any]:
             "schemas": {
                 "Contact": CONTACT,
                 **model_schemas(SignupRequest, PatchRequest),
-                "Deleted": {
-                    "type": "object",
-                    "required": ["deleted", "email", "previous_status"],
-                    "additionalProperties": False,
-                    "properties": {
+                "Deleted": closed_object(
+                    {
                         "deleted": {"const": True},
                         "email": {"type": "string"},
                         "previous_status": {"type": "string", "enum": list(STATUSES)},
-                    },
-                },
+                    }
+                ),
             }
         },
     }

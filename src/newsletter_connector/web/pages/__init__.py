@@ -1,14 +1,7 @@
 """The reader pages: signup, confirm, unsubscribe (RFC 8058 one-click), profile and contact.
 
-Plain HTML forms (no JavaScript), rendered from Jinja2 templates a host may override
-(``settings.template_dir``), with autoescaping, CSRF tokens and a honeypot field. Each page
-parses its form, calls one service method and renders the outcome. Paths, relative to
-``base_url`` (the link shapes of :mod:`newsletter_connector.links`):
-
-- ``/signup``, ``/signup/thanks``
-- ``/contact``, ``/contact/thanks``
-- ``/confirm/{token}``, ``/unsubscribe/{token}``, ``/profile/{token}``
-- ``/assets/reader.css``
+Plain HTML forms (no JavaScript) from Jinja2 templates a host may override, with autoescaping,
+CSRF tokens and a honeypot field, at the link shapes of :mod:`newsletter_connector.links`.
 """
 
 from __future__ import annotations
@@ -21,11 +14,12 @@ from .assets import StylesheetResource
 from .base import ReaderPages
 from .confirm import ConfirmPage
 from .contact import DONE_PATH as CONTACT_DONE_PATH
-from .contact import ContactDonePage, ContactPage
+from .contact import ContactPage
 from .profile import ProfilePage
+from .public_form import DonePage
 from .rendering import STYLESHEET_PATH
 from .signup import DONE_PATH as SIGNUP_DONE_PATH
-from .signup import SignupDonePage, SignupPage
+from .signup import SignupPage
 from .unsubscribe import UnsubscribePage
 
 __all__ = ["ReaderPages", "add_routes"]
@@ -34,13 +28,13 @@ __all__ = ["ReaderPages", "add_routes"]
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService
 ) -> ReaderPages:
-    """Mount the reader pages on ``app`` at the paths above; return their shared renderer
-    (the app's error handlers draw reader-facing error pages with it)."""
+    """Mount the reader pages on ``app``; return their shared renderer (the app's error
+    handlers draw reader-facing error pages with it)."""
     pages = ReaderPages(service)
     app.add_route(SIGNUP_PATH, SignupPage(pages))
-    app.add_route(SIGNUP_DONE_PATH, SignupDonePage(pages))
+    app.add_route(SIGNUP_DONE_PATH, DonePage(pages, "signup_done.html"))
     app.add_route(CONTACT_PATH, ContactPage(pages))
-    app.add_route(CONTACT_DONE_PATH, ContactDonePage(pages))
+    app.add_route(CONTACT_DONE_PATH, DonePage(pages, "contact_done.html"))
     app.add_route(CONFIRM_PATH + "/{token}", ConfirmPage(pages))
     app.add_route(UNSUBSCRIBE_PATH + "/{token}", UnsubscribePage(pages))
     app.add_route(PROFILE_PATH + "/{token}", ProfilePage(pages))

@@ -1,7 +1,4 @@
-"""``/assets/reader.css``: the stylesheet of the reader pages.
-
-A ``reader.css`` in ``settings.template_dir`` replaces the built-in one.
-"""
+"""``/assets/reader.css``; a ``reader.css`` in ``settings.template_dir`` replaces the built-in."""
 
 from __future__ import annotations
 

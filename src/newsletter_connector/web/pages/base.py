@@ -1,19 +1,19 @@
-"""What every reader page shares: the service, the renderer, the CSRF guard and a few answers
-(the form with a fresh token, the friendly not-found page, the cross-site refusal).
-
-Pages parse the form, call ONE service method and render the outcome; every rule (validation,
-transitions, events) lives in the service.
+"""What every reader page shares: the service, the renderer, the CSRF guard and the common
+answers. Pages parse the form, call ONE service method and render the outcome; every rule
+(validation, transitions, events) lives in the service.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import falcon
 
 from ...service import NewsletterService
+from ...storage import SubscriberRecord, TokenKind
 from ..rate_limit import LimitedForm, PublicRateLimits
-from .csrf import CsrfCheck, CsrfGuard
+from .csrf import FIELD_NAME, CsrfGuard
 from .forms import FormData, read_form
 from .rendering import PageRenderer
 
@@ -47,16 +47,11 @@ class ReaderPages:
         self.renderer.render(resp, template, status=status, **context)
 
     def show_form(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        template: str,
-        *,
-        status: str = falcon.HTTP_200,
-        **context: Any,
+        self, req: falcon.Request, resp: falcon.Response, template: str, **context: Any
     ) -> None:
-        """A page with a form: a fresh CSRF token (and its cookie) comes with it."""
-        self.render(resp, template, status=status, csrf_token=self.csrf.issue(req, resp), **context)
+        """A page with a form (``status`` as for :meth:`render`): a fresh CSRF token (and its
+        cookie) comes with it."""
+        self.render(resp, template, csrf_token=self.csrf.issue(req, resp), **context)
 
     def error_page(self, resp: falcon.Response, status: str) -> None:
         """A calm page for what went wrong before a page could answer (unknown address,
@@ -81,6 +76,23 @@ class ReaderPages:
         """The friendly page for a link whose token matches nobody."""
         self.render(resp, "not_found.html", status=falcon.HTTP_404)
 
+    def find_by_token(
+        self, resp: falcon.Response, kind: TokenKind, token: str
+    ) -> SubscriberRecord | None:
+        """The subscriber whose ``kind`` link token is ``token``; ``None`` after answering
+        with the not-found page."""
+        record = self.service.subscribers.find_by_token(kind, token)
+        if record is None:
+            self.not_found(resp)
+        return record
+
+    def answer_head(self, resp: falcon.Response, kind: TokenKind, token: str) -> None:
+        """``HEAD`` of a token page: 200 or 404, no body, nothing changed."""
+        found = self.service.subscribers.find_by_token(kind, token) is not None
+        resp.status = falcon.HTTP_200 if found else falcon.HTTP_404
+        resp.content_type = "text/html; charset=utf-8"
+        resp.set_header("Cache-Control", "no-store")
+
     def read_form(
         self, req: falcon.Request, resp: falcon.Response, *, allow_multipart: bool = False
     ) -> FormData | None:
@@ -98,14 +110,25 @@ class ReaderPages:
             self.render(resp, "bad_form.html", status=status, reason=reason)
             return None
 
-    def check_form(
-        self, req: falcon.Request, resp: falcon.Response, token: str, retry_url: str
-    ) -> CsrfCheck:
-        """Check a submission's CSRF token; a cross-site one is answered here with 403."""
-        check = self.csrf.check(req, token)
-        if check.verdict == "cross_site":
+    def form_accepted(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        form: FormData,
+        retry_url: str,
+        show_again: Callable[..., None],
+    ) -> bool:
+        """Whether the submission's CSRF token is good. Otherwise it is answered here: a
+        cross-site one with 403, a missing, forged or expired one by
+        ``show_again(status=400, notice=EXPIRED_NOTICE)``."""
+        verdict = self.csrf.check(req, form.get(FIELD_NAME))
+        if verdict == "cross_site":
             self.render(resp, "forbidden.html", status=falcon.HTTP_403, retry_url=retry_url)
-        return check
+            return False
+        if verdict == "invalid":
+            show_again(status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
+            return False
+        return True
 
 
 def see_other(resp: falcon.Response, location: str) -> None:

@@ -1,7 +1,5 @@
-"""Plain-language labels for the contact fields' values, in the order readers see them.
-
-The values are the service's (SPEC 2.1); a test checks these tables name every one of them.
-"""
+"""Plain-language labels for the contact fields' values, in the order readers see them (a test
+checks these tables name every value of the service's)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
 """``/contact``: email, optional name and message → one row of the lossless contact-message log
-and a queued ``contact.message`` event (both by ``service.messages.record``). A message is not a
-newsletter signup. A filled honeypot gets the same "sent" page and stores nothing.
+(``service.messages.record``). A filled honeypot gets the same "sent" page and stores nothing.
 """
 
 from __future__ import annotations
 
-import falcon
-
 from ...links import CONTACT_PATH
-from .base import ReaderPages
 from .forms import FormData
 from .public_form import PublicFormPage
 
@@ -36,11 +32,3 @@ class ContactPage(PublicFormPage):
         self.pages.service.messages.record(
             values["email"], values["name"] or None, values["message"]
         )
-
-
-class ContactDonePage:
-    def __init__(self, pages: ReaderPages) -> None:
-        self.pages = pages
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.pages.render(resp, "contact_done.html")

@@ -1,21 +1,10 @@
-"""Cross-site request forgery protection for the reader forms.
+"""CSRF protection for the reader forms: a signed double-submit token, no server session.
 
-A *signed double-submit token* (no server-side session):
-
-- Showing a form sets the cookie ``newsletter_csrf`` to a random nonce (``HttpOnly``,
-  ``SameSite=Lax``, ``Secure`` when ``base_url`` is https, scoped to the mount path), reusing
-  the browser's nonce when it already has one so several open tabs keep working.
-- The form carries the hidden field ``csrf_token`` = ``<issued-at>.<HMAC>`` where the HMAC is
-  ``context.keyed_hash("reader-form-csrf", nonce + issued-at)`` under the site secret.
-- A submission is accepted only when the cookie and the field are both present, the HMAC matches
-  the cookie's nonce (constant-time), and the token is at most :data:`MAX_AGE_SECONDS` old.
-- Before that, the browser's own provenance headers are checked: ``Sec-Fetch-Site: cross-site``
-  or an ``Origin`` other than ``base_url``'s origin is refused outright (``Origin: null`` is not
-  trusted; the token check decides it).
-
-A cross-site page can neither read the cookie nor mint a token for the victim's nonce without the
-site secret. The one exception, RFC 8058 one-click unsubscribe, is handled (and justified) in
-:mod:`.unsubscribe`.
+The cookie ``newsletter_csrf`` holds a random nonce (``HttpOnly``, ``SameSite=Lax``); the form's
+``csrf_token`` is ``<issued-at>.<HMAC of nonce and issued-at under the site secret>``, compared
+in constant time and valid for :data:`MAX_AGE_SECONDS`. A ``Sec-Fetch-Site: cross-site`` or an
+``Origin`` other than ``base_url``'s (``null`` aside) is refused first. RFC 8058 one-click is
+the one exemption (:mod:`.unsubscribe`). See docs/decisions.md, "Reader pages".
 """
 
 from __future__ import annotations
@@ -23,7 +12,6 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
-from dataclasses import dataclass
 from datetime import timezone
 from typing import Literal
 from urllib.parse import urlsplit
@@ -40,19 +28,8 @@ _PURPOSE = "reader-form-csrf"
 _NONCE_RE = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _TOKEN_RE = re.compile(r"^([0-9]{1,12})\.([0-9a-f]{64})$")
 
+#: ``cross_site``: refuse (403); ``invalid``: missing, forged or expired token (form again, 400).
 Verdict = Literal["ok", "cross_site", "invalid"]
-
-
-@dataclass(frozen=True)
-class CsrfCheck:
-    """The outcome of :meth:`CsrfGuard.check`: ``ok``, ``cross_site`` (refuse, 403) or
-    ``invalid`` (missing, forged or expired token: show the form again, 400)."""
-
-    verdict: Verdict
-
-    @property
-    def ok(self) -> bool:
-        return self.verdict == "ok"
 
 
 class CsrfGuard:
@@ -73,7 +50,7 @@ class CsrfGuard:
 
     def issue(self, req: falcon.Request, resp: falcon.Response) -> str:
         """A token for a form about to be shown; sets the nonce cookie when needed."""
-        nonce = self._cookie_nonce(req)
+        nonce = self._cookie_nonce(req)  # reused, so forms open in several tabs stay valid
         if nonce is None:
             nonce = secrets.token_urlsafe(32)
         # Always (re)send the cookie, so its lifetime follows the newest form shown.
@@ -89,21 +66,21 @@ class CsrfGuard:
         issued_at = self._now()
         return f"{issued_at}.{self._mac(nonce, issued_at)}"
 
-    def check(self, req: falcon.Request, submitted: str) -> CsrfCheck:
+    def check(self, req: falcon.Request, submitted: str) -> Verdict:
         """Whether a form submission may be acted upon (see the module docstring)."""
         if self._cross_site(req):
-            return CsrfCheck("cross_site")
+            return "cross_site"
         nonce = self._cookie_nonce(req)
         match = _TOKEN_RE.match(submitted or "")
         if nonce is None or match is None:
-            return CsrfCheck("invalid")
+            return "invalid"
         issued_at = int(match.group(1))
         age = self._now() - issued_at
         if not 0 <= age <= MAX_AGE_SECONDS:
-            return CsrfCheck("invalid")
+            return "invalid"
         if not hmac.compare_digest(self._mac(nonce, issued_at), match.group(2)):
-            return CsrfCheck("invalid")
-        return CsrfCheck("ok")
+            return "invalid"
+        return "ok"
 
     def _cross_site(self, req: falcon.Request) -> bool:
         if (req.get_header("Sec-Fetch-Site") or "").strip().lower() == "cross-site":
@@ -113,8 +90,7 @@ class CsrfGuard:
 
     @staticmethod
     def _cookie_nonce(req: falcon.Request) -> str | None:
-        values = req.get_cookie_values(COOKIE_NAME) or []
-        for value in values:
+        for value in req.get_cookie_values(COOKIE_NAME) or []:
             if _NONCE_RE.match(value):
                 return value
         return None

@@ -1,11 +1,8 @@
 """Reading a submitted HTML form, and the honeypot field.
 
-Browsers send ``application/x-www-form-urlencoded`` bodies; RFC 8058 one-click requests may also
-come as ``multipart/form-data``. :func:`read_form` turns either into a :class:`FormData` of text
-values, and refuses (with an HTTP error the error handlers render as a page) anything else: a body
-that is too large, not UTF-8, of another media type, or sent without a ``Content-Length`` (chunked:
-the WSGI server hands such a body over without a length, and neither reading it to an unknown end
-nor treating it as empty is safe). It never raises a 500.
+:func:`read_form` reads an url-encoded (or, for one-click, multipart) body into a
+:class:`FormData`, and refuses anything else with an HTTP error, never a 500. A body without a
+``Content-Length`` is refused: see docs/decisions.md, "A form body without a length is 411".
 """
 
 from __future__ import annotations
@@ -15,6 +12,8 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
 import falcon
+
+from ..bodies import read_capped
 
 #: The largest form body accepted: a 10,000-character contact message, percent-encoded, fits.
 MAX_FORM_BYTES = 128 * 1024
@@ -45,9 +44,6 @@ class FormData:
     def has(self, name: str) -> bool:
         return name in self.fields
 
-    def names(self) -> set[str]:
-        return set(self.fields)
-
     @property
     def honeypot_filled(self) -> bool:
         """True when the hidden honeypot field came back with text in it (a bot)."""
@@ -66,14 +62,10 @@ def _bad_request(description: str) -> falcon.HTTPBadRequest:
 
 
 def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData:
-    """The submitted form.
+    """The submitted form; ``allow_multipart`` also accepts ``multipart/form-data`` text parts.
 
-    :param allow_multipart: also accept ``multipart/form-data`` (text parts only).
-    :raises falcon.HTTPUnsupportedMediaType: not a form body.
-    :raises falcon.HTTPContentTooLarge: over :data:`MAX_FORM_BYTES`.
-    :raises falcon.HTTPBadRequest: not UTF-8, too many fields, or a malformed multipart body.
-    :raises falcon.HTTPLengthRequired: a body without a ``Content-Length`` (``Transfer-Encoding:
-        chunked``), or a multipart one with none at all.
+    :raises falcon.HTTPError: 415 not a form body, 413 over :data:`MAX_FORM_BYTES`, 400 not
+        UTF-8, too many fields or malformed multipart, 411 a chunked or lengthless multipart body.
     """
     media_type = (req.content_type or "").split(";", 1)[0].strip().lower()
     if req.content_length is None and (
@@ -88,7 +80,9 @@ def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData
         raise falcon.HTTPUnsupportedMediaType(
             title="Unsupported form", description="the form must be sent as a web form"
         )
-    raw = _read_body(req)
+    raw = read_capped(req, MAX_FORM_BYTES)
+    if raw is None:
+        raise _too_large()
     try:
         text = raw.decode("utf-8")
         pairs = parse_qsl(
@@ -105,26 +99,15 @@ def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData
     return _collect(pairs)
 
 
-def _read_body(req: falcon.Request) -> bytes:
-    length = req.content_length
-    if length is not None and length > MAX_FORM_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Form too large", description="the form is larger than this page accepts"
-        )
-    raw = req.bounded_stream.read(MAX_FORM_BYTES + 1)
-    if len(raw) > MAX_FORM_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Form too large", description="the form is larger than this page accepts"
-        )
-    return bytes(raw)
+def _too_large() -> falcon.HTTPContentTooLarge:
+    return falcon.HTTPContentTooLarge(
+        title="Form too large", description="the form is larger than this page accepts"
+    )
 
 
 def _read_multipart(req: falcon.Request) -> FormData:
-    length = req.content_length
-    if length is not None and length > MAX_FORM_BYTES:
-        raise falcon.HTTPContentTooLarge(
-            title="Form too large", description="the form is larger than this page accepts"
-        )
+    if req.content_length is not None and req.content_length > MAX_FORM_BYTES:
+        raise _too_large()
     pairs: list[tuple[str, str]] = []
     try:
         form = req.get_media()
@@ -132,10 +115,8 @@ def _read_multipart(req: falcon.Request) -> FormData:
             if len(pairs) >= MAX_FIELDS:
                 raise _bad_request("the form has too many fields")
             pairs.append((part.name or "", part.get_text() or ""))
-    except falcon.HTTPError as exc:
-        if isinstance(exc, falcon.HTTPContentTooLarge):
-            raise
-        raise _bad_request("the form could not be read") from None
-    except (UnicodeDecodeError, ValueError):
+    except falcon.HTTPContentTooLarge:
+        raise
+    except (falcon.HTTPError, UnicodeDecodeError, ValueError):
         raise _bad_request("the form could not be read") from None
     return _collect(pairs)

@@ -1,9 +1,5 @@
-"""What readers are told when a field is not right.
-
-The service decides what is wrong (``InvalidRequest.field`` names it, dotted for nested fields);
-this module only says it in plain words beside the right form field. The page's ``field_map``
-translates the service's field names into its form's field names.
-"""
+"""What readers are told when a field is not right: the service's ``InvalidRequest.field``,
+translated by the page's ``field_map`` into a form field, gets a message in plain words."""
 
 from __future__ import annotations
 

@@ -1,19 +1,15 @@
-"""``/profile/{token}``: the preference page (names, ZIP, cadence per topic, categories, age
-range, gender with self-description, SMS opt-in with phone).
+"""``/profile/{token}``: the preference page. A save is one ``update_profile_by_token`` call;
+a rejected one shows the form again with the reader's values and the error beside its field, a
+successful one redirects to the page with a "saved" note.
 
-Saving calls ``service.subscribers.update_profile_by_token`` once; the service validates every
-field, sets ``profile_completed_at`` on the first save and queues
-``newsletter.profile_completed``. A rejected save shows the form again with the reader's
-values and the error beside its field; a successful one redirects to the page with a "saved"
-note (post/redirect/get).
-
-The stored phone number is never shown in full, only its last four digits ("•••• 4567"): the
-phone field starts empty, leaving it empty keeps the stored number, typing one replaces it,
-and the "remove my number" box clears it.
+The stored phone number is never shown in full, only its last four digits: the phone field
+starts empty, leaving it empty keeps the stored number, typing one replaces it, and the "remove
+my number" box clears it.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import falcon
@@ -21,9 +17,8 @@ import falcon
 from ...errors import InvalidRequest, NotFound
 from ...links import PROFILE_PATH
 from ...storage import SubscriberRecord
-from .base import EXPIRED_NOTICE, ReaderPages, see_other
+from .base import ReaderPages, see_other
 from .choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
-from .csrf import FIELD_NAME
 from .forms import FormData
 from .messages import friendly_error
 
@@ -112,7 +107,6 @@ def profile_fields(form: FormData) -> dict[str, Any]:
 class ProfilePage:
     def __init__(self, pages: ReaderPages) -> None:
         self.pages = pages
-        self.subscribers = pages.service.subscribers
 
     def _show(
         self,
@@ -121,19 +115,15 @@ class ProfilePage:
         record: SubscriberRecord,
         values: dict[str, Any],
         *,
-        status: str = falcon.HTTP_200,
-        errors: dict[str, str] | None = None,
-        notice: str | None = None,
         saved: bool = False,
+        **context: Any,
     ) -> None:
+        """The form with ``values`` (and ``status``, ``errors`` or ``notice`` when given)."""
         self.pages.show_form(
             req,
             resp,
             "profile.html",
-            status=status,
             values=values,
-            errors=errors or {},
-            notice=notice,
             saved=saved,
             status_note=STATUS_NOTES.get(record.status),
             stored_phone=masked_phone(record.phone),
@@ -142,12 +132,12 @@ class ProfilePage:
             categories=CATEGORIES,
             age_ranges=AGE_RANGES,
             genders=GENDERS,
+            **context,
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
-        record = self.subscribers.find_by_token("profile", token)
+        record = self.pages.find_by_token(resp, "profile", token)
         if record is None:
-            self.pages.not_found(resp)
             return
         saved = req.get_param("saved") == "1" and record.profile_completed_at is not None
         self._show(req, resp, record, values_of_record(record), saved=saved)
@@ -155,28 +145,24 @@ class ProfilePage:
     def on_post(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
         if self.pages.refused_for_volume(req, resp, "profile"):
             return
-        record = self.subscribers.find_by_token("profile", token)
+        record = self.pages.find_by_token(resp, "profile", token)
         if record is None:
-            self.pages.not_found(resp)
             return
         form = self.pages.read_form(req, resp)
         if form is None:
             return
         page_url = self.pages.url(f"{PROFILE_PATH}/{token}")
-        check = self.pages.check_form(req, resp, form.get(FIELD_NAME), page_url)
-        if check.verdict == "cross_site":
-            return
         values = values_of_form(form)
-        if not check.ok:
-            self._show(req, resp, record, values, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
+        show_again = partial(self._show, req, resp, record, values)
+        if not self.pages.form_accepted(req, resp, form, page_url, show_again):
             return
         try:
-            self.subscribers.update_profile_by_token(token, profile_fields(form))
+            self.pages.service.subscribers.update_profile_by_token(token, profile_fields(form))
         except NotFound:  # erased meanwhile
             self.pages.not_found(resp)
             return
         except InvalidRequest as error:
             errors = friendly_error(error, FIELD_MAP, "first_name")
-            self._show(req, resp, record, values, status=falcon.HTTP_400, errors=errors)
+            show_again(status=falcon.HTTP_400, errors=errors)
             return
         see_other(resp, page_url + "?saved=1")

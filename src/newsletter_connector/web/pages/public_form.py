@@ -1,25 +1,23 @@
 """A form anyone may send (signup, contact): the one POST flow both follow.
 
-GET shows the form with a fresh CSRF token. POST is refused (429) over the client's rate
-limit, then reads the form, refuses a cross-site or
-expired one, answers a filled honeypot as if it had worked (storing nothing), then makes the
-page's ONE service call: on success it redirects to the page's "done" address
-(post/redirect/get), on a validation error it shows the form again with the error beside its
-field and everything typed kept.
+POST is refused (429) over the client's rate limit, then refuses a cross-site or expired form,
+answers a filled honeypot as if it had worked (storing nothing), then makes the page's ONE
+service call: on success it redirects to the page's "done" address, on a validation error it
+shows the form again with the error beside its field and everything typed kept.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, ClassVar
 
 import falcon
 
 from ...errors import InvalidRequest
 from ..rate_limit import LimitedForm
-from .base import EXPIRED_NOTICE, ReaderPages, see_other
-from .csrf import FIELD_NAME
+from .base import ReaderPages, see_other
 from .forms import FormData
 from .messages import friendly_error
 
@@ -55,25 +53,10 @@ class PublicFormPage:
         return {}
 
     def show(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        values: dict[str, str],
-        *,
-        status: str = falcon.HTTP_200,
-        errors: dict[str, str] | None = None,
-        notice: str | None = None,
+        self, req: falcon.Request, resp: falcon.Response, values: dict[str, str], **context: Any
     ) -> None:
-        self.pages.show_form(
-            req,
-            resp,
-            self.template,
-            status=status,
-            values=values,
-            errors=errors or {},
-            notice=notice,
-            **self.context(),
-        )
+        """The form with ``values`` (and ``status``, ``errors`` or ``notice`` when given)."""
+        self.pages.show_form(req, resp, self.template, values=values, **self.context(), **context)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         self.show(req, resp, self.values(None))
@@ -85,11 +68,8 @@ class PublicFormPage:
         if form is None:
             return
         values = self.values(form)
-        check = self.pages.check_form(req, resp, form.get(FIELD_NAME), self.pages.url(self.path))
-        if check.verdict == "cross_site":
-            return
-        if not check.ok:
-            self.show(req, resp, values, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
+        show_again = partial(self.show, req, resp, values)
+        if not self.pages.form_accepted(req, resp, form, self.pages.url(self.path), show_again):
             return
         if form.honeypot_filled:
             log.info("%s form: honeypot filled in; nothing stored", self.name)
@@ -99,6 +79,17 @@ class PublicFormPage:
             self.submit(values)
         except InvalidRequest as error:
             errors = friendly_error(error, self.field_map, self.fallback_field)
-            self.show(req, resp, values, status=falcon.HTTP_400, errors=errors)
+            show_again(status=falcon.HTTP_400, errors=errors)
             return
         see_other(resp, self.pages.url(self.done_path))
+
+
+class DonePage:
+    """The page a public form redirects to once sent."""
+
+    def __init__(self, pages: ReaderPages, template: str) -> None:
+        self.pages = pages
+        self.template = template
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.pages.render(resp, self.template)

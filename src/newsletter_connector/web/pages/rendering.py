@@ -1,13 +1,8 @@
 """The Jinja2 environment of the reader pages and how a page is written to a response.
 
-Templates are looked up first in ``settings.template_dir`` (when set), then in the package's
-``templates/`` folder, so a host overrides any page, or only ``base.html``, by putting a file of
-the same name in its folder. Autoescaping is always on. Every page gets the site's name and
-links from settings (see :meth:`PageRenderer.globals`).
-
-Every page response carries headers that keep link tokens and readers safe: no caching
-(``Cache-Control: no-store``), no ``Referer`` leaving the site with a token in it, a strict
-Content-Security-Policy (no scripts at all; the pages need none), no framing, no indexing.
+Templates are looked up in ``settings.template_dir`` first (file by file), then in the package's
+``templates/``; autoescaping is always on. Every page carries :data:`SECURITY_HEADERS`: no
+caching, no ``Referer`` leaving with a token, no scripts, no framing, no indexing.
 """
 
 from __future__ import annotations
@@ -18,7 +13,8 @@ from typing import Any
 import falcon
 import jinja2
 
-from ...settings import Settings
+from ...links import CONTACT_PATH, SIGNUP_PATH
+from ...settings import Settings, SettingsError
 
 PACKAGE = "newsletter_connector.web.pages"
 STYLESHEET_PATH = "/assets/reader.css"
@@ -37,13 +33,10 @@ SECURITY_HEADERS = {
 
 
 def build_environment(settings: Settings) -> jinja2.Environment:
-    """The template environment: the host's ``template_dir`` first, then the built-ins."""
     loaders: list[jinja2.BaseLoader] = []
     if settings.template_dir:
         folder = Path(settings.template_dir)
         if not folder.is_dir():
-            from ...settings import SettingsError
-
             raise SettingsError(
                 "setting template_dir (NEWSLETTER_TEMPLATE_DIR) is invalid: "
                 f"{str(folder)!r} is not a folder"
@@ -60,18 +53,13 @@ def build_environment(settings: Settings) -> jinja2.Environment:
 
 
 class PageRenderer:
-    """Renders named templates into falcon responses."""
-
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.environment = build_environment(settings)
         self.environment.globals.update(self.globals())
 
     def globals(self) -> dict[str, Any]:
-        """What every template may use: ``site_name``, ``site_url``, ``base_url``,
-        ``postal_address``, ``stylesheet_url``, ``signup_url`` and ``contact_url``."""
-        from ...links import CONTACT_PATH, SIGNUP_PATH
-
+        """What every template may use: the site's name and links."""
         base = self.settings.public_base_url
         return {
             "site_name": self.settings.site_name,
@@ -91,7 +79,6 @@ class PageRenderer:
         status: str = falcon.HTTP_200,
         **context: Any,
     ) -> None:
-        """Render ``template`` with ``context`` as the HTML body of ``resp``."""
         resp.status = status
         resp.content_type = "text/html; charset=utf-8"
         for name, value in SECURITY_HEADERS.items():

@@ -1,19 +1,14 @@
-"""``/signup``: email, ZIP and frequency → a pending subscriber (``newsletter.signup`` queued by
-the service) and a "check your email" page.
+"""``/signup``: email, ZIP and frequency → a pending subscriber and a "check your email" page.
 
-The same page follows whether the address was new, pending, confirmed or unsubscribed, so the
-form does not reveal who is on the list; the service leaves existing subscribers unchanged.
-A filled honeypot gets the same page and changes nothing.
+The same page follows whatever the address's state, and for a filled honeypot, so the form does
+not reveal who is on the list.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import falcon
-
 from ...links import SIGNUP_PATH
-from .base import ReaderPages
 from .choices import SIGNUP_FREQUENCIES, TOPICS
 from .forms import FormData
 from .public_form import PublicFormPage
@@ -56,11 +51,3 @@ class SignupPage(PublicFormPage):
 
     def context(self) -> dict[str, Any]:
         return {"frequencies": SIGNUP_FREQUENCIES}
-
-
-class SignupDonePage:
-    def __init__(self, pages: ReaderPages) -> None:
-        self.pages = pages
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.pages.render(resp, "signup_done.html")

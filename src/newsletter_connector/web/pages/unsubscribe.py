@@ -1,16 +1,10 @@
 """``/unsubscribe/{token}``: the opt-out link, including RFC 8058 one-click.
 
-- ``GET`` (and ``HEAD``) never change anything: link scanners fetch links in mail. It shows one
-  "Unsubscribe" button, or says the reader is already unsubscribed.
-- ``POST`` from that button (with its CSRF token) unsubscribes (``newsletter.unsubscribed`` is
-  queued by the service) and confirms on screen. Repeating it is harmless.
-- RFC 8058 one-click: a ``POST`` whose body is exactly ``List-Unsubscribe=One-Click``
-  (url-encoded or multipart) unsubscribes and answers 200, with no redirect and no cookie.
-  Mail providers send it from their servers, without our cookie or form token, so exactly that
-  request is exempt from the CSRF check. That is safe because the authority to unsubscribe is
-  the unguessable token in the URL, which RFC 8058 makes sufficient on its own: a forged
-  request needs the token, and with it could only do what the link's holder may do anyway.
-  Any other body goes through the CSRF check.
+``GET`` and ``HEAD`` never change anything (link scanners fetch links in mail): the page shows
+one "Unsubscribe" button. Its CSRF-checked ``POST`` unsubscribes; repeating it is harmless. A
+``POST`` whose body is exactly ``List-Unsubscribe=One-Click`` unsubscribes (200, no redirect,
+no cookie) without the CSRF check: the unguessable token in the URL is the authority
+(docs/decisions.md, "Reader pages").
 
 Forwarded newsletters carry this link, so whoever holds it may be someone else: no answer
 here shows anything personal or carries another link's token (never the profile link).
@@ -18,12 +12,13 @@ here shows anything personal or carries another link's token (never the profile 
 
 from __future__ import annotations
 
+from functools import partial
+
 import falcon
 
 from ...errors import NotFound
 from ...links import UNSUBSCRIBE_PATH
-from .base import EXPIRED_NOTICE, ReaderPages
-from .csrf import FIELD_NAME
+from .base import ReaderPages
 from .forms import FormData
 
 ONE_CLICK_FIELD = "List-Unsubscribe"
@@ -38,58 +33,33 @@ def is_one_click(form: FormData) -> bool:
 class UnsubscribePage:
     def __init__(self, pages: ReaderPages) -> None:
         self.pages = pages
-        self.subscribers = pages.service.subscribers
-
-    def _ask(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        *,
-        status: str = falcon.HTTP_200,
-        notice: str | None = None,
-    ) -> None:
-        self.pages.show_form(
-            req,
-            resp,
-            "unsubscribe.html",
-            status=status,
-            state="ask",
-            notice=notice,
-        )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
-        record = self.subscribers.find_by_token("unsubscribe", token)
+        record = self.pages.find_by_token(resp, "unsubscribe", token)
         if record is None:
-            self.pages.not_found(resp)
-        elif record.status == "unsubscribed":
+            return
+        if record.status == "unsubscribed":
             self.pages.render(resp, "unsubscribe.html", state="already")
         else:
-            self._ask(req, resp)
+            self.pages.show_form(req, resp, "unsubscribe.html", state="ask")
 
     def on_head(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
-        found = self.subscribers.find_by_token("unsubscribe", token) is not None
-        resp.status = falcon.HTTP_200 if found else falcon.HTTP_404
-        resp.content_type = "text/html; charset=utf-8"
-        resp.set_header("Cache-Control", "no-store")
+        self.pages.answer_head(resp, "unsubscribe", token)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, token: str) -> None:
         form = self.pages.read_form(req, resp, allow_multipart=True)
         if form is None:
             return
-        before = self.subscribers.find_by_token("unsubscribe", token)
+        before = self.pages.find_by_token(resp, "unsubscribe", token)
         if before is None:
-            self.pages.not_found(resp)
             return
         if not is_one_click(form):
             retry = self.pages.url(f"{UNSUBSCRIBE_PATH}/{token}")
-            check = self.pages.check_form(req, resp, form.get(FIELD_NAME), retry)
-            if check.verdict == "cross_site":
-                return
-            if not check.ok:
-                self._ask(req, resp, status=falcon.HTTP_400, notice=EXPIRED_NOTICE)
+            ask = partial(self.pages.show_form, req, resp, "unsubscribe.html", state="ask")
+            if not self.pages.form_accepted(req, resp, form, retry, ask):
                 return
         try:
-            self.subscribers.unsubscribe_by_token(token)
+            self.pages.service.subscribers.unsubscribe_by_token(token)
         except NotFound:
             self.pages.not_found(resp)
             return
