@@ -226,3 +226,12 @@ def test_sync_and_db_commands_print_no_alembic_info(tmp_path: Any) -> None:
         )
         assert result.returncode == 0, result.stderr
         assert "alembic" not in result.stderr and "Context impl" not in result.stderr
+
+
+def test_a_sqlite_file_uri_is_not_mistaken_for_a_missing_file(tmp_path: Any) -> None:
+    env = {"NEWSLETTER_DATABASE_URL": f"sqlite:///{tmp_path / 'plain.db'}", "NEWSLETTER_CONFIG": ""}
+    assert CliRunner().invoke(cli, ["db", "upgrade"], env=env).exit_code == 0
+    env["NEWSLETTER_DATABASE_URL"] = f"sqlite:///file:{tmp_path / 'plain.db'}?mode=rw&uri=true"
+    result = CliRunner().invoke(cli, ["keys", "list"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "no API keys\n"

@@ -129,9 +129,10 @@ class SqlStorage(StorageBase):
                 yield self.unit_of_work_class(connection)
 
     def check_ready(self) -> None:
-        database = self.engine.url.database
-        if self.dialect == "sqlite" and database and not Path(database).exists():
-            # Connecting would create the file, leaving an empty database behind.
+        database, plain_path = self.engine.url.database, "uri" not in self.engine.url.query
+        if self.dialect == "sqlite" and plain_path and database and not Path(database).exists():
+            # Connecting would create the file, leaving an empty database behind (a ``file:``
+            # URI names no plain path, so it is left to SQLite).
             raise NotMigrated(
                 f"the database {database} does not exist; create it with "
                 "`newsletter-connector db upgrade`"
