@@ -136,3 +136,102 @@ def test_plugins_lists_builtins() -> None:
     assert result.exit_code == 0
     assert "newsletter_connector.plugins.sql_store (built-in)" in result.stdout
     assert "sql: SQLAlchemy Core store" in result.stdout
+
+
+def test_db_upgrade_says_created_migrated_or_already_current(tmp_path: Any) -> None:
+    from newsletter_connector.plugins.sql_store.engine import make_engine
+    from newsletter_connector.plugins.sql_store.migrate import head_revision, upgrade
+
+    head = head_revision()
+    env = {"NEWSLETTER_DATABASE_URL": f"sqlite:///{tmp_path / 'new.db'}", "NEWSLETTER_CONFIG": ""}
+    created = CliRunner().invoke(cli, ["db", "upgrade"], env=env)
+    assert created.stdout == f"database created (schema revision {head})\n", created.stderr
+    again = CliRunner().invoke(cli, ["db", "upgrade"], env=env)
+    assert again.stdout == f"database already current (schema revision {head})\n"
+
+    old_url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = make_engine(old_url)
+    upgrade(engine, "0005")
+    engine.dispose()
+    env["NEWSLETTER_DATABASE_URL"] = old_url
+    migrated = CliRunner().invoke(cli, ["db", "upgrade"], env=env)
+    assert migrated.stdout == f"database migrated from schema revision 0005 to {head}\n"
+    assert migrated.stderr == ""
+
+
+def test_db_upgrade_on_a_current_database_says_so(run: Any) -> None:
+    assert run("db", "upgrade").stdout.startswith("database already current (schema revision ")
+
+
+@pytest.mark.parametrize("command", [["keys", "list"], ["db", "current"], ["listsource", "show"]])
+def test_read_commands_on_a_missing_sqlite_file_leave_no_file(
+    tmp_path: Any, command: list[str]
+) -> None:
+    path = tmp_path / "missing.db"
+    env = {"NEWSLETTER_DATABASE_URL": f"sqlite:///{path}", "NEWSLETTER_CONFIG": ""}
+    result = CliRunner().invoke(cli, command, env=env)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: the database {path} does not exist; "
+        "create it with `newsletter-connector db upgrade`\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_listsource_show_says_on_or_off_and_never_the_credentials(run: Any) -> None:
+    off = run("listsource", "show")
+    assert off.exit_code == 0
+    assert off.stdout.startswith("list-source surface disabled")
+    run("listsource", "set-credentials", "--user", "platform-user", input="a-long-list-key\n")
+    on = run("listsource", "show")
+    assert on.stdout.startswith("list-source surface enabled;")
+    assert "platform-user" not in on.stdout and "a-long-list-key" not in on.stdout
+    run("listsource", "disable")
+    assert run("listsource", "show").stdout.startswith("list-source surface disabled")
+
+
+def test_quickstart_on_a_busy_port_issues_no_key(tmp_path: Any) -> None:
+    import socket
+
+    path = tmp_path / "quick.db"
+    env = {"NEWSLETTER_DATABASE_URL": f"sqlite:///{path}", "NEWSLETTER_CONFIG": ""}
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        bind = f"127.0.0.1:{busy.getsockname()[1]}"
+        result = CliRunner().invoke(cli, ["quickstart", "--bind", bind], env=env)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert f"cannot listen on {bind}" in result.stderr
+    assert "quickstart --bind 127.0.0.1:8001" in result.stderr
+    assert not path.exists()
+
+
+def test_sync_and_db_commands_print_no_alembic_info(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSLETTER_")}
+    env["NEWSLETTER_DATABASE_URL"] = f"sqlite:///{tmp_path / 'quiet.db'}"
+    env["NEWSLETTER_BASE_URL"] = "https://news.example.test"
+    for command in (["db", "upgrade"], ["db", "current"], ["sync", "--once"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "newsletter_connector", *command],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "alembic" not in result.stderr and "Context impl" not in result.stderr
+
+
+def test_a_sqlite_file_uri_is_not_mistaken_for_a_missing_file(tmp_path: Any) -> None:
+    env = {"NEWSLETTER_DATABASE_URL": f"sqlite:///{tmp_path / 'plain.db'}", "NEWSLETTER_CONFIG": ""}
+    assert CliRunner().invoke(cli, ["db", "upgrade"], env=env).exit_code == 0
+    env["NEWSLETTER_DATABASE_URL"] = f"sqlite:///file:{tmp_path / 'plain.db'}?mode=rw&uri=true"
+    result = CliRunner().invoke(cli, ["keys", "list"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "no API keys\n"

@@ -417,8 +417,9 @@ class Storage(Protocol):
         """Raise ``NotMigrated`` (saying how to migrate) unless the schema is current, and
         ``DbUnavailable`` if the database does not answer."""
 
-    def migrate(self) -> None:
-        """Bring the schema up to date (``newsletter-connector db upgrade``)."""
+    def migrate(self) -> str | None:
+        """Bring the schema up to date (``newsletter-connector db upgrade``); optionally one
+        line saying what it did, e.g. ``created`` or ``already current``."""
 
     def close(self) -> None:
         """Release connections."""

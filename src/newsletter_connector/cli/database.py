@@ -16,10 +16,10 @@ def db() -> None:
 @pass_state
 @reports_errors
 def db_upgrade(state: CliState) -> None:
-    """Migrate the database to this version's schema (and create the site secret)."""
-    service = state.service(ready=False)
-    service.initialise()
-    click.echo(f"database is up to date ({state.settings().database_url.split('://')[0]})")
+    """Migrate the database to this version's schema (and create the site secret); says
+    whether it created the schema, migrated it (from which revision) or found it current."""
+    done = state.service(ready=False).initialise()
+    click.echo(f"database {done or 'is up to date'}")
 
 
 @db.command("current")

@@ -30,3 +30,18 @@ def listsource_disable(state: CliState) -> None:
     """Turn the surface off (every request answers 404)."""
     was_on = state.service().admin.disable_listsource()
     click.echo("list-source surface disabled" if was_on else "list-source surface was already off")
+
+
+@listsource.command("show")
+@pass_state
+@reports_errors
+def listsource_show(state: CliState) -> None:
+    """Say whether the surface is on. Only digests of the user and key are stored, so neither
+    can be shown; set-credentials replaces both."""
+    if state.service().admin.listsource_enabled():
+        click.echo(
+            "list-source surface enabled; user and key are stored as SHA-256 digests only "
+            "(they cannot be shown: set-credentials replaces them)"
+        )
+    else:
+        click.echo("list-source surface disabled (turn it on with set-credentials)")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import click
 
 from .. import __version__
 from ..gunicorn_app import DEFAULT_WORKER_TIMEOUT, run
-from .context import CliState, pass_state, reports_errors
+from .context import CliState, fail, pass_state, reports_errors
 
 
 @click.command("serve")
@@ -51,7 +52,9 @@ def quickstart(state: CliState, bind: str) -> None:
     """Migrate the database, issue a first API key, print a curl line, and serve.
 
     Without a base_url it serves http://<bind> and allows insecure http links for that local
-    address only, saying so: a trial, not a deployment."""
+    address only, saying so: a trial, not a deployment. A busy port fails before anything is
+    done (no key issued)."""
+    require_free_port(bind)
     overrides: dict[str, Any] = {}
     if state.settings().base_url is None:
         overrides = {"base_url": f"http://{bind}", "allow_insecure_http_links": True}
@@ -80,3 +83,22 @@ def quickstart(state: CliState, bind: str) -> None:
     settings = service.settings
     service.close()
     run(settings, bind=bind, workers=1)
+
+
+def require_free_port(bind: str) -> None:
+    """Exit 1, saying how to pick another, unless ``host:port`` can be listened on now."""
+    host, _, port = bind.rpartition(":")
+    host = host.strip("[]")
+    if not port.isdigit():
+        fail(f"--bind must be host:port, got {bind!r}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as sock:
+        # As gunicorn does: a port left in TIME_WAIT by a stopped server is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, int(port)))
+        except OSError as exc:
+            fail(
+                f"cannot listen on {bind} ({exc.strerror}): is another server running there? "
+                "Pick another address, e.g. `newsletter-connector quickstart --bind 127.0.0.1:8001`"
+            )

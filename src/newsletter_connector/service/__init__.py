@@ -85,10 +85,12 @@ class NewsletterService:
                 raise
             log.warning("database unavailable at start-up; requests will answer 503 until it is")
 
-    def initialise(self) -> None:
-        """Migrate the schema and make sure a site secret exists (``db upgrade``)."""
-        self.storage.migrate()
+    def initialise(self) -> str | None:
+        """Migrate the schema and make sure a site secret exists (``db upgrade``); what the
+        storage's :meth:`~newsletter_connector.storage.Storage.migrate` says it did."""
+        done = self.storage.migrate()
         _ = self.context.site_secret
+        return done
 
     def close(self) -> None:
         self.storage.close()

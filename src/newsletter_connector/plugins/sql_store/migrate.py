@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy.engine import Engine
+# Alembic's INFO lines ("setup plugin ..." at import, "Context impl ...", "Running upgrade ...")
+# are noise on every command that configures logging; its warnings and errors still show, and
+# ``db upgrade`` says what it did. Set before the import, which logs.
+logging.getLogger("alembic").setLevel(logging.WARNING)
+
+from alembic import command  # noqa: E402
+from alembic.config import Config  # noqa: E402
+from alembic.runtime.migration import MigrationContext  # noqa: E402
+from alembic.script import ScriptDirectory  # noqa: E402
+from sqlalchemy.engine import Engine  # noqa: E402
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 VERSION_TABLE = "nc_alembic_version"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
+from pathlib import Path
 
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
@@ -128,6 +129,14 @@ class SqlStorage(StorageBase):
                 yield self.unit_of_work_class(connection)
 
     def check_ready(self) -> None:
+        database, plain_path = self.engine.url.database, "uri" not in self.engine.url.query
+        if self.dialect == "sqlite" and plain_path and database and not Path(database).exists():
+            # Connecting would create the file, leaving an empty database behind (a ``file:``
+            # URI names no plain path, so it is left to SQLite).
+            raise NotMigrated(
+                f"the database {database} does not exist; create it with "
+                "`newsletter-connector db upgrade`"
+            )
         try:
             current = migrate.current_revision(self.engine)
         except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
@@ -141,11 +150,18 @@ class SqlStorage(StorageBase):
                 f"{MIGRATE_HINT}"
             )
 
-    def migrate(self) -> None:
+    def migrate(self) -> str:
         try:
+            before = migrate.current_revision(self.engine)
             migrate.upgrade(self.engine)
         except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
             raise translate_db_error(exc) from exc
+        head = migrate.head_revision()
+        if before is None:
+            return f"created (schema revision {head})"
+        if before == head:
+            return f"already current (schema revision {head})"
+        return f"migrated from schema revision {before} to {head}"
 
     def close(self) -> None:
         self.engine.dispose()
