@@ -299,7 +299,7 @@ def test_no_secret_or_token_appears_in_any_log_of_a_full_run(
             text=True,
             timeout=120,
         )
-        assert sync.returncode == 0, sync.stderr
+        assert sync.returncode == 1, sync.stderr  # the failed attempt
         outputs += [sync.stdout, sync.stderr]
         os.environ["SSL_CERT_FILE"] = str(receiver.ca_file)
         try:

@@ -91,6 +91,23 @@ def test_sync_once_delivers_the_backlog_over_tls(
     assert TOKEN not in result.stdout + result.stderr
 
 
+def test_sync_once_exits_1_when_a_batch_failed_this_attempt(
+    newsletter_service: Any, env: Any, receiver: TlsReceiver
+) -> None:
+    queue(newsletter_service, 2)
+    connect(newsletter_service, receiver)
+    receiver.script = ["500"]
+    failed = run(env, "sync", "--once")
+    assert failed.returncode == 1, failed.stderr
+    assert "0 batch(es); 1 batch(es) failed this attempt" in failed.stdout
+    assert "error: 1 batch(es) failed this attempt" in failed.stderr
+    assert status(newsletter_service).batches["pending"] == 1  # kept for the retry
+
+    nothing_due = run(env, "sync", "--once")  # the retry is not due yet
+    assert nothing_due.returncode == 0, nothing_due.stderr
+    assert "delivered 0 event(s) in 0 batch(es); 0 batch(es) failed" in nothing_due.stdout
+
+
 def test_outbox_status_failed_replay_and_metrics(newsletter_service: Any, env: Any) -> None:
     queue(newsletter_service, 3)
     now = datetime.now() - timedelta(hours=1)

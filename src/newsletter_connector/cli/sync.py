@@ -12,7 +12,7 @@ import click
 
 from ..sync.http import REQUEST_DEADLINE_SECONDS
 from ..sync.runner import SyncRunner
-from .context import CliState, pass_state, reports_errors
+from .context import CliState, fail, pass_state, reports_errors
 
 
 @click.command("sync")
@@ -44,9 +44,10 @@ def sync(
     state: CliState, once: bool, poll_interval: float, request_deadline: float, lease_margin: float
 ) -> None:
     """Deliver queued events to the platform. Runs until SIGTERM/SIGINT, which finish the
-    batch in flight and exit; with --once, delivers what is due and exits. Refuses to start
-    without an https base_url, unless the development setting allow_insecure_http_links
-    allows http."""
+    batch in flight and exit; with --once, delivers what is due and exits: status 0 when every
+    batch sent was delivered (or nothing was due, or no connection is configured), 1 when a
+    batch failed this attempt or the runner could not start. Refuses to start without an https
+    base_url, unless the development setting allow_insecure_http_links allows http."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     service = state.service()
     runner = SyncRunner(
@@ -63,6 +64,8 @@ def sync(
             f"delivered {report.delivered_events} event(s) in "
             f"{len(report.outcomes) - retried} batch(es); {retried} batch(es) failed this attempt"
         )
+        if retried:
+            fail(f"{retried} batch(es) failed this attempt (newsletter-connector outbox status)")
         return
     stop = threading.Event()
 
