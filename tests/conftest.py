@@ -17,6 +17,7 @@ SYSTEM_TIER = frozenset(
         "test_bench_smoke.py",
         "test_chunked_bodies_server.py",
         "test_digest_cli.py",
+        "test_feedback_server.py",
         "test_host_example.py",
         "test_https_addresses.py",
         "test_hung_database.py",

@@ -26,6 +26,8 @@ from .storage_records import (
     ContactMessageRecord,
     DayTraffic,
     DeletionRecord,
+    FeedbackKind,
+    FeedbackRecord,
     IssueRecord,
     ModelUsage,
     NewEvent,
@@ -34,6 +36,7 @@ from .storage_records import (
     OutboxStatus,
     SubscriberData,
     SubscriberRecord,
+    SuppressionRecord,
     TokenKind,
 )
 
@@ -257,6 +260,37 @@ class DeletionRepository(Protocol):
         """Every erasure of the address with this keyed hash, oldest first."""
 
 
+class FeedbackRepository(Protocol):
+    """What the connected platform reported (bounces, complaints, unsubscribes), and the
+    suppressions it left for addresses no subscriber had."""
+
+    def claim(self, record: FeedbackRecord) -> bool:
+        """Store ``record`` unless an item with its id is stored; true when this call stored
+        it. A concurrent claim of the same id waits for the other unit of work and then answers
+        false, so each item is applied once."""
+
+    def set_outcome(self, feedback_id: str, outcome: str) -> None:
+        """Record what applying the claimed item ``feedback_id`` did."""
+
+    def history(self, email_hmac: str) -> list[FeedbackRecord]:
+        """The items about the address with this keyed hash, oldest first."""
+
+    def suppress(
+        self, *, email_hmac: str, kind: FeedbackKind, occurred_at: datetime, at: datetime
+    ) -> None:
+        """Record a suppression of the address; one already recorded is kept as it is."""
+
+    def suppression(self, email_hmac: str) -> SuppressionRecord | None:
+        """The suppression of the address with this keyed hash, if any."""
+
+    def lift(self, email_hmac: str) -> bool:
+        """Remove the address's suppression; whether there was one."""
+
+    def forget(self, email_hmac: str) -> int:
+        """Erasure: remove the address's suppression and clear ``email_hmac`` and ``reason``
+        of its items (the items stay, so a retry is still recognised); how many items."""
+
+
 class ContactMessageRepository(Protocol):
     """The contact-form log, in arrival order, until its sender's address is erased."""
 
@@ -378,6 +412,9 @@ class UnitOfWork(Protocol):
 
     @property
     def messages(self) -> ContactMessageRepository: ...
+
+    @property
+    def feedback(self) -> FeedbackRepository: ...
 
     @property
     def analytics(self) -> AnalyticsRepository: ...

@@ -21,6 +21,8 @@ __all__ = [
     "DayTraffic",
     "DeletionRecord",
     "EmailPrefs",
+    "FeedbackKind",
+    "FeedbackRecord",
     "IssueRecord",
     "ModelUsage",
     "NewEvent",
@@ -30,10 +32,13 @@ __all__ = [
     "OutboxStatus",
     "SubscriberData",
     "SubscriberRecord",
+    "SuppressionRecord",
     "TokenKind",
 ]
 
 TokenKind = Literal["confirm", "unsubscribe", "profile"]
+#: What the connected platform reports about an address.
+FeedbackKind = Literal["bounce", "complaint", "unsubscribe"]
 
 
 @dataclass(frozen=True)
@@ -171,6 +176,36 @@ class DeletionRecord:
     deleted_at: datetime
     discarded_events: int
     erased_messages: int
+
+
+@dataclass(frozen=True)
+class FeedbackRecord:
+    """One feedback item the platform posted, kept so a retried item is applied once.
+
+    ``email_hmac`` is the keyed hash of the address (never the address); ``outcome`` says what
+    applying it did (``bounced``, ``unsubscribed``, ``unchanged`` or ``suppressed``). Erasing the
+    address clears ``email_hmac`` and ``reason`` but keeps the row, so a late retry of the item
+    still changes nothing.
+    """
+
+    id: str
+    kind: FeedbackKind
+    email_hmac: str | None
+    reason: str | None
+    occurred_at: datetime
+    received_at: datetime
+    outcome: str
+
+
+@dataclass(frozen=True)
+class SuppressionRecord:
+    """An address the platform reported (bounce, complaint, unsubscribe) while no subscriber
+    had it: keyed by the address's keyed hash, so a later import cannot make it mailable."""
+
+    email_hmac: str
+    kind: FeedbackKind
+    occurred_at: datetime
+    recorded_at: datetime
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ Body = TypeVar("Body", bound="RequestBody")
 _UNSENT: Any = None
 
 
-def _rule(parse: Callable[[Any, str], Any]) -> BeforeValidator:
+def field_rule(parse: Callable[[Any, str], Any]) -> BeforeValidator:
     """A before-validator running a ``model.contact`` parser, its message worded with the
     field still a placeholder."""
 
@@ -137,30 +137,30 @@ def _consent_instant(value: Any) -> datetime:
 Email = Annotated[
     str,
     Field(max_length=MAX_EMAIL_LENGTH, json_schema_extra={"format": "email"}),
-    _rule(normalise_email),
+    field_rule(normalise_email),
 ]
 Name = Annotated[
     Annotated[str, Field(max_length=MAX_NAME_LENGTH, pattern=PRINTABLE_PATTERN)] | None,
     Field(description="trimmed; blank is null"),
-    _rule(optional_text),
+    field_rule(optional_text),
 ]
-Zip = Annotated[Annotated[str, Field(pattern=ZIP_PATTERN)] | None, _rule(optional_zip)]
+Zip = Annotated[Annotated[str, Field(pattern=ZIP_PATTERN)] | None, field_rule(optional_zip)]
 Phone = Annotated[
     Annotated[str, Field(json_schema_extra={"pattern": PHONE_PATTERN})] | None,
-    _rule(optional_phone),
+    field_rule(optional_phone),
 ]
 Cadence = Annotated[
     str,
     Field(json_schema_extra={"enum": list(CADENCES)}),
-    _rule(partial(enum_value, allowed=CADENCES)),
+    field_rule(partial(enum_value, allowed=CADENCES)),
 ]
 AgeRange = Annotated[
     Annotated[str, Field(json_schema_extra={"enum": list(AGE_RANGES)})] | None,
-    _rule(partial(optional_enum, allowed=AGE_RANGES)),
+    field_rule(partial(optional_enum, allowed=AGE_RANGES)),
 ]
 Gender = Annotated[
     Annotated[str, Field(json_schema_extra={"enum": list(GENDERS)})] | None,
-    _rule(partial(optional_enum, allowed=GENDERS)),
+    field_rule(partial(optional_enum, allowed=GENDERS)),
 ]
 Categories = Annotated[
     tuple[str, ...] | None,
@@ -168,12 +168,12 @@ Categories = Annotated[
         description=f"topic slugs ({', '.join(CATEGORIES)}); unrecognised slugs are ignored, "
         "null or empty means all topics"
     ),
-    _rule(categories_value),
+    field_rule(categories_value),
 ]
 Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
-_echoed = _rule(_read_only)
-_echoed_or_null = _rule(_read_only_or_null)
+_echoed = field_rule(_read_only)
+_echoed_or_null = field_rule(_read_only_or_null)
 _echo_note = Field(description=_ECHO_NOTE)
 
 
@@ -201,7 +201,7 @@ class EmailPrefsChange(RequestBody):
 class SmsPrefsChange(RequestBody):
     """SMS consent; enabling it needs a phone number (sent with it or already stored)."""
 
-    enabled: Annotated[bool, _rule(flag_value)] = Field(default=_UNSENT)
+    enabled: Annotated[bool, field_rule(flag_value)] = Field(default=_UNSENT)
 
 
 class PrefsChange(RequestBody):
@@ -308,7 +308,7 @@ class ContactChange(RequestBody):
     age_range: AgeRange = None
     gender: Gender = None
     categories: Categories = None
-    prefs: Annotated[PrefsChange, _rule(_kept_prefs)] = Field(
+    prefs: Annotated[PrefsChange, field_rule(_kept_prefs)] = Field(
         default=_UNSENT, description="merged; cannot be cleared"
     )
 
@@ -322,7 +322,7 @@ class PatchRequest(ContactChange):
     read_only_extras = frozenset()
 
     status: Annotated[
-        str, Field(json_schema_extra={"enum": ["unsubscribed"]}), _rule(_unsubscribe_only)
+        str, Field(json_schema_extra={"enum": ["unsubscribed"]}), field_rule(_unsubscribe_only)
     ] = Field(default=_UNSENT)
     email: Annotated[str, _echoed, _echo_note] = _UNSENT
     profile_completed_at: Annotated[Timestamp | None, _echoed_or_null, _echo_note] = _UNSENT

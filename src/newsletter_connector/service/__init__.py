@@ -20,6 +20,7 @@ from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .analytics import AnalyticsService
 from .context import ServiceContext
+from .feedback import FeedbackService
 from .issues import IssueService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
@@ -39,6 +40,7 @@ class NewsletterService:
         self.listsource = ListSourceService(context)
         self.issues = IssueService(context)
         self.subscribers = SubscriberService(context)
+        self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)
 

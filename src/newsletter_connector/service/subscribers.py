@@ -23,12 +23,21 @@ from ..model.requests import (
     SignupRequest,
     parse_request,
 )
-from ..storage import DeletionRecord, SubscriberData, SubscriberRecord, TokenKind, UnitOfWork
+from ..storage import (
+    DeletionRecord,
+    SubscriberData,
+    SubscriberRecord,
+    SuppressionRecord,
+    TokenKind,
+    UnitOfWork,
+)
 from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
 from .events import new_event, queue_event, subscriber_key
 
+#: The status a suppressed address is stored with, by what the platform reported.
+STATUS_AFTER = {"bounce": "bounced", "complaint": "unsubscribed", "unsubscribe": "unsubscribed"}
 #: Inserts a signup tries when its address is taken and then erased before it is looked up
 #: (each time): a race, not a loop to spin in.
 SIGNUP_ATTEMPTS = 3
@@ -143,14 +152,21 @@ class SubscriberService:
 
     # -- signup ------------------------------------------------------------------------------
 
-    def subscribe(self, body: SignupRequest | Mapping[str, Any]) -> SubscribeResult:
-        """Sign an address up (``POST /subscribers``).
+    def subscribe(
+        self, body: SignupRequest | Mapping[str, Any], *, by_reader: bool = False
+    ) -> SubscribeResult:
+        """Sign an address up (``POST /subscribers``, or with ``by_reader`` the public form).
 
         A new address becomes ``pending`` (queues ``newsletter.signup``), or ``confirmed`` with
         a valid consent (queues ``newsletter.signup`` then ``newsletter.confirmed``). An
         existing address is returned unchanged, whatever its status; a pending one queues
         ``newsletter.signup`` again at most once per ``confirmation_resend_interval`` since its
         last announcement, so re-submitting cannot make the platform mail it over and over.
+
+        A new address the platform suppressed (see :class:`~.feedback.FeedbackService`) is
+        stored ``bounced`` or ``unsubscribed`` as reported, queuing nothing, unless the reader
+        signs up ``by_reader``: then it becomes ``pending`` as usual, and the suppression is
+        lifted only when the reader follows the confirm link.
 
         :raises InvalidRequest: naming the field (unknown fields included).
         :raises ConsentRequired: consent partial, unparseable or in the future.
@@ -168,6 +184,11 @@ class SubscriberService:
                 "prefs.sms.enabled needs a phone number", field="prefs.sms.enabled"
             )
         status = "confirmed" if consent else "pending"
+        key = subscriber_key(self.context, email)
+        suppression = None if by_reader else self._suppression(key)
+        suppressed_at = None
+        if suppression is not None:
+            status, suppressed_at = STATUS_AFTER[suppression.kind], suppression.occurred_at
         data = SubscriberData(
             email=email,
             first_name=request.first_name,
@@ -185,9 +206,9 @@ class SubscriberService:
             consent_collected_at=consent.collected_at if consent else None,
             created_at=now,
             updated_at=now,
-            confirmed_at=now if consent else None,
-            unsubscribed_at=None,
-            bounced_at=None,
+            confirmed_at=now if status == "confirmed" else None,
+            unsubscribed_at=suppressed_at if status == "unsubscribed" else None,
+            bounced_at=suppressed_at if status == "bounced" else None,
             profile_completed_at=None,
             confirm_token=new_token(),
             unsubscribe_token=new_token(),
@@ -196,7 +217,9 @@ class SubscriberService:
         # The events' payload is the contact of the record to be stored (a contact has no id).
         payload = contact_payload(data, self.context.settings)
         events = [new_event(self.context, "newsletter.signup", payload, subscriber_email=email)]
-        if status == "confirmed":
+        if suppression is not None:
+            events = []  # the platform reported it; there is nothing to announce
+        elif status == "confirmed":
             events.append(
                 new_event(self.context, "newsletter.confirmed", payload, subscriber_email=email)
             )
@@ -217,6 +240,10 @@ class SubscriberService:
             "the address was taken and erased again while this signup ran; try again"
         )
 
+    def _suppression(self, key: str) -> SuppressionRecord | None:
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.feedback.suppression(key)
+
     def _may_announce_again(self, uow: UnitOfWork, record: SubscriberRecord, now: datetime) -> bool:
         """Claim the re-announcement of a pending ``record`` at ``now``: false while its last
         announcement is younger than the resend interval (the claim is one conditional write,
@@ -234,7 +261,8 @@ class SubscriberService:
             record = self._by_token(uow, "confirm", token)
             if record.status != "pending":
                 return record
-            return self._set_status(uow, record, "confirmed")
+            uow.feedback.lift(subscriber_key(self.context, record.email))
+            return self.set_status(uow, record, "confirmed")
 
     def unsubscribe(self, email: str) -> SubscriberRecord:
         """Suppress an address: any status becomes ``unsubscribed`` (queues
@@ -253,7 +281,7 @@ class SubscriberService:
     def _unsubscribe(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
         if record.status == "unsubscribed":
             return record
-        return self._set_status(uow, record, "unsubscribed")
+        return self.set_status(uow, record, "unsubscribed")
 
     def mark_bounced(self, email: str) -> SubscriberRecord:
         """A hard bounce: ``pending`` or ``confirmed`` becomes ``bounced`` (queues
@@ -264,9 +292,9 @@ class SubscriberService:
             record = self._by_email(uow, address)
             if record.status in ("bounced", "unsubscribed"):
                 return record
-            return self._set_status(uow, record, "bounced")
+            return self.set_status(uow, record, "bounced")
 
-    def _set_status(
+    def set_status(
         self, uow: UnitOfWork, record: SubscriberRecord, status: str
     ) -> SubscriberRecord:
         """``record`` moved to ``status`` now (stamping ``<status>_at``), saved, and its
@@ -389,6 +417,7 @@ class SubscriberService:
             previous_status = record.status if record is not None else None
             discarded = uow.outbox.discard_for_subscriber(key)
             messages = uow.messages.delete_from(address)
+            uow.feedback.forget(key)
             uow.deletions.add(
                 email_hmac=key,
                 previous_status=previous_status,

@@ -15,6 +15,7 @@ import pytest
 
 from ..errors import InvalidRequest
 from .conformance_analytics import AnalyticsConformance
+from .conformance_feedback import FeedbackConformance
 from .conformance_issue_order import IssueOrderConformance
 from .conformance_issues import IssuesConformance
 from .conformance_outbox import OutboxConformance
@@ -37,6 +38,7 @@ class StorageConformance(
     OutboxConformance,
     AnalyticsConformance,
     RateLimitsConformance,
+    FeedbackConformance,
 ):
     """Every repository's conformance tests; subclass it with a ``storage`` fixture."""
 

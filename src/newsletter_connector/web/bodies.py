@@ -23,22 +23,32 @@ def json_object(req: falcon.Request) -> dict[str, Any]:
     :raises InvalidRequest: naming ``body``: sent without a ``Content-Length`` (chunked), empty,
         too large, not UTF-8 JSON, or not an object.
     """
+    value = json_body(req, "a JSON object")
+    if not isinstance(value, dict):
+        raise InvalidRequest("body must be a JSON object", field="body")
+    return value
+
+
+def json_body(req: falcon.Request, expected: str, limit: int = MAX_BODY_BYTES) -> Any:
+    """The request body as any JSON value (``expected`` names what it should be, for the
+    message when it is empty).
+
+    :raises InvalidRequest: naming ``body``: sent without a ``Content-Length`` (chunked), empty,
+        over ``limit`` bytes, or not UTF-8 JSON.
+    """
     length = req.content_length
     if length is None and req.get_header("Transfer-Encoding"):
         # A chunked body arrives without a length and falcon would read it as empty.
         raise InvalidRequest("body must be sent with a Content-Length, not chunked", field="body")
-    raw = read_capped(req, MAX_BODY_BYTES)
+    raw = read_capped(req, limit)
     if raw is None:
-        raise InvalidRequest(f"body must be at most {MAX_BODY_BYTES} bytes", field="body")
+        raise InvalidRequest(f"body must be at most {limit} bytes", field="body")
     if not raw.strip():
-        raise InvalidRequest("body is required: a JSON object", field="body")
+        raise InvalidRequest(f"body is required: {expected}", field="body")
     try:
-        value = decode_json(raw)
+        return decode_json(raw)
     except ValueError:
         raise InvalidRequest("body is not valid JSON", field="body") from None
-    if not isinstance(value, dict):
-        raise InvalidRequest("body must be a JSON object", field="body")
-    return value
 
 
 def read_capped(req: falcon.Request, limit: int) -> bytes | None:

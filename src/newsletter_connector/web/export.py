@@ -1,4 +1,5 @@
-"""Connector export endpoints (``/api/export``, SPEC 4.3), pulled by the platform.
+"""Connector export endpoints (``/api/export``, SPEC 4.3), pulled by the platform, and the
+feedback endpoint the platform posts bounces, complaints and unsubscribes to.
 
 One sink serves the whole prefix so that authentication comes first: without the active
 connection's bearer token every request gets the app's 404 for a missing path, byte for byte
@@ -18,34 +19,43 @@ from ..model.analytics import event_wire
 from ..service import NewsletterService
 from ..service.analytics import MAX_EVENTS_LIMIT
 from .auth import bearer_token
+from .bodies import json_body
 from .params import date_param, int_param, reject_unknown_params
 
+Endpoint = Callable[[falcon.Request, falcon.Response], None]
 MAX_AFTER_ID = 2**63 - 1
 DEFAULT_EVENTS_LIMIT = 500
 
 
+#: A full feedback batch (100 items with 1000-character reasons) fits with room to spare.
+MAX_FEEDBACK_BODY_BYTES = 512 * 1024
+
+
 class ExportSink:
-    """Dispatches ``{prefix}/status|events|rollups`` after checking the connection token."""
+    """Dispatches ``{prefix}/status|events|rollups`` (GET) and ``{prefix}/feedback`` (POST)
+    after checking the connection token."""
 
     def __init__(self, service: NewsletterService, prefix: str) -> None:
         self.service = service
         self.prefix = prefix
         self.pattern = re.compile(re.escape(prefix) + r"(?=/|$)")
-        self.endpoints: dict[str, Callable[[falcon.Request, falcon.Response], None]] = {
-            "/status": self.status,
-            "/events": self.events,
-            "/rollups": self.rollups,
+        self.endpoints: dict[str, tuple[str, Endpoint]] = {
+            "/status": ("GET", self.status),
+            "/events": ("GET", self.events),
+            "/rollups": ("GET", self.rollups),
+            "/feedback": ("POST", self.feedback),
         }
 
     def __call__(self, req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
         token = bearer_token(req)
         if token is None or not self.service.admin.verify_connection_token(token):
             raise falcon.HTTPNotFound()
-        endpoint = self.endpoints.get(req.path[len(self.prefix) :])
-        if endpoint is None:
+        route = self.endpoints.get(req.path[len(self.prefix) :])
+        if route is None:
             raise falcon.HTTPNotFound()
-        if req.method != "GET":
-            raise falcon.HTTPMethodNotAllowed(["GET"])
+        method, endpoint = route
+        if req.method != method:
+            raise falcon.HTTPMethodNotAllowed([method])
         endpoint(req, resp)
 
     def status(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -70,6 +80,14 @@ class ExportSink:
         from_date = date_param(req, "from")
         to_date = date_param(req, "to")
         resp.media = {"rollups": self.service.analytics.rollups(from_date, to_date)}
+
+    def feedback(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Apply the platform's reports (:meth:`FeedbackService.apply`); ``{results: [{id,
+        outcome}]}`` in the order sent. A 400 names the item and field; nothing is applied."""
+        reject_unknown_params(req, ())
+        body = json_body(req, "a JSON array of feedback items", MAX_FEEDBACK_BODY_BYTES)
+        outcomes = self.service.feedback.apply(body)
+        resp.media = {"results": [{"id": o.id, "outcome": o.outcome} for o in outcomes]}
 
 
 def add_routes(

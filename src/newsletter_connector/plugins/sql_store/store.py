@@ -16,6 +16,7 @@ from ...storage import StorageBase
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .engine import BEGIN_OPTION, DbTimeouts, make_engine
+from .feedback import SqlFeedback
 from .issues import SqlIssues
 from .outbox import SqlOutbox
 from .rate_limits import SqlRateLimits
@@ -62,6 +63,10 @@ class SqlUnitOfWork:
     @cached_property
     def messages(self) -> SqlContactMessages:
         return SqlContactMessages(self.connection)
+
+    @cached_property
+    def feedback(self) -> SqlFeedback:
+        return SqlFeedback(self.connection)
 
     @cached_property
     def analytics(self) -> SqlAnalytics:

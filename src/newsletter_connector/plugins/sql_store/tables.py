@@ -40,6 +40,7 @@ Id = BigInteger().with_variant(Integer(), "sqlite")
 
 CADENCES = ("off", "daily", "weekly")
 STATUSES = ("pending", "confirmed", "unsubscribed", "bounced")
+FEEDBACK_KINDS = ("bounce", "complaint", "unsubscribe")
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -266,6 +267,32 @@ rate_limit_counters = Table(
     Column("key", String(200), primary_key=True),
     Column("hits", Integer, nullable=False),
     Column("expires_at", DateTime, nullable=False, index=True),  # pruning deletes by it
+)
+
+platform_feedback = Table(
+    "nc_platform_feedback",
+    metadata,
+    # The platform's id of the item: storing it claims the item, so a retry applies nothing.
+    Column("id", String(200), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    # Keyed hash of the address (as in deletions); NULL once the address is erased.
+    Column("email_hmac", String(64), index=True),
+    Column("reason", Text),
+    Column("occurred_at", DateTime, nullable=False),
+    Column("received_at", DateTime, nullable=False),
+    Column("outcome", String(16), nullable=False),
+    CheckConstraint(_in("kind", FEEDBACK_KINDS), name="kind"),
+)
+
+suppressions = Table(
+    "nc_suppressions",
+    metadata,
+    # An address the platform reported while no subscriber had it, by its keyed hash only.
+    Column("email_hmac", String(64), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("occurred_at", DateTime, nullable=False),
+    Column("recorded_at", DateTime, nullable=False),
+    CheckConstraint(_in("kind", FEEDBACK_KINDS), name="kind"),
 )
 
 ALL_TABLES = tuple(metadata.sorted_tables)

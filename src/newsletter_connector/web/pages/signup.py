@@ -47,7 +47,7 @@ class SignupPage(PublicFormPage):
         }
 
     def submit(self, values: dict[str, str]) -> None:
-        self.pages.service.subscribers.subscribe(signup_body(values))
+        self.pages.service.subscribers.subscribe(signup_body(values), by_reader=True)
 
     def context(self) -> dict[str, Any]:
         return {"frequencies": SIGNUP_FREQUENCIES}
