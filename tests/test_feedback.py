@@ -12,6 +12,7 @@ import pytest
 from newsletter_connector.model.feedback import MAX_FEEDBACK_ITEMS
 
 from .support.analytics_helpers import TOKEN, client_for, clocked_service, connect
+from .support.docblocks import docblock
 from .support.subscriber_helpers import events_of, outbox, post
 from .test_export_endpoints import _same_as_unknown_path
 
@@ -146,6 +147,17 @@ def test_one_id_twice_in_a_batch_is_applied_once(
     result = send(client, auth, [report, report])
     assert [r["outcome"] for r in result.json["results"]] == ["bounced", "duplicate"]
     assert len(events_of(service, "newsletter.bounced")) == 1
+
+
+def test_the_documented_example_applies(client: Any, service: Any, auth: dict[str, str]) -> None:
+    confirmed(service, "ann@example.org")
+    confirmed(service, "bob@example.org")
+    result = client.simulate_post(FEEDBACK, headers=auth, body=docblock("feedback-request"))
+    assert [r["outcome"] for r in result.json["results"]] == [
+        "bounced",
+        "unsubscribed",
+        "suppressed",
+    ]
 
 
 def test_an_empty_batch_applies_nothing(client: Any, auth: dict[str, str]) -> None:

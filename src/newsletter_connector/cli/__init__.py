@@ -10,7 +10,19 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from . import connection, database, digest, erase, keys, listsource, outbox, plugins, serve, sync
+from . import (
+    connection,
+    database,
+    digest,
+    erase,
+    keys,
+    listsource,
+    outbox,
+    plugins,
+    serve,
+    subscribers,
+    sync,
+)
 from .context import CliState
 
 
@@ -35,6 +47,7 @@ for _command in (
     listsource.listsource,
     connection.connection,
     erase.erase,
+    subscribers.subscribers,
     plugins.plugins_command,
     serve.serve,
     serve.quickstart,

@@ -16,7 +16,7 @@ def ref(kind: str, name: str) -> dict[str, str]:
     return {"$ref": f"#/components/{kind}/{name}"}
 
 
-class _ComponentSchema(GenerateJsonSchema):
+class ComponentSchema(GenerateJsonSchema):
     """JSON Schema of request models as OpenAPI components: no titles made up from names, no
     defaults (an omitted field is unchanged or absent, which no default value says)."""
 
@@ -32,7 +32,7 @@ def model_schemas(*models: type[BaseModel]) -> dict[str, Any]:
     _, document = models_json_schema(
         [(model, "validation") for model in models],
         ref_template="#/components/schemas/{model}",
-        schema_generator=_ComponentSchema,
+        schema_generator=ComponentSchema,
     )
     schemas: dict[str, Any] = document["$defs"]
     for schema in schemas.values():

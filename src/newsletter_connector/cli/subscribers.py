@@ -1,0 +1,109 @@
+"""``newsletter-connector subscribers ...``: the operator's acts on one subscriber."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import click
+
+from ..errors import NotFound
+from ..json_encoding import json_values
+from ..service import NewsletterService
+from ..storage import SubscriberRecord
+from ..timeutil import isoformat_z
+from .context import CliState, fail, pass_state, reports_errors
+
+#: What stands in for a link's token in ``subscribers show``.
+MASK = "<token hidden>"
+_LINK_TOKEN = re.compile(r"/(confirm|unsubscribe|profile)/[A-Za-z0-9_-]+")
+
+
+@click.group("subscribers")
+def subscribers() -> None:
+    """One subscriber: show, mark bounced, unsubscribe."""
+
+
+@subscribers.command("show")
+@click.argument("email")
+@pass_state
+@reports_errors
+def subscribers_show(state: CliState, email: str) -> None:
+    """Print EMAIL's contact as the Newsletter API returns it (link tokens hidden), then what
+    the platform reported about the address. Exit status 1 when no subscriber has EMAIL."""
+    service = state.service()
+    reports = service.feedback.about(email)
+    record = _find(service, email)
+    if record is None:
+        if reports.suppression is not None:
+            fail(
+                f"no subscriber with that address; the platform reported a "
+                f"{reports.suppression.kind} on {isoformat_z(reports.suppression.occurred_at)} "
+                f"(suppressed: an import stores it as "
+                f"{'bounced' if reports.suppression.kind == 'bounce' else 'unsubscribed'})"
+            )
+        fail("no subscriber with that address")
+    contact = json_values(service.subscribers.contact(record))
+    for name in ("confirm_url", "unsubscribe_url", "profile_url"):
+        if isinstance(contact.get(name), str):
+            contact[name] = _LINK_TOKEN.sub(lambda m: f"/{m.group(1)}/{MASK}", contact[name])
+    click.echo(json.dumps(contact, indent=2, ensure_ascii=False))
+    if not reports.items:
+        click.echo("platform reports: none")
+        return
+    click.echo("platform reports:")
+    for item in reports.items:
+        reason = f" ({item.reason})" if item.reason else ""
+        click.echo(
+            f"  {isoformat_z(item.occurred_at)} {item.kind}{reason}: {item.outcome}, "
+            f"received {isoformat_z(item.received_at)}"
+        )
+
+
+@subscribers.command("bounce")
+@click.argument("email")
+@pass_state
+@reports_errors
+def subscribers_bounce(state: CliState, email: str) -> None:
+    """Mark EMAIL hard-bounced: a pending or confirmed subscriber becomes bounced and
+    ``newsletter.bounced`` is queued; bounced or unsubscribed stays as it is. Exit status 1
+    when no subscriber has EMAIL."""
+    service = state.service()
+    before = _existing(service, email)
+    after = service.subscribers.mark_bounced(email)
+    _report(before, after, "newsletter.bounced")
+
+
+@subscribers.command("unsubscribe")
+@click.argument("email")
+@pass_state
+@reports_errors
+def subscribers_unsubscribe(state: CliState, email: str) -> None:
+    """Unsubscribe EMAIL: any status becomes unsubscribed and ``newsletter.unsubscribed`` is
+    queued; already unsubscribed stays as it is. Exit status 1 when no subscriber has EMAIL."""
+    service = state.service()
+    before = _existing(service, email)
+    after = service.subscribers.unsubscribe(email)
+    _report(before, after, "newsletter.unsubscribed")
+
+
+def _find(service: NewsletterService, email: str) -> SubscriberRecord | None:
+    try:
+        return service.subscribers.get(email)
+    except NotFound:
+        return None
+
+
+def _existing(service: NewsletterService, email: str) -> SubscriberRecord:
+    record = _find(service, email)
+    if record is None:
+        fail("no subscriber with that address")
+    return record
+
+
+def _report(before: SubscriberRecord, after: SubscriberRecord, event: str) -> None:
+    """One line, without the address (the output may be logged)."""
+    if after.status == before.status:
+        click.echo(f"subscriber: already {after.status}; nothing changed")
+    else:
+        click.echo(f"subscriber: {before.status} -> {after.status}; {event} queued")
