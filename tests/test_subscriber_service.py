@@ -162,9 +162,9 @@ def test_signup_retries_when_its_address_was_erased_between_insert_and_look_up(
     add = storage.add_subscriber
     calls: list[int] = []
 
-    def taken_once(data: Any, events: Any) -> Any:
+    def taken_once(data: Any, events: Any, **guard: Any) -> Any:
         calls.append(len(events))
-        return None if len(calls) == 1 else add(data, events)
+        return None if len(calls) == 1 else add(data, events, **guard)
 
     monkeypatch.setattr(storage, "add_subscriber", taken_once)
     result = newsletter_service.subscribers.subscribe({"email": "gone@example.org"})
@@ -180,7 +180,7 @@ def test_a_signup_racing_erasures_gives_up_after_a_few_attempts(
     storage = newsletter_service.storage
     attempts: list[int] = []
 
-    def always_taken(data: Any, events: Any) -> Any:
+    def always_taken(data: Any, events: Any, **guard: Any) -> Any:
         attempts.append(len(events))
         return None
 

@@ -445,10 +445,15 @@ class Storage(Protocol):
         disabled or replaced connection is refused by the very next one)."""
 
     def add_subscriber(
-        self, data: SubscriberData, events: Sequence[NewEvent]
+        self,
+        data: SubscriberData,
+        events: Sequence[NewEvent],
+        *,
+        unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
         """``subscribers.add(data)`` and, when it stored the subscriber, each event queued in
-        order, all in one unit of work; ``None`` (nothing written) when the address is taken."""
+        order, all in one unit of work; ``None`` (nothing written) when the address is taken,
+        or when ``feedback.suppression(unless_suppressed)`` exists."""
 
     def check_ready(self) -> None:
         """Raise ``NotMigrated`` (saying how to migrate) unless the schema is current, and
@@ -476,9 +481,15 @@ class StorageBase(Storage):
             return uow.connections.active()
 
     def add_subscriber(
-        self, data: SubscriberData, events: Sequence[NewEvent]
+        self,
+        data: SubscriberData,
+        events: Sequence[NewEvent],
+        *,
+        unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
         with self.transaction() as uow:
+            if unless_suppressed is not None and uow.feedback.suppression(unless_suppressed):
+                return None
             record = uow.subscribers.add(data)
             if record is not None:
                 for event in events:

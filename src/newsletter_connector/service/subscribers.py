@@ -58,6 +58,19 @@ _PLAIN_FIELDS = (
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 
+def _as_reported(data: SubscriberData, suppression: SuppressionRecord) -> SubscriberData:
+    """``data`` stored as the platform reported the address: bounced or unsubscribed since
+    the report, never confirmed."""
+    status = STATUS_AFTER[suppression.kind]
+    return replace(
+        data,
+        status=status,
+        confirmed_at=None,
+        unsubscribed_at=suppression.occurred_at if status == "unsubscribed" else None,
+        bounced_at=suppression.occurred_at if status == "bounced" else None,
+    )
+
+
 @dataclass(frozen=True)
 class SubscribeResult:
     """What ``subscribe`` did: ``created`` is false when the address already existed."""
@@ -184,11 +197,6 @@ class SubscriberService:
                 "prefs.sms.enabled needs a phone number", field="prefs.sms.enabled"
             )
         status = "confirmed" if consent else "pending"
-        key = subscriber_key(self.context, email)
-        suppression = None if by_reader else self._suppression(key)
-        suppressed_at = None
-        if suppression is not None:
-            status, suppressed_at = STATUS_AFTER[suppression.kind], suppression.occurred_at
         data = SubscriberData(
             email=email,
             first_name=request.first_name,
@@ -206,9 +214,9 @@ class SubscriberService:
             consent_collected_at=consent.collected_at if consent else None,
             created_at=now,
             updated_at=now,
-            confirmed_at=now if status == "confirmed" else None,
-            unsubscribed_at=suppressed_at if status == "unsubscribed" else None,
-            bounced_at=suppressed_at if status == "bounced" else None,
+            confirmed_at=now if consent else None,
+            unsubscribed_at=None,
+            bounced_at=None,
             profile_completed_at=None,
             confirm_token=new_token(),
             unsubscribe_token=new_token(),
@@ -217,32 +225,33 @@ class SubscriberService:
         # The events' payload is the contact of the record to be stored (a contact has no id).
         payload = contact_payload(data, self.context.settings)
         events = [new_event(self.context, "newsletter.signup", payload, subscriber_email=email)]
-        if suppression is not None:
-            events = []  # the platform reported it; there is nothing to announce
-        elif status == "confirmed":
+        if status == "confirmed":
             events.append(
                 new_event(self.context, "newsletter.confirmed", payload, subscriber_email=email)
             )
         storage = self.context.storage
+        guard = None if by_reader else subscriber_key(self.context, email)
         for _attempt in range(SIGNUP_ATTEMPTS):
             # Insert first: a new address (the common case) needs no look-up before it.
-            created = storage.add_subscriber(data, events)
+            created = storage.add_subscriber(data, events, unless_suppressed=guard)
             if created is not None:
                 return SubscribeResult(created, created=True)
             with storage.transaction() as uow:
                 existing = uow.subscribers.get_by_email(email, lock=True)
                 if existing is None:
-                    continue  # erased since the insert found it taken: the address is free
+                    suppression = uow.feedback.suppression(guard) if guard else None
+                    if suppression is None:
+                        continue  # erased since the insert found it taken: the address is free
+                    stored = uow.subscribers.add(_as_reported(data, suppression))
+                    if stored is None:
+                        continue  # taken since the look-up
+                    return SubscribeResult(stored, created=True)  # nothing to announce
                 if existing.status == "pending" and self._may_announce_again(uow, existing, now):
                     self._queue(uow, "newsletter.signup", existing)
                 return SubscribeResult(existing, created=False)
         raise DbUnavailable(
             "the address was taken and erased again while this signup ran; try again"
         )
-
-    def _suppression(self, key: str) -> SuppressionRecord | None:
-        with self.context.storage.transaction(write=False) as uow:
-            return uow.feedback.suppression(key)
 
     def _may_announce_again(self, uow: UnitOfWork, record: SubscriberRecord, now: datetime) -> bool:
         """Claim the re-announcement of a pending ``record`` at ``now``: false while its last

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ..storage import FeedbackRecord
+from .conformance_subscribers import make_subscriber_data, new_event, queued_events
 from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
@@ -107,3 +108,20 @@ class FeedbackConformance:
             assert [item.reason for item in uow.feedback.history(KEY_B)] == [
                 "550 5.1.1 user unknown"
             ]
+
+    @pytest.mark.parametrize("event_count", [0, 1, 2, 3])
+    def test_add_subscriber_writes_nothing_for_a_suppressed_address(
+        self, storage: Any, event_count: int
+    ) -> None:
+        with storage.transaction() as uow:
+            uow.feedback.suppress(email_hmac=KEY_A, kind="complaint", occurred_at=T0, at=T0)
+        events = [new_event(n, KEY_A) for n in range(event_count)]
+        data = make_subscriber_data("suppressed@example.org")
+        assert storage.add_subscriber(data, events, unless_suppressed=KEY_A) is None
+        with storage.transaction(write=False) as uow:
+            assert uow.subscribers.get_by_email("suppressed@example.org") is None
+        assert queued_events(storage) == []
+        # Another key (or none) is no obstacle.
+        added = storage.add_subscriber(data, events, unless_suppressed=KEY_B)
+        assert added is not None and added.email == "suppressed@example.org"
+        assert len(queued_events(storage)) == event_count

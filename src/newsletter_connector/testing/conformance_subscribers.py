@@ -145,7 +145,7 @@ class SubscribersConformance:
         assert record is not None and record.email == "events@example.org"
         with storage.transaction(write=False) as uow:
             assert uow.subscribers.get_by_email("events@example.org") == record
-        queued = _queued(storage)
+        queued = queued_events(storage)
         assert [(e.event_id, e.event_type, e.payload, e.occurred_at) for e in queued] == [
             (e.event_id, e.event_type, e.payload, e.occurred_at) for e in events
         ]
@@ -163,7 +163,7 @@ class SubscribersConformance:
             assert storage.add_subscriber(data, again[:count]) is None
         with storage.transaction(write=False) as uow:
             assert uow.subscribers.get_by_email("twice@example.org") == first
-        assert [event.payload["n"] for event in _queued(storage)] == [0]
+        assert [event.payload["n"] for event in queued_events(storage)] == [0]
 
     def test_subscribers_save_and_delete(self, storage: Any) -> None:
         record = self._add(storage, "s@example.org")
@@ -305,7 +305,7 @@ def _listed_emails(storage: Any) -> list[str]:
         return [r.email for r in uow.subscribers.list_page(status=None, after_id=None, limit=5)]
 
 
-def _queued(storage: Any) -> list[Any]:
+def queued_events(storage: Any) -> list[Any]:
     """Every queued event, in queue order, through a claim that is released again."""
     lease_until = T0 + timedelta(minutes=1)
     with storage.transaction() as uow:

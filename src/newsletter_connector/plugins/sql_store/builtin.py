@@ -33,12 +33,16 @@ class BuiltinSqlStorage(SqlStorage):
         )
 
     def add_subscriber(
-        self, data: SubscriberData, events: Sequence[NewEvent]
+        self,
+        data: SubscriberData,
+        events: Sequence[NewEvent],
+        *,
+        unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
         if not self._signup.handles(events):
-            return super().add_subscriber(data, events)
+            return super().add_subscriber(data, events, unless_suppressed=unless_suppressed)
         with translated_errors():
-            return self._signup.add(data, events)
+            return self._signup.add(data, events, unless_suppressed=unless_suppressed)
 
     def close(self) -> None:
         if "_key_lookup" in self.__dict__:  # made on first use

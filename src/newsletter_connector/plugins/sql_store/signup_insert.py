@@ -1,13 +1,16 @@
 """A signup on PostgreSQL in one statement, its own transaction (bench: signups, signup_cpu)::
 
-    WITH added AS (INSERT INTO subscribers ... ON CONFLICT (email) DO NOTHING RETURNING id),
+    WITH added AS (INSERT INTO subscribers ... SELECT ... WHERE NOT EXISTS (suppression)
+                   ON CONFLICT (email) DO NOTHING RETURNING id),
          event_0 AS (INSERT INTO outbox_events ... SELECT ... FROM horizon, added RETURNING seq),
          event_1 AS (... FROM horizon, event_0 ...)
     SELECT id FROM added
 
 Each insert enters its commit horizon (:meth:`.CommitHorizon.row_entering`) before drawing
 its id. Each event is read from the row the insert before it returned: none is queued for a
-taken address, and each draws its ``seq`` after the previous one, so the events keep order.
+taken (or suppressed) address, and each draws its ``seq`` after the previous one, so the events
+keep order. The parameter ``unless_suppressed`` is the address's keyed hash, or NULL to skip
+the suppression check (no row equals NULL).
 """
 
 from __future__ import annotations
@@ -70,15 +73,22 @@ class SignupInsert:
         """Whether :meth:`add` takes this many events."""
         return 1 <= len(events) <= MAX_EVENTS
 
-    def add(self, data: SubscriberData, events: Sequence[NewEvent]) -> SubscriberRecord | None:
+    def add(
+        self,
+        data: SubscriberData,
+        events: Sequence[NewEvent],
+        *,
+        unless_suppressed: str | None = None,
+    ) -> SubscriberRecord | None:
         """As ``Storage.add_subscriber`` (for 1 to :data:`MAX_EVENTS` events).
 
         :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
         """
         params = subscriber_columns(data)
+        params["unless_suppressed"] = unless_suppressed
         for index, event in enumerate(events):
             params.update(event_columns(event, prefix=f"e{index}_"))
         row = self._statements[len(events)].first_row(params)
         if row is None:
-            return None  # the address is already stored; nothing was written
+            return None  # the address is already stored, or suppressed; nothing was written
         return SubscriberRecord(id=int(row[0]), **subscriber_fields(data))

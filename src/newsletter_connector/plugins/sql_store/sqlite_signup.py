@@ -1,8 +1,9 @@
 """A signup on SQLite on a pooled DB-API connection, outside a unit of work (bench: signup_cpu).
 
-One ``BEGIN IMMEDIATE`` transaction: the subscriber insert (``ON CONFLICT (email) DO NOTHING
-RETURNING id``), then, only when it inserted, each event in order, and ``COMMIT``; anything
-raised on the way rolls all of it back.
+One ``BEGIN IMMEDIATE`` transaction: when a suppression key is given, a look-up of it (found:
+nothing is written); the subscriber insert (``ON CONFLICT (email) DO NOTHING RETURNING id``),
+then, only when it inserted, each event in order, and ``COMMIT``; anything raised on the way
+rolls all of it back.
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
 from ...storage import NewEvent, SubscriberData, SubscriberRecord
 from .outbox import SQLITE_ENQUEUE, event_columns
 from .pooled_statement import DriverStatement, wrapped_driver_error
 from .subscribers import sqlite_insert_subscriber_statement, subscriber_columns, subscriber_fields
+from .tables import suppressions
+
+SUPPRESSED = select(suppressions.c.email_hmac).where(suppressions.c.email_hmac == bindparam("key"))
 
 
 class SqliteSignup:
@@ -28,12 +33,19 @@ class SqliteSignup:
         self.engine = engine
         self._insert = DriverStatement(sqlite_insert_subscriber_statement(), engine.dialect)
         self._enqueue = DriverStatement(SQLITE_ENQUEUE, engine.dialect)
+        self._suppressed = DriverStatement(SUPPRESSED, engine.dialect)
 
     def handles(self, events: Sequence[NewEvent]) -> bool:
         """Whether :meth:`add` takes these events (any number)."""
         return True
 
-    def add(self, data: SubscriberData, events: Sequence[NewEvent]) -> SubscriberRecord | None:
+    def add(
+        self,
+        data: SubscriberData,
+        events: Sequence[NewEvent],
+        *,
+        unless_suppressed: str | None = None,
+    ) -> SubscriberRecord | None:
         """As ``Storage.add_subscriber``.
 
         :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
@@ -52,8 +64,15 @@ class SqliteSignup:
             try:
                 cursor.execute("BEGIN IMMEDIATE")
                 try:
-                    cursor.execute(sql, subscriber)
-                    row = cursor.fetchone()
+                    row = None
+                    if unless_suppressed is not None:
+                        sql = self._suppressed.sql
+                        cursor.execute(sql, self._suppressed.parameters({"key": unless_suppressed}))
+                        suppressed = cursor.fetchone() is not None
+                        sql = insert.sql
+                    if unless_suppressed is None or not suppressed:
+                        cursor.execute(sql, subscriber)
+                        row = cursor.fetchone()
                     if row is not None:
                         sql = enqueue.sql
                         for values in queued:
@@ -70,5 +89,5 @@ class SqliteSignup:
         finally:
             connection.close()  # back to the pool
         if row is None:
-            return None  # the address is already stored; nothing was written
+            return None  # the address is already stored, or suppressed; nothing was written
         return SubscriberRecord(id=int(row[0]), **subscriber_fields(data))

@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, delete, func, select, update
+from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, update
 from sqlalchemy.dialects import postgresql
 
 from ...storage import (
@@ -26,7 +26,7 @@ from ...storage import (
 from .commit_horizon import CommitHorizon
 from .record_builders import inserted_record, record_builder, record_of
 from .repository import SqlRepository
-from .tables import contact_messages, deletions, subscribers
+from .tables import contact_messages, deletions, subscribers, suppressions
 from .upserts import insert_ignoring_duplicates
 
 # Any constants: the PostgreSQL advisory locks of the two horizons (see .commit_horizon).
@@ -126,8 +126,9 @@ _INSERT = {
 
 def insert_subscriber_statement() -> Any:
     """PostgreSQL's signup insert (entering the horizon; ``id`` of a new row, none for an
-    address already stored), for statements that add more to the same round trip."""
-    return _INSERT["postgresql"]
+    address already stored or with a suppression keyed by the parameter ``unless_suppressed``),
+    for statements that add more to the same round trip."""
+    return _GUARDED_INSERT_PG
 
 
 def sqlite_insert_subscriber_statement() -> Any:
@@ -135,6 +136,18 @@ def sqlite_insert_subscriber_statement() -> Any:
     ``id`` of a new row, none for an address already stored."""
     return _INSERT["sqlite"].values({name: bindparam(name) for name in _INSERT_COLUMNS})
 
+
+_GUARDED_INSERT_PG = (
+    postgresql.insert(subscribers)
+    .from_select(
+        _INSERT_COLUMNS,
+        _SUBSCRIBERS_HORIZON.row_entering(subscribers, _INSERT_COLUMNS).where(
+            ~exists().where(suppressions.c.email_hmac == bindparam("unless_suppressed"))
+        ),
+    )
+    .on_conflict_do_nothing(index_elements=[subscribers.c.email])
+    .returning(subscribers.c.id)
+)
 
 _BY_EMAIL = _SELECT_RECORD.where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
