@@ -59,3 +59,9 @@ def test_code_blocks_are_highlighted_at_build_time(site: Path) -> None:
     assert 'href="../css/pygments.css"' in page
     assert "highlight.min.js" not in page
     assert ".highlight .kn {" in (site / "css" / "pygments.css").read_text()
+
+
+def test_the_changelog_page_shows_the_root_changelog(site: Path) -> None:
+    page = (site / "changelog" / "index.html").read_text()
+    assert '<h2 id="unreleased">Unreleased</h2>' in page
+    assert "--8&lt;--" not in page and "--8<--" not in page
