@@ -31,6 +31,7 @@ SYSTEM_TIER = frozenset(
         "test_slow_clients.py",
         "test_sync_cli.py",
         "test_sync_tls.py",
+        "test_wheel_install.py",
     }
 )
 

@@ -8,7 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .support.analytics_helpers import client_for, clocked_service
+from .support.docblocks import run_block, settings_environment
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -34,8 +37,12 @@ def test_collect_body_example_is_accepted(
     assert event.props == {"section": "local", "href": json.loads(body)["href"]}
 
 
-def test_llm_usage_example_runs(newsletter_settings: Any, newsletter_storage: Any) -> None:
-    now = datetime(2026, 11, 21, 8)
-    service, _ = clocked_service(newsletter_settings, newsletter_storage, now)
-    code = doc_block("analytics.md", "analytics-llm-usage")
-    exec(compile(code, "docs/analytics.md", "exec"), {"service": service, "today": now.date()})
+def test_llm_usage_example_runs(
+    newsletter_settings: Any, newsletter_storage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings_environment(monkeypatch, newsletter_settings)
+    namespace = run_block("analytics-llm-usage")
+    try:
+        assert namespace["rollup"]["llm_usage"]["calls"] == 2
+    finally:
+        namespace["service"].close()

@@ -3,7 +3,9 @@ the Python API snippet."""
 
 from __future__ import annotations
 
+import sys
 import types
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ import pytest
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
-from .support.docblocks import docblock
+from .support.docblocks import docblock, run_block, settings_environment
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "issues.md"
 NOW = datetime(2026, 11, 21, 11, 0)  # a Saturday, after the 10:00 UTC digest hour
@@ -84,15 +86,56 @@ def test_renderer_plugin_example(newsletter_settings: Any, newsletter_storage: A
     assert "Unsubscribe: {{unsubscribe_url}}" in record.text
 
 
-def test_python_api_example(newsletter_settings: Any, newsletter_storage: Any) -> None:
-    service = build(newsletter_settings, newsletter_storage, load_module("content-plugin"))
-    namespace: dict[str, Any] = {"service": service, "edition": sample_issue_content()}
-    exec(compile(example("python-api"), f"{DOC.name}:python-api", "exec"), namespace)
-    assert namespace["issue"].kind == "daily" and namespace["extra"].kind == "manual"
-    # At 11:00 on a Saturday the day's daily exists already; the week's weekly is due.
-    assert [r.kind for r in namespace["created"]] == ["weekly"]
-    assert namespace["latest"].id == namespace["created"][0].id
-    assert [r.kind for r in namespace["recent"]] == ["weekly", "manual", "daily"]
+@pytest.fixture
+def my_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The worked example saved as the page says, ``my_site/newsletter_content.py``, importable."""
+    package = tmp_path / "my_site"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "newsletter_content.py").write_text(example("content-plugin"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield
+    for name in ("my_site.newsletter_content", "my_site"):
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def environment(
+    newsletter_settings: Any, newsletter_storage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``NEWSLETTER_*`` variables name the test database; services run at ``NOW``."""
+    settings_environment(monkeypatch, newsletter_settings)
+    build = NewsletterService.build.__func__  # type: ignore[attr-defined]
+
+    def at_now(cls: type[NewsletterService], *args: Any, **kwargs: Any) -> NewsletterService:
+        return build(cls, *args, **{"clock": lambda: NOW, **kwargs})
+
+    monkeypatch.setattr(NewsletterService, "build", classmethod(at_now))
+
+
+def test_python_api_example(my_site: None, environment: None) -> None:
+    namespace = run_block("python-api")
+    try:
+        assert namespace["issue"].kind == "daily" and namespace["extra"].kind == "manual"
+        assert namespace["extra"].sections["briefing"]["date"] == "2026-11-21"
+        # At 11:00 on a Saturday the day's daily exists already; the week's weekly is due.
+        assert [r.kind for r in namespace["created"]] == ["weekly"]
+        assert namespace["latest"].id == namespace["created"][0].id
+        assert [r.kind for r in namespace["recent"]] == ["weekly", "manual", "daily"]
+    finally:
+        namespace["service"].close()
+
+
+def test_registering_the_plugin_example(my_site: None, environment: None) -> None:
+    namespace = run_block("issues-register-plugin")
+    app, service = namespace["app"], namespace["service"]
+    try:
+        for issues in (app.service.issues, service.issues):
+            issue = issues.run_digest("manual", "2026-11-21")  # content from the plugin
+            assert issue.subject == "Test News: High-dose flu shots: who should get one"
+    finally:
+        app.service.close()
+        service.close()
 
 
 @pytest.mark.parametrize("image", ["sample-issue.png", "sample-issue-dark.png"])

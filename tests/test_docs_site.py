@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
-from .support.docblocks import ROOT
+from .support.docblocks import ROOT, parse
 
 
 def nav_pages(entries: Any) -> list[str]:
@@ -27,9 +28,12 @@ def test_every_page_is_in_the_nav_once() -> None:
     assert sorted(in_nav) == on_disk
 
 
-def test_mkdocs_build_is_strict_and_clean(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site as CI builds it: ``mkdocs build --strict``, which must succeed without warnings."""
+    target = tmp_path_factory.mktemp("site")
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -37,4 +41,27 @@ def test_mkdocs_build_is_strict_and_clean(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNING" not in result.stderr
-    assert (tmp_path / "security" / "index.html").exists()
+    return target
+
+
+def test_mkdocs_build_is_strict_and_clean(site: Path) -> None:
+    assert (site / "security" / "index.html").exists()
+
+
+def test_code_blocks_are_highlighted_at_build_time(site: Path) -> None:
+    """Pygments marks up the code (no JavaScript, nothing fetched), styled by the site's own
+    stylesheet."""
+    page = (site / "getting-started" / "index.html").read_text()
+    blocks = parse(ROOT / "docs" / "getting-started.md")
+    assert page.count('<div class="highlight">') == len(blocks)
+    assert '<span class="kn">from</span>' in page  # a Python keyword, as a token
+    assert '<span class="nb">export</span>' in page  # a shell builtin
+    assert 'href="../css/pygments.css"' in page
+    assert "highlight.min.js" not in page
+    assert ".highlight .kn {" in (site / "css" / "pygments.css").read_text()
+
+
+def test_the_changelog_page_shows_the_root_changelog(site: Path) -> None:
+    page = (site / "changelog" / "index.html").read_text()
+    assert '<h2 id="unreleased">Unreleased</h2>' in page
+    assert "--8&lt;--" not in page and "--8<--" not in page

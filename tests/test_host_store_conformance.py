@@ -1,5 +1,5 @@
 """The example host's subscriber store (subscribers in its own ``host_users`` table) passes the
-storage conformance suite, like the built-in store. docs/plugins.md shows this module."""
+storage conformance suite, like the built-in store."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.testing import StorageConformance
 from newsletter_connector.testing.databases import empty_all_tables
 
-from .support.docblocks import ROOT, docblock
-
 
 class TestHostStorage(StorageConformance):
     @pytest.fixture
@@ -29,15 +27,3 @@ class TestHostStorage(StorageConformance):
             for table in reversed(host_metadata.sorted_tables):
                 connection.execute(delete(table))
         backend.close()
-
-
-@pytest.mark.parametrize(
-    ("block", "source"),
-    [
-        ("plugins-host-conformance", "tests/test_host_store_conformance.py"),
-        ("plugins-host-store", "examples/wsgi_mount/host_store.py"),
-    ],
-)
-def test_the_plugin_guide_shows_the_tested_code(block: str, source: str) -> None:
-    """docs/plugins.md quotes this module and the example's store verbatim."""
-    assert docblock(block) in (ROOT / source).read_text()

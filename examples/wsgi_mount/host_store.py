@@ -13,153 +13,16 @@ module is registered as a plugin (``create_app(plugins=[host_store])`` or an ent
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from datetime import datetime
 from functools import cached_property
-from typing import Any
-
-from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.engine import Connection, RowMapping
-from sqlalchemy.exc import IntegrityError
 
 from newsletter_connector import hookimpl
 from newsletter_connector.descriptors import StorageBackend
 from newsletter_connector.errors import NotMigrated
-from newsletter_connector.plugins.sql_store import CommitHorizon, SqlStorage
+from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.store import SqlUnitOfWork
-from newsletter_connector.storage import EmailPrefs, SubscriberData, SubscriberRecord, TokenKind
 
-from .host_db import create_host_tables, host_tables_exist, host_users
-
-# Keyset walks over host_users never pass an id whose insert has not committed yet: on
-# PostgreSQL inserts enter the horizon and each page reads up to it (any unused lock id).
-HOST_USERS_HORIZON = CommitHorizon(0x686F_7374_7573, host_users.c.id)  # "hostus"
-
-_TOKEN_COLUMNS = {
-    "confirm": host_users.c.confirm_token,
-    "unsubscribe": host_users.c.unsubscribe_token,
-    "profile": host_users.c.profile_token,
-}
-#: SubscriberData field -> host_users column, where the names differ.
-_RENAMED = {"status": "newsletter_status", "categories": "topics", "prefs": "email_prefs"}
-
-
-def _columns(data: SubscriberData) -> dict[str, Any]:
-    """The host_users values of ``data`` (never the host's own columns)."""
-    values = asdict(data)
-    values.pop("id", None)
-    values["categories"] = list(data.categories)
-    return {_RENAMED.get(name, name): value for name, value in values.items()}
-
-
-def _record(row: RowMapping) -> SubscriberRecord:
-    prefs = row["email_prefs"]
-    return SubscriberRecord(
-        id=int(row["id"]),
-        email=row["email"],
-        first_name=row["first_name"],
-        last_name=row["last_name"],
-        zip=row["zip"],
-        phone=row["phone"],
-        sms_enabled=bool(row["sms_enabled"]),
-        prefs=EmailPrefs(
-            briefings=prefs["briefings"],
-            puzzles=prefs["puzzles"],
-            on_this_day=prefs["on_this_day"],
-            local=prefs["local"],
-        ),
-        status=row["newsletter_status"],
-        age_range=row["age_range"],
-        gender=row["gender"],
-        gender_self=row["gender_self"],
-        categories=tuple(row["topics"] or ()),
-        consent_source=row["consent_source"],
-        consent_collected_at=row["consent_collected_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        confirmed_at=row["confirmed_at"],
-        unsubscribed_at=row["unsubscribed_at"],
-        bounced_at=row["bounced_at"],
-        profile_completed_at=row["profile_completed_at"],
-        confirm_token=row["confirm_token"],
-        unsubscribe_token=row["unsubscribe_token"],
-        profile_token=row["profile_token"],
-    )
-
-
-class HostSubscribers:
-    """``SubscriberRepository`` on ``host_users`` (see :mod:`newsletter_connector.storage`)."""
-
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
-    def add(self, data: SubscriberData) -> SubscriberRecord | None:
-        HOST_USERS_HORIZON.enter_insert(self.connection)  # a no-op on SQLite
-        if self.get_by_email(data.email) is not None:
-            return None
-        savepoint = self.connection.begin_nested()
-        try:
-            new_id = self.connection.execute(
-                insert(host_users).values(**_columns(data)).returning(host_users.c.id)
-            ).scalar_one()
-            savepoint.commit()
-        except IntegrityError:  # the address (or a token) was just taken
-            savepoint.rollback()
-            return None
-        fields = {name: getattr(data, name) for name in SubscriberData.__dataclass_fields__}
-        return SubscriberRecord(id=int(new_id), **fields)
-
-    def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
-        return self._one(select(host_users).where(host_users.c.email == email), lock)
-
-    def get_by_token(
-        self, kind: TokenKind, token: str, *, lock: bool = False
-    ) -> SubscriberRecord | None:
-        return self._one(select(host_users).where(_TOKEN_COLUMNS[kind] == token), lock)
-
-    def _one(self, query: Any, lock: bool) -> SubscriberRecord | None:
-        if lock:
-            query = query.with_for_update()
-        row = self.connection.execute(query).mappings().first()
-        return _record(row) if row else None
-
-    def save(self, record: SubscriberRecord) -> None:
-        values = _columns(record)
-        values.pop("email")  # identity never changes; the host's own columns are left alone
-        self.connection.execute(
-            update(host_users).where(host_users.c.id == record.id).values(**values)
-        )
-
-    def delete(self, subscriber_id: int) -> bool:
-        """Erasure removes the user's row: in this host, a user is a newsletter reader."""
-        result = self.connection.execute(delete(host_users).where(host_users.c.id == subscriber_id))
-        return bool(result.rowcount)
-
-    def list_page(
-        self, *, status: str | None, after_id: int | None, limit: int
-    ) -> list[SubscriberRecord]:
-        query = select(host_users).order_by(host_users.c.id).limit(limit)
-        if status is not None:
-            query = query.where(host_users.c.newsletter_status == status)
-        if after_id is not None:
-            query = query.where(host_users.c.id > after_id)
-        query = HOST_USERS_HORIZON.bound(self.connection, query)
-        return [_record(row) for row in self.connection.execute(query).mappings()]
-
-    def count(self, *, status: str | None = None) -> int:
-        query = select(func.count()).select_from(host_users)
-        if status is not None:
-            query = query.where(host_users.c.newsletter_status == status)
-        return int(self.connection.scalar(query) or 0)
-
-    def mark_announced(self, subscriber_id: int, *, at: datetime, unless_since: datetime) -> bool:
-        last = func.coalesce(host_users.c.newsletter_announced_at, host_users.c.created_at)
-        result = self.connection.execute(
-            update(host_users)
-            .where(host_users.c.id == subscriber_id, last <= unless_since)
-            .values(newsletter_announced_at=at)
-        )
-        return bool(result.rowcount)
+from .host_db import create_host_tables, host_tables_exist
+from .host_subscribers import HostSubscribers
 
 
 class HostUnitOfWork(SqlUnitOfWork):

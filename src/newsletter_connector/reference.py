@@ -74,12 +74,14 @@ def cli_page() -> str:
 
 
 def hooks_page() -> str:
-    """The plugin hooks reference, from the specifications in :mod:`hookspecs`."""
-    from . import hookspecs
+    """The plugin hooks reference, from the specifications in :mod:`hookspecs`, then the
+    descriptors the offering hooks return (from :mod:`descriptors`)."""
+    from . import descriptors, hookspecs
 
+    page = "hooks.md"
     lines = [
         *_header("Plugin hooks reference"),
-        _doc(hookspecs),
+        _doc(hookspecs, page),
         "",
         "See [writing plugins](plugins.md) for how to register a plugin.",
         "",
@@ -91,7 +93,12 @@ def hooks_page() -> str:
         lines += [f"## `{name}{signature}`", ""]
         if options.get("firstresult"):
             lines += ["*First non-None result wins.*", ""]
-        lines += [_doc(function), ""]
+        lines += [_doc(function, page), ""]
+    lines += ["## Descriptors {#descriptors}", "", _doc(descriptors, page), ""]
+    for cls in _descriptor_classes():
+        lines += [f"### `{cls.__name__}` {{#{_anchor(cls.__name__)}}}", "", _doc(cls, page), ""]
+        lines += [f"- `{f.name}`: `{f.type}`" for f in dataclasses.fields(cls)]
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -99,46 +106,120 @@ def storage_page() -> str:
     """The storage contract reference: the protocols of :mod:`storage`, then the records."""
     from . import storage, storage_records
 
+    page = "storage.md"
     lines = [
         *_header("Storage reference"),
-        _doc(storage),
+        _doc(storage, page),
         "",
         "See [writing plugins](plugins.md) for how to register a storage backend.",
         "",
     ]
-    for cls in vars(storage).values():
-        if not inspect.isclass(cls) or cls.__module__ != storage.__name__:
-            continue
-        lines += [f"## `{cls.__name__}`", "", _doc(cls), ""]
+    for cls in _storage_classes():
+        anchor = _anchor(cls.__name__)
+        lines += [f"## `{cls.__name__}` {{#{anchor}}}", "", _doc(cls, page), ""]
         for name, member in vars(cls).items():
             if isinstance(member, property):
                 returns = inspect.signature(member.fget).return_annotation  # type: ignore[arg-type]
                 lines.append(f"- `{name}`: `{returns}`")
-            elif callable(member) and not name.startswith("_"):
+            elif _is_public_method(name, member):
                 signature = str(inspect.signature(member)).replace("'", "").replace("(self, ", "(")
-                lines += [f"### `{cls.__name__}.{name}{signature.replace('(self)', '()')}`", ""]
-                lines += [_doc(member), ""] if member.__doc__ else []
+                heading = f"`{cls.__name__}.{name}{signature.replace('(self)', '()')}`"
+                lines += [f"### {heading} {{#{_anchor(cls.__name__, name)}}}", ""]
+                lines += [_doc(member, page), ""] if member.__doc__ else []
         if lines[-1].startswith("- "):
             lines.append("")
-    lines += ["## Records", "", _doc(storage_records), ""]
+    lines += ["## Records {#records}", "", _doc(storage_records, page), ""]
     for name in storage_records.__all__:
         record = getattr(storage_records, name)
         if dataclasses.is_dataclass(record):
             fields = ", ".join(f"{f.name}: {f.type}" for f in dataclasses.fields(record))
-            lines += [f"### `{name}({fields})`", "", _doc(record), ""]
+            lines += [f"### `{name}({fields})` {{#{_anchor(name)}}}", "", _doc(record, page), ""]
         else:
-            lines += [f"### `{name}`", "", f"`{record}`".replace("typing.", ""), ""]
+            lines += [f"### `{name}` {{#{_anchor(name)}}}", ""]
+            lines += [f"`{record}`".replace("typing.", ""), ""]
     return "\n".join(lines)
 
 
-def _doc(item: object) -> str:
-    """``item``'s docstring as Markdown."""
-    return _markdown_roles(_markdown_fields(inspect.cleandoc(item.__doc__ or "")))
+def _descriptor_classes() -> list[type]:
+    from . import descriptors
+
+    return [
+        cls
+        for cls in vars(descriptors).values()
+        if inspect.isclass(cls) and cls.__module__ == descriptors.__name__
+    ]
 
 
-def _markdown_roles(text: str) -> str:
-    """Sphinx roles (``:class:`~.x.Y```) as Markdown code (`Y`)."""
-    return re.sub(r":[a-z]+:`~?\.?(?:[\w.]*\.)?(\w+)`", r"`\1`", text)
+def _storage_classes() -> list[type]:
+    from . import storage
+
+    return [
+        cls
+        for cls in vars(storage).values()
+        if inspect.isclass(cls) and cls.__module__ == storage.__name__
+    ]
+
+
+def _is_public_method(name: str, member: object) -> bool:
+    return callable(member) and not name.startswith("_")
+
+
+def _anchor(*names: str) -> str:
+    """The explicit id of the heading documenting ``names`` (a class, or a class and member)."""
+    return "-".join(names).lower().replace("_", "-")
+
+
+def _documented() -> dict[str, str]:
+    """Where each object the generated pages document lives: its name (``Class`` or
+    ``Class.member``; a module's dotted tail) -> ``page#anchor``."""
+    from . import storage_records
+
+    targets = {
+        "hookspecs": "hooks.md",
+        "descriptors": "hooks.md#descriptors",
+        "storage": "storage.md",
+        "storage_records": "storage.md#records",
+        "Settings": "configuration.md",
+    }
+    for cls in _descriptor_classes():
+        targets[cls.__name__] = f"hooks.md#{_anchor(cls.__name__)}"
+    for cls in _storage_classes():
+        targets[cls.__name__] = f"storage.md#{_anchor(cls.__name__)}"
+        for name, member in vars(cls).items():
+            if _is_public_method(name, member) and not isinstance(member, property):
+                targets[f"{cls.__name__}.{name}"] = f"storage.md#{_anchor(cls.__name__, name)}"
+    for name in storage_records.__all__:
+        targets[name] = f"storage.md#{_anchor(name)}"
+    return targets
+
+
+def _doc(item: object, page: str) -> str:
+    """``item``'s docstring as Markdown for the generated ``page``."""
+    return _markdown_roles(_markdown_fields(inspect.cleandoc(item.__doc__ or "")), page)
+
+
+_ROLE = re.compile(r":[a-z]+:`(~?)\.?([\w.]+)`")
+
+
+def _markdown_roles(text: str, page: str) -> str:
+    """Sphinx roles (``:class:`~.x.Y```) as Markdown: a link to where the docs document the
+    object (`Y` linked to ``storage.md#y``, or ``#y`` on its own page), else code (`Y`).
+    ``~`` shows the last name only, as in Sphinx."""
+    targets = _documented()
+
+    def replace(match: re.Match[str]) -> str:
+        short, name = match.groups()
+        parts = name.split(".")
+        shown = f"`{parts[-1] if short else name}`"
+        for key in (".".join(parts[-2:]), parts[-1]):
+            if key in targets:
+                target_page, _, anchor = targets[key].partition("#")
+                if anchor and target_page == page:
+                    return f"[{shown}](#{anchor})"
+                return f"[{shown}]({target_page}{'#' + anchor if anchor else ''})"
+        return shown
+
+    return _ROLE.sub(replace, text)
 
 
 def _markdown_fields(docstring: str) -> str:

@@ -5,13 +5,23 @@ A block is preceded by one of these HTML comments (invisible in the built site):
 - ``<!-- block: NAME -->``: tests run it; ``docblock("NAME")`` returns its code. A numbered
   family ``<!-- block: FAMILY:N -->`` is run as a whole by the test that names ``"FAMILY"``.
 - ``<!-- not-run: REASON -->``: explicitly not runnable, with the reason.
+
+A Python block is complete: it imports or defines every name it uses, so a reader can paste it
+into a file and run it (``free_names`` finds what it lacks; ``run_block`` runs it in an empty
+namespace). One that needs a service builds it from the ``NEWSLETTER_*`` variables, which
+``settings_environment`` points at the test database.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
@@ -73,3 +83,36 @@ def docblock(name: str) -> str:
     found = [block for block in all_blocks() if block.name == name]
     assert len(found) == 1, f"expected one docs block named {name!r}, found {len(found)}"
     return found[0].code
+
+
+def free_names(code: str) -> list[str]:
+    """Names ``code`` reads but never imports, defines, assigns or takes as a parameter
+    (scopes ignored: a name bound anywhere in the block counts as bound)."""
+    bound, read = set(dir(builtins)), set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return sorted(read - bound)
+
+
+def run_block(name: str) -> dict[str, Any]:
+    """Run the Python block ``name`` as a standalone module would run; its namespace after."""
+    namespace: dict[str, Any] = {"__name__": f"docs_{name.replace('-', '_')}"}
+    exec(compile(docblock(name), f"<docs:{name}>", "exec"), namespace)
+    return namespace
+
+
+def settings_environment(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    """Set the ``NEWSLETTER_*`` variables so that ``Settings.load()`` gives ``settings``."""
+    monkeypatch.setenv("NEWSLETTER_CONFIG", "")
+    for field, value in settings.model_dump(exclude_defaults=True).items():
+        secret = getattr(value, "get_secret_value", None)
+        monkeypatch.setenv(f"NEWSLETTER_{field.upper()}", secret() if secret else str(value))
