@@ -69,6 +69,12 @@ def outbound_transports(pm: pluggy.PluginManager) -> list[OutboundTransport]:
     return _flatten(pm.hook.newsletter_outbound_transports())
 
 
+def has_issue_content(pm: pluggy.PluginManager) -> bool:
+    """Whether an installed plugin implements ``newsletter_issue_content`` (an issue content
+    plugin: what scheduled digests are built from)."""
+    return bool(pm.hook.newsletter_issue_content.get_hookimpls())
+
+
 def pick(kind: str, offered: Iterable[D], name: str) -> D:
     """The descriptor called ``name``.
 

@@ -84,6 +84,14 @@ class Settings(BaseModel):
         description="`connector`: each digest run queues a `newsletter.issue` event for the "
         "platform; `site`: the site sends its own email and no issue event is queued.",
     )
+    scheduled_digests: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Whether the sync runner records the daily and weekly digests when they "
+        "fall due. `auto`: when an issue content plugin is installed, else off (the runner "
+        "says so once as it starts); `on`: always, and the runner refuses to start without a "
+        "content plugin; `off`: never (record them with `newsletter-connector digest`, e.g. "
+        "from cron).",
+    )
     platform_send_now: bool = Field(
         True,
         description="With the `platform` transport, ask the platform to send each issue at once "
