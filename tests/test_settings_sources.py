@@ -18,6 +18,8 @@ from newsletter_connector.cli import serve as serve_module
 from newsletter_connector.errors import PluginNotFound
 from newsletter_connector.settings import OTHER_VARIABLES, Settings, SettingsError
 
+from .support.waiting import free_port
+
 BASE = {"NEWSLETTER_BASE_URL": "https://news.example.test"}
 
 
@@ -226,3 +228,20 @@ def test_a_value_from_an_environment_beaten_by_code_forgets_its_source() -> None
     assert changed.source_of("base_url") == "env NEWSLETTER_BASE_URL"
     # The same values are the same settings, wherever they came from.
     assert Settings.load(BASE) == Settings(base_url="https://news.example.test")
+
+
+def test_quickstart_refuses_an_unknown_renderer_before_creating_anything(
+    tmp_path: Path, gunicorn_runs: list[Any]
+) -> None:
+    database = tmp_path / "trial.db"
+    env = {
+        "NEWSLETTER_DATABASE_URL": f"sqlite:///{database}",
+        "NEWSLETTER_ISSUE_RENDERER": "fancy",
+        "NEWSLETTER_CONFIG": "",
+    }
+    result = invoke(env, "quickstart", "--bind", f"127.0.0.1:{free_port()}")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: setting issue_renderer (env NEWSLETTER_ISSUE_RENDERER)")
+    assert "API key" not in result.stdout
+    assert not database.exists()
+    assert gunicorn_runs == []

@@ -63,6 +63,7 @@ def quickstart(state: CliState, bind: str) -> None:
         overrides = {"base_url": f"http://{bind}", "allow_insecure_http_links": True}
     service = state.service(ready=False, **overrides)
     base_url = service.settings.require_https_links()
+    service.check_plugins()
     service.initialise()
     existing = [k for k in service.admin.list_api_keys() if k.active]
     click.echo(f"newsletter-connector {__version__} on {service.settings.database_url}")
