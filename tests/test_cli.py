@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
+from newsletter_connector.service.events import queue_event
+from newsletter_connector.timeutil import utcnow
 
 
 @pytest.fixture
@@ -235,3 +238,29 @@ def test_a_sqlite_file_uri_is_not_mistaken_for_a_missing_file(tmp_path: Any) -> 
     result = CliRunner().invoke(cli, ["keys", "list"], env=env)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "no API keys\n"
+
+
+def test_outbox_retry_now_moves_only_waiting_batches_keeping_attempts(
+    run: Any, newsletter_service: Any
+) -> None:
+    with newsletter_service.storage.transaction() as uow:
+        for n in range(2):
+            queue_event(uow, newsletter_service.context, "contact.message", {"n": n})
+    now = utcnow() - timedelta(minutes=5)
+    with newsletter_service.storage.transaction() as uow:
+        waiting, failed = uow.outbox.claim_batches(
+            now=now, lease_until=now + timedelta(minutes=1), batch_size=1, max_batches=2
+        )
+        uow.outbox.schedule_retry(
+            waiting.id, error="HTTP 503", next_attempt_at=now + timedelta(hours=6)
+        )
+        uow.outbox.mark_failed(failed.id, error="HTTP 400", at=now)
+    assert run("outbox", "retry-now").stdout == (
+        "1 waiting batch(es) are due now; they go out on the next sync\n"
+    )
+    with newsletter_service.storage.transaction(write=False) as uow:
+        moved, kept = uow.outbox.get_batch(waiting.id), uow.outbox.get_batch(failed.id)
+    assert moved.state == "pending" and moved.attempts == 1
+    assert now < moved.next_attempt_at <= utcnow()
+    assert (kept.state, kept.attempts, kept.last_error) == ("failed", 1, "HTTP 400")
+    assert run("outbox", "retry-now").stdout.startswith("0 waiting batch(es)")

@@ -157,13 +157,36 @@ def test_no_content_plugin_and_no_file(env: dict[str, str], newsletter_service: 
     assert "--content FILE.json" in result.stderr
 
 
-def test_unwritable_preview(env: dict[str, str], content_file: Path, tmp_path: Path) -> None:
-    preview = tmp_path / "missing-dir" / "p.html"
+@pytest.mark.parametrize(
+    ("where", "problem"),
+    [("missing-dir/p.html", "does not exist"), ("a-file/p.html", "is not a directory")],
+)
+def test_unwritable_preview_fails_before_recording(
+    env: dict[str, str],
+    content_file: Path,
+    tmp_path: Path,
+    newsletter_service: Any,
+    where: str,
+    problem: str,
+) -> None:
+    (tmp_path / "a-file").write_text("not a directory", encoding="utf-8")
+    preview = tmp_path / where
     result = invoke(
-        env, "--kind", "test", "--content", str(content_file), "--preview", str(preview)
+        env, "--kind", "daily", "--content", str(content_file), "--preview", str(preview)
     )
     assert result.exit_code == 1
-    assert f"error: --preview {preview}: cannot write it" in result.stderr
+    assert result.stderr.startswith(f"error: --preview {preview}: cannot write it (")
+    assert problem in result.stderr and "nothing was recorded" in result.stderr
+    assert newsletter_service.issues.list(10) == []
+    with newsletter_service.storage.transaction(write=False) as uow:
+        assert uow.outbox.status().unbatched == 0  # no newsletter.issue queued either
+    # The daily period is still free: the same run with a writable preview records it.
+    preview = tmp_path / "p.html"
+    again = invoke(
+        env, "--kind", "daily", "--content", str(content_file), "--preview", str(preview)
+    )
+    assert again.exit_code == 0, again.output
+    assert preview.read_text(encoding="utf-8") == newsletter_service.issues.latest().html
 
 
 def test_cron_line_runs_as_a_real_process(

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from .support.docblocks import docblock
 from .support.servers import serving
 from .support.waiting import free_port
 
@@ -38,3 +39,10 @@ def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: st
     assert "long-lived objects frozen out of garbage collection" in output  # post_worker_init
     assert api_key not in output
     assert "SECRET" not in output
+
+
+def test_the_content_plugin_example_is_the_module_the_docs_quote() -> None:
+    """docs/issues.md shows examples/content_plugin/newsletter_content.py verbatim (the runner
+    runs it in tests/test_scheduled_digests.py)."""
+    source = (EXAMPLES / "content_plugin" / "newsletter_content.py").read_text(encoding="utf-8")
+    assert docblock("content-plugin") in source

@@ -151,6 +151,44 @@ def test_outbox_status_failed_replay_and_metrics(newsletter_service: Any, env: A
     assert "no failed batches" in run(env, "outbox", "failed").stdout
 
 
+def test_outbox_retry_now_sends_a_waiting_batch_on_the_next_sync(
+    newsletter_service: Any, env: Any, receiver: TlsReceiver
+) -> None:
+    queue(newsletter_service, 1)
+    connect(newsletter_service, receiver)
+    assert run(env, "sync", "--once").returncode == 0  # one delivered batch
+    waiting_ids = queue(newsletter_service, 2)
+    receiver.script = ["500"]
+    assert run(env, "sync", "--once").returncode == 1  # one batch waiting for its retry
+    queue(newsletter_service, 1)
+    now = datetime.now() - timedelta(hours=1)
+    with newsletter_service.storage.transaction() as uow:
+        (failed,) = uow.outbox.claim_batches(
+            now=now, lease_until=now + timedelta(minutes=1), batch_size=1, max_batches=1
+        )
+        uow.outbox.mark_failed(failed.id, error="HTTP 400", at=now)
+    queue(newsletter_service, 1)  # queued, in no batch yet
+    before = status(newsletter_service)
+    assert before.batches == {"pending": 1, "sending": 0, "delivered": 1, "failed": 1}
+
+    moved = run(env, "outbox", "retry-now")
+    assert moved.returncode == 0, moved.stderr
+    assert "1 waiting batch(es) are due now" in moved.stdout
+    assert "0 waiting batch(es)" in run(env, "outbox", "retry-now").stdout
+    assert status(newsletter_service) == before  # moved in time only
+
+    delivered_before = len(receiver.event_ids())
+    result = run(env, "sync", "--once")
+    assert result.returncode == 0, result.stderr
+    assert "delivered 3 event(s) in 2 batch(es)" in result.stdout  # the retry and the queued
+    assert set(waiting_ids) <= set(receiver.event_ids()[delivered_before:])
+    after = status(newsletter_service)
+    assert after.batches["failed"] == 1
+    assert after.unbatched == 0
+    with newsletter_service.storage.transaction(write=False) as uow:
+        assert uow.outbox.get_batch(failed.id).state == "failed"
+
+
 def test_sigterm_finishes_the_batch_in_flight_and_exits(
     newsletter_service: Any, env: Any, receiver: TlsReceiver
 ) -> None:

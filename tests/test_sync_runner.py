@@ -13,6 +13,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from newsletter_connector.hookspecs import hookimpl
 from newsletter_connector.plugins.sql_store.tables import outbox_batches
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event, subscriber_key
@@ -21,6 +22,7 @@ from newsletter_connector.sync.background import start_background_sync
 from newsletter_connector.sync.metrics import render_metrics
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.sync.schedule import MAX_ATTEMPTS, retry_delay
+from newsletter_connector.testing.issue_samples import sample_issue_content
 
 from .support import sync_payloads as p
 
@@ -373,9 +375,21 @@ def test_periodic_tasks_run_every_loop_and_a_failing_one_does_not_stop_delivery(
     assert recorder.bodies()[0][0]["payload"] == p.rollup()
 
 
+class ContentForDigests:
+    @hookimpl
+    def newsletter_issue_content(self, kind: str, date: str, settings: Any) -> dict[str, Any]:
+        return sample_issue_content()
+
+
 def test_default_periodic_tasks_queue_rollups_and_run_digests(service: Any) -> None:
     from newsletter_connector.sync.periodic import default_periodic_tasks
 
+    assert [t.__name__ for t in default_periodic_tasks(service)] == [
+        "queue_completed_day_rollups"  # no content plugin: scheduled digests are off
+    ]
+    service = NewsletterService.build(
+        service.settings, storage=service.storage, plugins=[ContentForDigests()]
+    )
     tasks = default_periodic_tasks(service)
     assert [t.__name__ for t in tasks] == ["queue_completed_day_rollups", "run_scheduled_digests"]
     assert tasks[0].__self__ is service.analytics  # type: ignore[attr-defined]

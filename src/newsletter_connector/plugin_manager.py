@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
 from . import hookspecs
 from .descriptors import IssueRenderer, OutboundTransport, StorageBackend
 from .errors import PluginNotFound
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 ENTRY_POINT_GROUP = "newsletter_connector"
 
@@ -69,6 +72,12 @@ def outbound_transports(pm: pluggy.PluginManager) -> list[OutboundTransport]:
     return _flatten(pm.hook.newsletter_outbound_transports())
 
 
+def has_issue_content(pm: pluggy.PluginManager) -> bool:
+    """Whether an installed plugin implements ``newsletter_issue_content`` (an issue content
+    plugin: what scheduled digests are built from)."""
+    return bool(pm.hook.newsletter_issue_content.get_hookimpls())
+
+
 def pick(kind: str, offered: Iterable[D], name: str) -> D:
     """The descriptor called ``name``.
 
@@ -82,3 +91,16 @@ def pick(kind: str, offered: Iterable[D], name: str) -> D:
     raise PluginNotFound(
         f"unknown {kind} {name!r} (available: {available}); is the plugin installed?"
     )
+
+
+def pick_setting(kind: str, offered: Iterable[D], settings: Settings, field: str) -> D:
+    """The descriptor the setting ``field`` names, as :func:`pick`.
+
+    :raises PluginNotFound: also naming the setting and where its value came from.
+    """
+    try:
+        return pick(kind, offered, getattr(settings, field))
+    except PluginNotFound as exc:
+        raise PluginNotFound(
+            f"setting {field} ({settings.source_of(field)}): {exc.message}"
+        ) from None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from .settings import CONFIG_ENV, Settings, _env_name
+from .settings import CONFIG_ENV, OTHER_VARIABLES, Settings, _env_name
 
 
 def _header(title: str) -> list[str]:
@@ -31,8 +31,22 @@ def configuration_page() -> str:
         *_header("Configuration reference"),
         "Settings come from, later winning: defaults, the TOML file named by "
         f"`{CONFIG_ENV}` (keys at top level or under `[newsletter_connector]`), then "
-        "`NEWSLETTER_*` environment variables. A missing or invalid value stops start-up "
-        "with a message naming it.",
+        "`NEWSLETTER_*` environment variables (an empty one counts as unset). A missing "
+        "or invalid value stops start-up with a message naming the setting and where the "
+        "value came from: `env NEWSLETTER_BASE_URL`, `file /etc/newsletter.toml key "
+        "base_url`, or a command-line flag such as `--base-url`.",
+        "",
+        "Unknown names stop start-up too, with the closest setting's name when there is one: "
+        "a TOML key that is no setting, and a `NEWSLETTER_*` environment variable that is no "
+        "setting (`unknown setting 'NEWSLETTER_DATABSE_URL' (in the environment); did you "
+        "mean 'NEWSLETTER_DATABASE_URL'?`). The only other variables accepted are "
+        + ", ".join(f"`{name}`" for name in sorted(OTHER_VARIABLES))
+        + ", which have uses of their own (the settings file, the test suite's database, "
+        "the standalone example's gunicorn bind address and workers).",
+        "",
+        "`serve`, `sync` and `create_app` also check at start-up that the plugins the "
+        "settings name are installed (`storage_backend`, `issue_renderer`; `sync` also the "
+        "active platform connection's transport), naming the ones that are.",
         "",
         "| Setting | Environment variable | Default | Meaning |",
         "|---|---|---|---|",

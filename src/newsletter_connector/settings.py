@@ -3,6 +3,7 @@ file, then ``NEWSLETTER_<FIELD>`` environment variables (later ones winning)."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Mapping
@@ -14,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     ValidationInfo,
@@ -29,6 +31,16 @@ else:  # pragma: no cover - exercised only on 3.10
 
 ENV_PREFIX = "NEWSLETTER_"
 CONFIG_ENV = "NEWSLETTER_CONFIG"
+#: ``NEWSLETTER_*`` variables that are not settings but have a use of their own: any other
+#: variable with the prefix that names no setting is refused as a misspelling.
+OTHER_VARIABLES = frozenset(
+    {
+        CONFIG_ENV,  # the TOML file, read by Settings.load and the CLI's --config
+        "NEWSLETTER_TEST_DATABASE_URL",  # the database the test suite runs on
+        "NEWSLETTER_BIND",  # examples/standalone/gunicorn.conf.py
+        "NEWSLETTER_WORKERS",  # examples/standalone/gunicorn.conf.py
+    }
+)
 DEFAULT_DATABASE_URL = "sqlite:///newsletter.db"
 
 
@@ -45,6 +57,9 @@ class Settings(BaseModel):
     ``repr`` or logs."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: Where :meth:`load` read each value from, for :meth:`source_of`.
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
 
     database_url: str = Field(
         DEFAULT_DATABASE_URL,
@@ -83,6 +98,14 @@ class Settings(BaseModel):
         "connector",
         description="`connector`: each digest run queues a `newsletter.issue` event for the "
         "platform; `site`: the site sends its own email and no issue event is queued.",
+    )
+    scheduled_digests: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Whether the sync runner records the daily and weekly digests when they "
+        "fall due. `auto`: when an issue content plugin is installed, else off (the runner "
+        "says so once as it starts); `on`: always, and the runner refuses to start without a "
+        "content plugin; `off`: never (record them with `newsletter-connector digest`, e.g. "
+        "from cron).",
     )
     platform_send_now: bool = Field(
         True,
@@ -217,6 +240,28 @@ class Settings(BaseModel):
             raise ValueError("must not be blank")
         return value.strip()
 
+    def __eq__(self, other: object) -> bool:
+        # The same values are the same settings, wherever they were read from.
+        if not isinstance(other, Settings):
+            return NotImplemented
+        return type(other) is type(self) and self.__dict__ == other.__dict__
+
+    __hash__ = BaseModel.__hash__
+
+    def model_copy(
+        self, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> Settings:
+        """A copy with ``update`` applied; the updated values' sources are forgotten."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy._sources = {k: v for k, v in self._sources.items() if k not in (update or {})}
+        return copy
+
+    def source_of(self, field: str) -> str:
+        """Where ``field``'s value came from, for messages: ``env NEWSLETTER_X``,
+        ``file PATH key x``, a command-line flag such as ``--base-url``; else (a default, or
+        settings built in code) the environment variable that would set it."""
+        return self._sources.get(field, _env_name(field))
+
     @property
     def public_base_url(self) -> str:
         """``base_url``; :class:`SettingsError` naming ``NEWSLETTER_BASE_URL`` when it is unset."""
@@ -256,30 +301,72 @@ class Settings(BaseModel):
         environ: Mapping[str, str] | None = None,
         *,
         config_file: str | Path | None = None,
+        sources: Mapping[str, str] | None = None,
         **overrides: Any,
     ) -> Settings:
         """Settings from the TOML ``config_file`` (default ``$NEWSLETTER_CONFIG``), then
         ``environ`` (default ``os.environ``), then ``overrides``, later ones winning.
 
-        :raises SettingsError: naming the first unknown, missing or invalid setting.
+        :param sources: where overrides came from, for messages (``{"base_url":
+            "--base-url"}``); an override without one is named ``argument NAME``.
+        :raises SettingsError: naming the first unknown, missing or invalid setting and where
+            its value came from; an unknown TOML key or ``NEWSLETTER_*`` variable (other than
+            :data:`OTHER_VARIABLES`) is refused with the closest setting's name.
         """
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
+        origin: dict[str, str] = {}
         path = config_file or env.get(CONFIG_ENV)
         if path:
-            values.update(_read_toml(Path(path)))
+            for key, value in _read_toml(Path(path)).items():
+                values[key] = value
+                origin[key] = f"file {path} key {key}"
+            _refuse_unknown_keys(values, str(path))
+        _refuse_unknown_variables(env)
         for name in cls.model_fields:
             raw = env.get(_env_name(name))
             if raw is not None and raw != "":
                 values[name] = raw
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        unknown = sorted(set(values) - set(cls.model_fields))
-        if unknown:
-            raise SettingsError(f"unknown setting {unknown[0]!r} (in {path or 'overrides'})")
+                origin[name] = f"env {_env_name(name)}"
+        for name, value in overrides.items():
+            if value is not None:
+                values[name] = value
+                origin[name] = (sources or {}).get(name, f"argument {name}")
+        _refuse_unknown_keys(values, "overrides")
         try:
-            return cls(**values)
+            settings = cls(**values)
         except ValidationError as exc:
-            raise SettingsError(_describe(exc)) from None
+            raise SettingsError(_describe(exc, origin)) from None
+        settings._sources = origin
+        return settings
+
+
+def _refuse_unknown_keys(values: Mapping[str, Any], where: str) -> None:
+    unknown = sorted(set(values) - set(Settings.model_fields))
+    if unknown:
+        hint = _closest_setting(unknown[0])
+        did_you_mean = f"; did you mean {hint!r}?" if hint else ""
+        raise SettingsError(f"unknown setting {unknown[0]!r} (in {where}){did_you_mean}")
+
+
+def _refuse_unknown_variables(env: Mapping[str, str]) -> None:
+    """Refuse a set ``NEWSLETTER_*`` variable that names no setting, as an unknown TOML key
+    is refused: a misspelt variable would otherwise be ignored without a word."""
+    known = {_env_name(name) for name in Settings.model_fields} | OTHER_VARIABLES
+    unknown = sorted(
+        name
+        for name, value in env.items()
+        if name.startswith(ENV_PREFIX) and value and name not in known
+    )
+    if unknown:
+        hint = _closest_setting(unknown[0][len(ENV_PREFIX) :].lower())
+        did_you_mean = f"; did you mean {_env_name(hint)!r}?" if hint else ""
+        raise SettingsError(f"unknown setting {unknown[0]!r} (in the environment){did_you_mean}")
+
+
+def _closest_setting(name: str) -> str | None:
+    close = difflib.get_close_matches(name, list(Settings.model_fields), n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -296,11 +383,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return dict(section)
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, origin: Mapping[str, str]) -> str:
     error = exc.errors()[0]
     field = str(error["loc"][0]) if error["loc"] else "settings"
     if error["type"] == "missing":
         problem = "is required but not set"
     else:
         problem = f"is invalid: {error['msg']}"
-    return f"setting {field} ({_env_name(field)}) {problem}"
+    return f"setting {field} ({origin.get(field, _env_name(field))}) {problem}"

@@ -152,6 +152,12 @@ class OutboxDeliveryRepository(Protocol):
         """Give one failed batch (``None``: every one) a fresh ladder: pending, attempts 0,
         due at ``at``; how many."""
 
+    def retry_waiting_now(self, *, now: datetime) -> int:
+        """Make every batch waiting for its next attempt (pending, failed at least once, due
+        after ``now``) due at ``now``, in one statement; attempts are kept, so the retry ladder
+        continues from its rung. Failed, delivered, sending and never-tried batches are left
+        alone. How many."""
+
 
 class OutboxRepository(OutboxDeliveryRepository, Protocol):
     """Outbound events, written in the same transaction as the change that caused them."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -42,12 +42,16 @@ class CliState:
         self.config_file = config_file
         self._service: NewsletterService | None = None
 
-    def settings(self, **overrides: Any) -> Settings:
-        return Settings.load(config_file=self.config_file, **overrides)
+    def settings(self, *, sources: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings with ``overrides`` from the command line; ``sources`` names the flag each
+        came from, for messages."""
+        return Settings.load(config_file=self.config_file, sources=sources, **overrides)
 
-    def service(self, *, ready: bool = True, **overrides: Any) -> NewsletterService:
+    def service(
+        self, *, ready: bool = True, sources: Mapping[str, str] | None = None, **overrides: Any
+    ) -> NewsletterService:
         if self._service is None:
-            self._service = NewsletterService.build(self.settings(**overrides))
+            self._service = NewsletterService.build(self.settings(sources=sources, **overrides))
             if ready:
                 self._service.check_ready(tolerate_outage=False)
         return self._service

@@ -7,6 +7,7 @@ stderr: safe in cron on several hosts); 1 with one ``error:`` line on stderr oth
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,25 @@ def _read_content(path: Path) -> Any:
         fail(f"--content {path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
 
 
+def _check_writable(path: Path) -> None:
+    """Fail, naming ``--preview`` and ``path``, unless ``path`` can be written: an existing
+    writable file, or a new one in an existing writable directory. Touches nothing, so a run
+    that then fails leaves no empty file behind."""
+    parent = path.absolute().parent
+    if path.exists():
+        problem = None if os.access(path, os.W_OK) else "the file is not writable"
+    elif parent.exists() and not parent.is_dir():
+        problem = f"{parent} is not a directory"
+    elif not parent.is_dir():
+        problem = f"directory {parent} does not exist"
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        problem = f"directory {parent} is not writable"
+    else:
+        problem = None
+    if problem is not None:
+        fail(f"--preview {path}: cannot write it ({problem}); nothing was recorded")
+
+
 @click.command("digest")
 @click.option(
     "--kind",
@@ -51,7 +71,8 @@ def _read_content(path: Path) -> Any:
     "--preview",
     "preview_file",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the recorded issue's HTML to this file, to open in a browser.",
+    help="Also write the recorded issue's HTML to this file, to open in a browser (checked "
+    "writable before anything is recorded).",
 )
 @pass_state
 def digest(
@@ -66,6 +87,8 @@ def digest(
     In connector delivery mode the run also queues a newsletter.issue event for the platform;
     the platform transport never sends a test issue to readers. Needs an https base_url.
     """
+    if preview_file is not None:
+        _check_writable(preview_file)
     content = _read_content(content_file) if content_file is not None else None
     try:
         state.settings().require_https_links()  # the issue links to the site built from it

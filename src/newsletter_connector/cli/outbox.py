@@ -11,7 +11,7 @@ from .context import CliState, fail, pass_state, reports_errors
 
 @click.group("outbox")
 def outbox() -> None:
-    """The outbound event queue: status, failed batches, replay, metrics."""
+    """The outbound event queue: status, failed batches, replay, retry-now, metrics."""
 
 
 @outbox.command("status")
@@ -80,6 +80,19 @@ def outbox_replay(state: CliState, batch_id: str | None, replay_all: bool) -> No
                 fail(f"batch {batch_id} is {record.state}, not failed; only failed batches replay")
         count = uow.outbox.replay_failed(batch_id, at=service.context.clock())
     click.echo(f"replayed {count} batch(es); they go out on the next sync")
+
+
+@outbox.command("retry-now")
+@pass_state
+@reports_errors
+def outbox_retry_now(state: CliState) -> None:
+    """Send batches waiting for their next attempt on the next sync, keeping their attempts.
+
+    For when the platform is back before the retry ladder's next rung. Failed batches are not
+    touched (that is outbox replay).
+    """
+    count = state.service().admin.retry_outbox_now()
+    click.echo(f"{count} waiting batch(es) are due now; they go out on the next sync")
 
 
 @outbox.command("metrics")

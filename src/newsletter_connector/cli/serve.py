@@ -34,11 +34,14 @@ def serve(state: CliState, bind: str, workers: int, base_url: str | None, timeou
     """Serve the app under gunicorn (put a buffering reverse proxy in front: docs/security.md).
     Refuses to start without an https base_url, unless the development setting
     allow_insecure_http_links allows http."""
-    settings = state.settings(base_url=base_url)
+    sources = {"base_url": "--base-url"}
+    settings = state.settings(base_url=base_url, sources=sources)
     if settings.base_url is None and settings.allow_insecure_http_links:
-        settings = state.settings(base_url=f"http://{bind}")
+        sources = {"base_url": "--bind"}
+        settings = state.settings(base_url=f"http://{bind}", sources=sources)
     settings.require_https_links()
-    service = state.service(base_url=settings.base_url)
+    service = state.service(base_url=settings.base_url, sources=sources)
+    service.check_plugins()  # the workers would fail one by one, after gunicorn started
     settings = service.settings
     service.close()
     run(settings, bind=bind, workers=workers, timeout=timeout)
@@ -60,6 +63,7 @@ def quickstart(state: CliState, bind: str) -> None:
         overrides = {"base_url": f"http://{bind}", "allow_insecure_http_links": True}
     service = state.service(ready=False, **overrides)
     base_url = service.settings.require_https_links()
+    service.check_plugins()
     service.initialise()
     existing = [k for k in service.admin.list_api_keys() if k.active]
     click.echo(f"newsletter-connector {__version__} on {service.settings.database_url}")

@@ -50,6 +50,7 @@ def sync(
     base_url, unless the development setting allow_insecure_http_links allows http."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     service = state.service()
+    service.check_plugins(connection=True)
     runner = SyncRunner(
         service, deadline=request_deadline, lease_margin=timedelta(seconds=lease_margin)
     )

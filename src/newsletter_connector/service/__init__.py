@@ -12,8 +12,15 @@ from typing import Any
 
 import pluggy
 
-from ..errors import DbUnavailable
-from ..plugin_manager import build_plugin_manager, pick, storage_backends
+from ..errors import DbUnavailable, PluginNotFound
+from ..plugin_manager import (
+    build_plugin_manager,
+    issue_renderers,
+    outbound_transports,
+    pick,
+    pick_setting,
+    storage_backends,
+)
 from ..settings import Settings
 from ..storage import Storage
 from ..timeutil import utcnow
@@ -60,7 +67,9 @@ class NewsletterService:
         settings = settings or Settings.load()
         pm = plugin_manager or build_plugin_manager(plugins)
         if storage is None:
-            backend = pick("storage backend", storage_backends(pm), settings.storage_backend)
+            backend = pick_setting(
+                "storage backend", storage_backends(pm), settings, "storage_backend"
+            )
             storage = backend.factory(settings)
         return cls(ServiceContext(settings, storage, pm, clock))
 
@@ -74,6 +83,29 @@ class NewsletterService:
 
     def __repr__(self) -> str:
         return f"NewsletterService({self.context!r})"
+
+    def check_plugins(self, *, connection: bool = False) -> None:
+        """Fail at start-up rather than at first use when a named plugin is not installed: the
+        issue renderer of ``settings.issue_renderer`` and, with ``connection`` (the sync
+        runner), the outbound transport of the active platform connection. The storage
+        backend is checked by :meth:`build`.
+
+        :raises PluginNotFound: naming the setting and where its value came from (or the
+            connection), and the plugins that are available.
+        """
+        pm = self.context.plugins
+        pick_setting("issue renderer", issue_renderers(pm), self.settings, "issue_renderer")
+        if not connection:
+            return
+        record = self.admin.connection()
+        if record is not None:
+            try:
+                pick("outbound transport", outbound_transports(pm), record.transport)
+            except PluginNotFound as exc:
+                raise PluginNotFound(
+                    f"the platform connection: {exc.message} (install it, or choose another "
+                    "with `newsletter-connector connection set --transport`)"
+                ) from None
 
     def check_ready(self, *, tolerate_outage: bool = True) -> None:
         """Fail fast on an un-migrated database (``NotMigrated``); with ``tolerate_outage`` a

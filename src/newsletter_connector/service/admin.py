@@ -179,3 +179,12 @@ class AdminService:
         if connection is None:
             return False
         return digests_equal(presented, sha256_hex(connection.token))
+
+    # -- Outbox --------------------------------------------------------------------------
+
+    def retry_outbox_now(self) -> int:
+        """Make every batch waiting for its next attempt due now, keeping its attempt count
+        (the retry ladder continues from its rung); how many. Failed batches are left to
+        replay."""
+        with self.context.storage.transaction() as uow:
+            return uow.outbox.retry_waiting_now(now=self.context.clock())

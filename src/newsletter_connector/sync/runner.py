@@ -90,8 +90,11 @@ class SyncRunner:
         connection_recheck: float = CONNECTION_RECHECK_SECONDS,
     ) -> None:
         """:raises SettingsError: ``base_url`` is unset, or http while
-        ``allow_insecure_http_links`` is off (queued records carry links built from it)."""
+        ``allow_insecure_http_links`` is off (queued records carry links built from it), or
+        ``scheduled_digests`` is on without a content plugin.
+        :raises PluginNotFound: the issue renderer the settings name is not installed."""
         service.settings.require_https_links()
+        service.check_plugins()
         self.service = service
         self.deadline = deadline
         self.clock = clock or service.context.clock

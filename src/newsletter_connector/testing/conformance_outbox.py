@@ -224,6 +224,30 @@ class OutboxConformance:
             assert again.attempts == 1  # a fresh ladder
             assert uow.outbox.replay_failed(None, at=T0) == 2
 
+    def test_retry_waiting_now_moves_only_waiting_batches(self, storage: Any) -> None:
+        _enqueue(storage, 5)
+        waiting, failed, delivered, sending = _claim(storage, size=1, batches=4)
+        fresh = _freeze_and_claim(storage, size=1)
+        later = T0 + timedelta(hours=1)
+        with storage.transaction() as uow:
+            uow.outbox.release_claims([fresh.id], lease_until=fresh.lease_until)
+            uow.outbox.schedule_retry(waiting.id, error="HTTP 503", next_attempt_at=later)
+            uow.outbox.mark_failed(failed.id, error="gave up", at=T0)
+            uow.outbox.settle_delivered([delivered.id], at=T0)
+        now = T0 + timedelta(minutes=1)
+        with storage.transaction() as uow:
+            before = {b.id: uow.outbox.get_batch(b.id) for b in (failed, delivered, sending, fresh)}
+            assert uow.outbox.retry_waiting_now(now=now) == 1
+            assert uow.outbox.retry_waiting_now(now=now) == 0  # due now: no longer waiting
+            moved = uow.outbox.get_batch(waiting.id)
+            assert (moved.state, moved.attempts, moved.next_attempt_at) == ("pending", 1, now)
+            assert moved.last_error == "HTTP 503"
+            assert {b: uow.outbox.get_batch(b) for b in before} == before
+            claimed = uow.outbox.claim_batches(
+                now=now, lease_until=now + LEASE, batch_size=1, max_batches=5
+            )
+        assert {b.id: b.attempts for b in claimed} == {fresh.id: 1, waiting.id: 2}
+
     def test_erasure_empties_a_frozen_batch(self, storage: Any) -> None:
         _enqueue(storage, 2, key="gone")
         _enqueue(storage, 1, key="kept", start=5)

@@ -46,9 +46,12 @@ def create_app(
     :raises SettingsError: a setting is invalid, or ``base_url`` is not https while
         ``allow_insecure_http_links`` is off.
     :raises NotMigrated: the database has not been migrated.
+    :raises PluginNotFound: the storage backend or issue renderer a setting names is not
+        installed.
     """
     service = service or NewsletterService.build(settings, plugins=plugins)
     service.settings.require_https_links()  # fail now, naming the setting
+    service.check_plugins()
     service.check_ready()
     app = NewsletterApp(middleware=[NoStoreMiddleware()])
     app.service = service

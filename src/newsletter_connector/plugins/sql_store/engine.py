@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, Engine, create_engine, make_url
-from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, StaticPool
 
 from ...json_encoding import dumps_text
 from .stored_json import stored_json_loads
@@ -174,9 +174,19 @@ def idle_ping_seconds(engine: Engine) -> float:
     return _IDLE_PING_SECONDS.get(engine, IDLE_PING_SECONDS)
 
 
+def is_in_memory(url: URL) -> bool:
+    """Whether the SQLite ``url`` names an in-memory database rather than a file."""
+    return url.database in (None, "", ":memory:")
+
+
 def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
-    if url.database in (None, "", ":memory:"):
-        raise ValueError("an in-memory SQLite database cannot be shared; use a file path")
+    # Each pooled connection to ``:memory:`` would open a database of its own; StaticPool
+    # hands every caller the one connection, so they share it (tests, one-process tools).
+    if is_in_memory(url) and kwargs.get("poolclass") is not StaticPool:
+        raise ValueError(
+            "an in-memory SQLite database cannot be shared; use a file path "
+            "(or poolclass=StaticPool: one connection for every caller)"
+        )
     engine = create_engine(url, connect_args={"check_same_thread": False}, **kwargs)
 
     @event.listens_for(engine, "connect")

@@ -272,3 +272,16 @@ class SqlOutbox(SqlRepository):
             .values(state="pending", attempts=0, next_attempt_at=at, settled_at=None)
         )
         return int(result.rowcount)
+
+    def retry_waiting_now(self, *, now: datetime) -> int:
+        result = self.connection.execute(
+            update(outbox_batches)
+            .where(
+                _b.state == "pending",
+                _b.attempts > 0,
+                _b.next_attempt_at > now,
+                _b.lease_until.is_(None),
+            )
+            .values(next_attempt_at=now)
+        )
+        return int(result.rowcount)

@@ -15,7 +15,7 @@ from ...settings import Settings
 from ...storage import StorageBase
 from . import migrate
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
-from .engine import BEGIN_OPTION, DbTimeouts, make_engine
+from .engine import BEGIN_OPTION, DbTimeouts, is_in_memory, make_engine
 from .feedback import SqlFeedback
 from .issues import SqlIssues
 from .outbox import SqlOutbox
@@ -134,10 +134,16 @@ class SqlStorage(StorageBase):
                 yield self.unit_of_work_class(connection)
 
     def check_ready(self) -> None:
-        database, plain_path = self.engine.url.database, "uri" not in self.engine.url.query
-        if self.dialect == "sqlite" and plain_path and database and not Path(database).exists():
+        url = self.engine.url
+        database, plain_path = url.database, "uri" not in url.query
+        if (
+            self.dialect == "sqlite"
+            and plain_path
+            and not is_in_memory(url)
+            and not Path(str(database)).exists()
+        ):
             # Connecting would create the file, leaving an empty database behind (a ``file:``
-            # URI names no plain path, so it is left to SQLite).
+            # URI names no plain path, so it is left to SQLite; ``:memory:`` names no file).
             raise NotMigrated(
                 f"the database {database} does not exist; create it with "
                 "`newsletter-connector db upgrade`"

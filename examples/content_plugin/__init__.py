@@ -1,0 +1,1 @@
+"""An example issue content plugin (docs/issues.md, "A worked example")."""
