@@ -19,6 +19,9 @@ from typing import Any, Protocol
 
 from .storage_records import *  # noqa: F403  (the records are part of this contract)
 from .storage_records import (
+    AdminAuditRecord,
+    AdminSessionRecord,
+    AdminUserRecord,
     AnalyticsEventRecord,
     ApiKeyRecord,
     ClaimedBatch,
@@ -392,6 +395,70 @@ class RateLimitRepository(Protocol):
         another transaction is writing (a later prune takes it)."""
 
 
+class AdminUserRepository(Protocol):
+    """Users of the built-in admin login, by unique username."""
+
+    def add(self, *, username: str, password_hash: str, created_at: datetime) -> AdminUserRecord:
+        """Store a new user. Raises ``InvalidRequest`` (field ``username``) if it is taken."""
+
+    def get(self, username: str) -> AdminUserRecord | None:
+        """The user with this username, or ``None``."""
+
+    def list(self) -> list[AdminUserRecord]:
+        """Every user, oldest first."""
+
+    def count(self) -> int:
+        """How many users exist."""
+
+    def set_password_hash(self, username: str, password_hash: str) -> bool:
+        """Replace the user's password hash; whether the user exists."""
+
+    def delete(self, username: str) -> bool:
+        """Delete the user; whether it existed. Its sessions are left to the caller."""
+
+
+class AdminSessionRepository(Protocol):
+    """Signed-in admin sessions, by the SHA-256 hex digest of their cookie token."""
+
+    def add(self, record: AdminSessionRecord) -> None:
+        """Store a new session (its digest is new)."""
+
+    def get(self, token_digest: str) -> AdminSessionRecord | None:
+        """The session with this digest, or ``None``."""
+
+    def touch(self, token_digest: str, *, at: datetime) -> None:
+        """Set the session's ``last_seen_at``."""
+
+    def delete(self, token_digest: str) -> bool:
+        """Delete the session; whether it existed."""
+
+    def delete_for_user(self, username: str) -> int:
+        """Delete every session of ``username``; how many."""
+
+    def prune(self, *, seen_before: datetime, created_before: datetime) -> int:
+        """Delete sessions last seen before ``seen_before`` or created before
+        ``created_before``; how many."""
+
+
+class AdminAuditRepository(Protocol):
+    """The append-only record of admin acts, in ``id`` order."""
+
+    def add(
+        self,
+        *,
+        at: datetime,
+        actor: str,
+        action: str,
+        target: str | None,
+        client_hash: str | None,
+    ) -> int:
+        """Append one act; its id (greater than every earlier act's)."""
+
+    def latest(self, limit: int, *, before_id: int | None = None) -> list[AdminAuditRecord]:
+        """Up to ``limit`` acts, newest first, only those with ``id < before_id`` when given
+        (the keyset of the next page)."""
+
+
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""
 
@@ -433,6 +500,15 @@ class UnitOfWork(Protocol):
 
     @property
     def rate_limits(self) -> RateLimitRepository: ...
+
+    @property
+    def admin_users(self) -> AdminUserRepository: ...
+
+    @property
+    def admin_sessions(self) -> AdminSessionRepository: ...
+
+    @property
+    def admin_audit(self) -> AdminAuditRepository: ...
 
 
 class Storage(Protocol):

@@ -13,6 +13,9 @@ from .https_rule import without_credentials
 from .json_encoding import dumps_text, loads
 
 __all__ = [
+    "AdminAuditRecord",
+    "AdminSessionRecord",
+    "AdminUserRecord",
     "AnalyticsEventRecord",
     "ApiKeyRecord",
     "ClaimedBatch",
@@ -54,6 +57,44 @@ class ApiKeyRecord:
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+@dataclass(frozen=True)
+class AdminUserRecord:
+    """A user of the built-in admin login. ``password_hash`` is an argon2id hash (never the
+    password) and stays out of ``repr``."""
+
+    id: int
+    username: str
+    password_hash: str = field(repr=False)
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class AdminSessionRecord:
+    """A signed-in admin session. ``token_digest`` is the SHA-256 hex of the cookie's token
+    (the token itself is never stored); ``csrf_token`` guards its forms. Both stay out of
+    ``repr``."""
+
+    token_digest: str = field(repr=False)
+    username: str
+    csrf_token: str = field(repr=False)
+    created_at: datetime
+    last_seen_at: datetime
+
+
+@dataclass(frozen=True)
+class AdminAuditRecord:
+    """One admin act: who (``actor``), what (``action``, e.g. ``api_key.create``), on what
+    (``target``, e.g. a key's label; never a secret) and from where (``client_hash``, a keyed
+    hash of the client address, never the address)."""
+
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    target: str | None
+    client_hash: str | None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ..errors import InvalidRequest
+from .conformance_admin import AdminConformance
 from .conformance_analytics import AnalyticsConformance
 from .conformance_feedback import FeedbackConformance
 from .conformance_issue_order import IssueOrderConformance
@@ -39,6 +40,7 @@ class StorageConformance(
     AnalyticsConformance,
     RateLimitsConformance,
     FeedbackConformance,
+    AdminConformance,
 ):
     """Every repository's conformance tests; subclass it with a ``storage`` fixture."""
 

@@ -14,6 +14,7 @@ from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from ...storage import StorageBase
 from . import migrate
+from .admin import SqlAdminAudit, SqlAdminSessions, SqlAdminUsers
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .engine import BEGIN_OPTION, DbTimeouts, is_in_memory, make_engine
 from .feedback import SqlFeedback
@@ -83,6 +84,18 @@ class SqlUnitOfWork:
     @cached_property
     def rate_limits(self) -> SqlRateLimits:
         return SqlRateLimits(self.connection)
+
+    @cached_property
+    def admin_users(self) -> SqlAdminUsers:
+        return SqlAdminUsers(self.connection)
+
+    @cached_property
+    def admin_sessions(self) -> SqlAdminSessions:
+        return SqlAdminSessions(self.connection)
+
+    @cached_property
+    def admin_audit(self) -> SqlAdminAudit:
+        return SqlAdminAudit(self.connection)
 
 
 class SqlStorage(StorageBase):

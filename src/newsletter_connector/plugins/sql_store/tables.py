@@ -295,4 +295,38 @@ suppressions = Table(
     CheckConstraint(_in("kind", FEEDBACK_KINDS), name="kind"),
 )
 
+admin_users = Table(
+    "nc_admin_users",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("username", String(100), nullable=False, unique=True),
+    # argon2id, parameters included (rehashed on login when they change); never the password.
+    Column("password_hash", String(255), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+)
+
+admin_sessions = Table(
+    "nc_admin_sessions",
+    metadata,
+    # SHA-256 of the cookie's token: a database read never yields a usable session.
+    Column("token_digest", String(64), primary_key=True),
+    Column("username", String(100), nullable=False, index=True),
+    Column("csrf_token", String(64), nullable=False),
+    Column("created_at", DateTime, nullable=False, index=True),
+    Column("last_seen_at", DateTime, nullable=False, index=True),
+)
+
+admin_audit = Table(
+    "nc_admin_audit",
+    metadata,
+    # Append order: the latest acts are read by keyset on id.
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("at", DateTime, nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("action", String(64), nullable=False),
+    Column("target", String(200)),
+    # Keyed hash of the client address (as the rate limits key it), never the address.
+    Column("client_hash", String(64)),
+)
+
 ALL_TABLES = tuple(metadata.sorted_tables)

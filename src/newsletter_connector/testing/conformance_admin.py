@@ -1,0 +1,111 @@
+"""Conformance of the admin users, sessions and audit record (``uow.admin_*``)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from ..errors import InvalidRequest
+from ..storage import AdminSessionRecord
+
+T0 = datetime(2026, 1, 2, 3, 4, 5)
+
+
+def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSessionRecord:
+    return AdminSessionRecord(
+        token_digest=digest,
+        username=username,
+        csrf_token="c" * 43,
+        created_at=times.get("created_at", T0),
+        last_seen_at=times.get("last_seen_at", T0),
+    )
+
+
+class AdminConformance:
+    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+
+    def test_admin_users_are_unique_by_username(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            assert uow.admin_users.count() == 0
+            ada = uow.admin_users.add(username="ada", password_hash="$argon2id$a", created_at=T0)
+            uow.admin_users.add(username="bob", password_hash="$argon2id$b", created_at=T0)
+        with pytest.raises(InvalidRequest) as caught, storage.transaction() as uow:
+            uow.admin_users.add(username="ada", password_hash="x", created_at=T0)
+        assert caught.value.field == "username"
+        with storage.transaction(write=False) as uow:
+            assert uow.admin_users.get("ada") == ada
+            assert uow.admin_users.get("nobody") is None
+            assert [user.username for user in uow.admin_users.list()] == ["ada", "bob"]
+            assert uow.admin_users.count() == 2
+
+    def test_admin_password_hash_replaced_and_user_deleted(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            uow.admin_users.add(username="ada", password_hash="old", created_at=T0)
+        with storage.transaction() as uow:
+            assert uow.admin_users.set_password_hash("ada", "new") is True
+            assert uow.admin_users.set_password_hash("nobody", "new") is False
+        with storage.transaction() as uow:
+            assert uow.admin_users.get("ada").password_hash == "new"
+            assert uow.admin_users.delete("ada") is True
+            assert uow.admin_users.delete("ada") is False
+            assert uow.admin_users.get("ada") is None
+
+    def test_admin_sessions_stored_touched_and_deleted(self, storage: Any) -> None:
+        later = T0 + timedelta(minutes=5)
+        with storage.transaction() as uow:
+            uow.admin_sessions.add(_session("1" * 64))
+            uow.admin_sessions.add(_session("2" * 64))
+            uow.admin_sessions.add(_session("3" * 64, username="bob"))
+        with storage.transaction() as uow:
+            uow.admin_sessions.touch("1" * 64, at=later)
+        with storage.transaction() as uow:
+            assert uow.admin_sessions.get("1" * 64) == _session("1" * 64, last_seen_at=later)
+            assert uow.admin_sessions.get("f" * 64) is None
+            assert uow.admin_sessions.delete("2" * 64) is True
+            assert uow.admin_sessions.delete("2" * 64) is False
+            assert uow.admin_sessions.delete_for_user("ada") == 1
+            assert uow.admin_sessions.get("1" * 64) is None
+            assert uow.admin_sessions.get("3" * 64) is not None
+
+    def test_admin_sessions_pruned_by_idle_or_age(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            uow.admin_sessions.add(_session("1" * 64, last_seen_at=T0))
+            uow.admin_sessions.add(
+                _session("2" * 64, created_at=T0, last_seen_at=T0 + timedelta(hours=3))
+            )
+            uow.admin_sessions.add(
+                _session(
+                    "3" * 64,
+                    created_at=T0 + timedelta(hours=1),
+                    last_seen_at=T0 + timedelta(hours=3),
+                )
+            )
+        with storage.transaction() as uow:
+            pruned = uow.admin_sessions.prune(
+                seen_before=T0 + timedelta(hours=1), created_before=T0 + timedelta(minutes=30)
+            )
+            assert pruned == 2
+            assert uow.admin_sessions.get("3" * 64) is not None
+
+    def test_admin_audit_latest_newest_first_by_keyset(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            ids = [
+                uow.admin_audit.add(
+                    at=T0 + timedelta(seconds=n),
+                    actor="ada",
+                    action="api_key.create",
+                    target=f"key-{n}",
+                    client_hash=None if n else "h" * 64,
+                )
+                for n in range(5)
+            ]
+        assert ids == sorted(ids) and len(set(ids)) == 5
+        with storage.transaction(write=False) as uow:
+            first = uow.admin_audit.latest(2)
+            assert [act.target for act in first] == ["key-4", "key-3"]
+            rest = uow.admin_audit.latest(10, before_id=first[-1].id)
+            assert [act.target for act in rest] == ["key-2", "key-1", "key-0"]
+            assert rest[-1].client_hash == "h" * 64 and rest[-1].action == "api_key.create"
+            assert rest[-1].at == T0 and rest[-1].actor == "ada"
