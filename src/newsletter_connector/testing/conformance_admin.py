@@ -11,6 +11,8 @@ from ..errors import InvalidRequest
 from ..storage import AdminSessionRecord
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
+#: Stand-ins for argon2id hashes: the store keeps whatever string it is given.
+HASHES = ("$argon2id$a", "$argon2id$b", "old", "new")
 
 
 def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSessionRecord:
@@ -29,10 +31,10 @@ class AdminConformance:
     def test_admin_users_are_unique_by_username(self, storage: Any) -> None:
         with storage.transaction() as uow:
             assert uow.admin_users.count() == 0
-            ada = uow.admin_users.add(username="ada", password_hash="$argon2id$a", created_at=T0)
-            uow.admin_users.add(username="bob", password_hash="$argon2id$b", created_at=T0)
+            ada = uow.admin_users.add(username="ada", password_hash=HASHES[0], created_at=T0)
+            uow.admin_users.add(username="bob", password_hash=HASHES[1], created_at=T0)
         with pytest.raises(InvalidRequest) as caught, storage.transaction() as uow:
-            uow.admin_users.add(username="ada", password_hash="x", created_at=T0)
+            uow.admin_users.add(username="ada", password_hash=HASHES[1], created_at=T0)
         assert caught.value.field == "username"
         with storage.transaction(write=False) as uow:
             assert uow.admin_users.get("ada") == ada
@@ -42,12 +44,12 @@ class AdminConformance:
 
     def test_admin_password_hash_replaced_and_user_deleted(self, storage: Any) -> None:
         with storage.transaction() as uow:
-            uow.admin_users.add(username="ada", password_hash="old", created_at=T0)
+            uow.admin_users.add(username="ada", password_hash=HASHES[2], created_at=T0)
         with storage.transaction() as uow:
-            assert uow.admin_users.set_password_hash("ada", "new") is True
-            assert uow.admin_users.set_password_hash("nobody", "new") is False
+            assert uow.admin_users.set_password_hash("ada", HASHES[3]) is True
+            assert uow.admin_users.set_password_hash("nobody", HASHES[3]) is False
         with storage.transaction() as uow:
-            assert uow.admin_users.get("ada").password_hash == "new"
+            assert uow.admin_users.get("ada").password_hash == HASHES[3]
             assert uow.admin_users.delete("ada") is True
             assert uow.admin_users.delete("ada") is False
             assert uow.admin_users.get("ada") is None
