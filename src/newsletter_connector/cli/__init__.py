@@ -11,6 +11,7 @@ import click
 
 from .. import __version__
 from . import (
+    admin,
     connection,
     database,
     digest,
@@ -54,6 +55,7 @@ for _command in (
     sync.sync,
     outbox.outbox,
     digest.digest,
+    admin.admin,
 ):
     cli.add_command(_command)
 

@@ -25,6 +25,8 @@ from ..settings import Settings
 from ..storage import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
+from .admin_access import AdminAccessService
+from .admin_audit import AdminAuditService
 from .analytics import AnalyticsService
 from .context import ServiceContext
 from .feedback import FeedbackService
@@ -44,6 +46,8 @@ class NewsletterService:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self.admin = AdminService(context)
+        self.admin_audit = AdminAuditService(context)
+        self.admin_access = AdminAccessService(context, self.admin_audit)
         self.listsource = ListSourceService(context)
         self.issues = IssueService(context)
         self.subscribers = SubscriberService(context)

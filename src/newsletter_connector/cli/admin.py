@@ -1,0 +1,50 @@
+"""``newsletter-connector admin ...``: the built-in admin login's users."""
+
+from __future__ import annotations
+
+import click
+
+from ..timeutil import isoformat_z
+from .context import CliState, fail, pass_state, read_secret, reports_errors
+
+
+@click.group("admin")
+def admin() -> None:
+    """Users of the admin area's built-in login."""
+
+
+@admin.command("create-user")
+@click.argument("username")
+@pass_state
+@reports_errors
+def admin_create_user(state: CliState, username: str) -> None:
+    """Add a user; the password (at least 12 characters) is read from stdin when piped,
+    else prompted for twice, hidden."""
+    password = read_secret("Password")
+    user = state.service().admin_access.create_user(username, password)
+    click.echo(f"admin user {user.username!r} created")
+
+
+@admin.command("list-users")
+@pass_state
+@reports_errors
+def admin_list_users(state: CliState) -> None:
+    """List users (username, created); never their password hashes."""
+    users = state.service().admin_access.list_users()
+    if not users:
+        click.echo("no admin users")
+        return
+    for user in users:
+        click.echo(f"{user.username}\tcreated {isoformat_z(user.created_at)}")
+
+
+@admin.command("delete-user")
+@click.argument("username")
+@pass_state
+@reports_errors
+def admin_delete_user(state: CliState, username: str) -> None:
+    """Delete a user and sign out its sessions."""
+    if not username.strip():
+        fail("username is empty")
+    state.service().admin_access.delete_user(username)
+    click.echo(f"admin user {username!r} deleted")

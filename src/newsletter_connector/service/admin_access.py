@@ -1,0 +1,212 @@
+"""Who may use the admin area: the built-in login's users (argon2id password hashes), their
+server-side sessions, and the throttling of failed logins. The web pages and the CLI both go
+through this; it knows no HTTP.
+
+A session's cookie token is 32 random bytes (urlsafe); only its SHA-256 is stored. A session
+ends 2 hours after its last use or 12 hours after sign-in, whichever comes first. Failed logins
+count per username and per client (a keyed hash, never an address): 5 and 20 per 15 minutes.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cached_property
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from ..errors import InvalidRequest, NewsletterError, NotFound, Unauthorized
+from ..storage import AdminSessionRecord, AdminUserRecord, UnitOfWork
+from .admin_audit import AdminAuditService
+from .context import ServiceContext, sha256_hex
+
+MIN_PASSWORD_LENGTH = 12
+MAX_USERNAME_LENGTH = 100
+IDLE_TIMEOUT = timedelta(hours=2)
+ABSOLUTE_TIMEOUT = timedelta(hours=12)
+LOGIN_WINDOW = timedelta(minutes=15)
+MAX_FAILURES_PER_USER = 5
+MAX_FAILURES_PER_CLIENT = 20
+WRONG_CREDENTIALS = "wrong username or password"
+_USERNAME_PURPOSE = "admin-login-username"
+
+
+class LoginThrottled(NewsletterError):
+    """Too many failed logins for this username or client; ``retry_after`` in seconds."""
+
+    code = "rate_limited"
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many failed sign-ins; try again in {retry_after} seconds")
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """A session just signed in. ``token`` (the cookie value) exists only here."""
+
+    token: str = field(repr=False)
+    username: str
+    csrf_token: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class ActiveSession:
+    """A live session, found by its cookie token."""
+
+    username: str
+    csrf_token: str = field(repr=False)
+    token_digest: str = field(repr=False)
+
+
+class AdminAccessService:
+    """Admin users, sessions and login throttling; acts are audited through ``audit``."""
+
+    def __init__(self, context: ServiceContext, audit: AdminAuditService) -> None:
+        self.context = context
+        self.audit = audit
+        #: argon2id with the library's current parameters; a stored hash made with others is
+        #: replaced at the user's next sign-in.
+        self.hasher = PasswordHasher()
+
+    @cached_property
+    def _decoy_hash(self) -> str:
+        # Verified against when the username is unknown, so both cases cost one argon2 check.
+        return self.hasher.hash(secrets.token_urlsafe(16))
+
+    # -- Users ---------------------------------------------------------------------------
+
+    def create_user(self, username: str, password: str) -> AdminUserRecord:
+        """Add a user (:class:`InvalidRequest`: blank or too long a username, one taken, or a
+        password shorter than :data:`MIN_PASSWORD_LENGTH`)."""
+        username = username.strip()
+        if (
+            not username
+            or len(username) > MAX_USERNAME_LENGTH
+            or any(c.isspace() for c in username)
+        ):
+            raise InvalidRequest(
+                f"username must be 1-{MAX_USERNAME_LENGTH} characters without spaces",
+                field="username",
+            )
+        if len(password) < MIN_PASSWORD_LENGTH:
+            raise InvalidRequest(
+                f"password must be at least {MIN_PASSWORD_LENGTH} characters", field="password"
+            )
+        password_hash = self.hasher.hash(password)
+        with self.context.storage.transaction() as uow:
+            return uow.admin_users.add(
+                username=username, password_hash=password_hash, created_at=self.context.clock()
+            )
+
+    def list_users(self) -> list[AdminUserRecord]:
+        """Every admin user, oldest first."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.admin_users.list()
+
+    def delete_user(self, username: str) -> None:
+        """Delete a user and end its sessions (:class:`NotFound`: no such user)."""
+        with self.context.storage.transaction() as uow:
+            if not uow.admin_users.delete(username):
+                raise NotFound(f"no admin user {username!r}")
+            uow.admin_sessions.delete_for_user(username)
+
+    def has_users(self) -> bool:
+        """Whether any admin user exists (the built-in login is configured)."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.admin_users.count() > 0
+
+    # -- Sign-in -------------------------------------------------------------------------
+
+    def login(self, username: str, password: str, *, client_hash: str) -> NewSession:
+        """Sign in: a new session, audited as ``login``.
+
+        :raises LoginThrottled: too many recent failures for this username or client.
+        :raises Unauthorized: wrong username or password (the same message for both; the
+            failure is counted and audited as ``login.failed``).
+        """
+        now = self.context.clock()
+        keys = self._throttle_keys(username, client_hash)
+        with self.context.storage.transaction(write=False) as uow:
+            self._refuse_if_throttled(uow, keys, now)
+            user = uow.admin_users.get(username)
+        if not self._password_matches(user, password):
+            with self.context.storage.transaction() as uow:
+                for key in keys:
+                    uow.rate_limits.hit(key, now=now, expires_at=now + LOGIN_WINDOW)
+            self.audit.record(username[:200], "login.failed", None, client_hash=client_hash)
+            raise Unauthorized(WRONG_CREDENTIALS)
+        assert user is not None  # a match implies a user
+        session = NewSession(
+            token=secrets.token_urlsafe(32),
+            username=user.username,
+            csrf_token=secrets.token_urlsafe(32),
+        )
+        with self.context.storage.transaction() as uow:
+            if self.hasher.check_needs_rehash(user.password_hash):
+                uow.admin_users.set_password_hash(user.username, self.hasher.hash(password))
+            uow.rate_limits.clear(keys[0])
+            uow.admin_sessions.prune(
+                seen_before=now - IDLE_TIMEOUT, created_before=now - ABSOLUTE_TIMEOUT
+            )
+            uow.admin_sessions.add(
+                AdminSessionRecord(
+                    token_digest=sha256_hex(session.token),
+                    username=user.username,
+                    csrf_token=session.csrf_token,
+                    created_at=now,
+                    last_seen_at=now,
+                )
+            )
+        self.audit.record(user.username, "login", None, client_hash=client_hash)
+        return session
+
+    def session(self, token: str) -> ActiveSession | None:
+        """The live session of cookie ``token`` (its last use moved to now), or ``None``
+        when there is none, it expired (then it is deleted), or its user is gone."""
+        now = self.context.clock()
+        digest = sha256_hex(token)
+        with self.context.storage.transaction() as uow:
+            record = uow.admin_sessions.get(digest)
+            if record is None:
+                return None
+            expired = (
+                now - record.last_seen_at >= IDLE_TIMEOUT
+                or now - record.created_at >= ABSOLUTE_TIMEOUT
+            )
+            if expired or uow.admin_users.get(record.username) is None:
+                uow.admin_sessions.delete(digest)
+                return None
+            uow.admin_sessions.touch(digest, at=now)
+        return ActiveSession(
+            username=record.username, csrf_token=record.csrf_token, token_digest=digest
+        )
+
+    def logout(self, session: ActiveSession, *, client_hash: str | None) -> None:
+        """End ``session`` (its row deleted), audited as ``logout``."""
+        with self.context.storage.transaction() as uow:
+            uow.admin_sessions.delete(session.token_digest)
+        self.audit.record(session.username, "logout", None, client_hash=client_hash)
+
+    # -- Internals -----------------------------------------------------------------------
+
+    def _password_matches(self, user: AdminUserRecord | None, password: str) -> bool:
+        try:
+            matched = self.hasher.verify(user.password_hash if user else self._decoy_hash, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+        return bool(matched) and user is not None
+
+    def _throttle_keys(self, username: str, client_hash: str) -> tuple[str, str]:
+        user_key = self.context.keyed_hash(_USERNAME_PURPOSE, username)
+        return (f"admin-login-user:{user_key}", f"admin-login-client:{client_hash}")
+
+    def _refuse_if_throttled(self, uow: UnitOfWork, keys: tuple[str, str], now: datetime) -> None:
+        limits = (MAX_FAILURES_PER_USER, MAX_FAILURES_PER_CLIENT)
+        for key, limit in zip(keys, limits, strict=True):
+            count, expires_at = uow.rate_limits.peek(key, now=now)
+            if count >= limit and expires_at is not None:
+                raise LoginThrottled(max(1, math.ceil((expires_at - now).total_seconds())))
