@@ -17,7 +17,7 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.admin_access import LoginThrottled
 from newsletter_connector.service.context import sha256_hex
 
-PASSWORD = "correct horse battery"  # noqa: S105 - a test password
+PASSWORD = "correct horse battery"
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 CLIENT = "c" * 64
 
