@@ -45,3 +45,11 @@ class OutboundTransport:
     description: str
     factory: Callable[[Any, httpx.Client], Any]
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AdminUser:
+    """A host's signed-in admin, as the ``newsletter_admin_user`` hook reports it: ``name`` is
+    shown in the admin area and recorded as the actor of every act in the audit record."""
+
+    name: str

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .descriptors import IssueRenderer, OutboundTransport, StorageBackend
+    from .descriptors import AdminUser, IssueRenderer, OutboundTransport, StorageBackend
     from .settings import Settings
 
 PROJECT = "newsletter_connector"
@@ -60,4 +60,19 @@ def newsletter_issue_content(kind: str, date: str, settings: Settings) -> dict[s
     :return: ``briefing`` ({date, title, url}), ``on_this_day`` ([{year, text, url}]),
         ``puzzle_hint`` (string), ``topics`` ([{slug, label, summary, items: [{title, url,
         source}]}]) and optionally ``subject``; or ``None`` to let another plugin answer.
+    """
+
+
+@hookspec(firstresult=True)
+def newsletter_admin_user(environ: dict[str, Any]) -> AdminUser | None:
+    """Say who is signed in to the host as an admin: how a host lets its own admins into the
+    admin area (``{base_url}/admin``) with its own sign-in.
+
+    When any plugin implements this hook the built-in admin login is not used at all.
+
+    :param environ: the WSGI environ of the request (the host's session cookie, or whatever
+        its middleware put there, identifies the user).
+    :return: an :class:`~newsletter_connector.descriptors.AdminUser` for a signed-in host
+        admin; ``None`` otherwise, which the admin area answers with a redirect to setting
+        ``admin_login_url`` when set, else a 403 page asking to sign in to the site first.
     """

@@ -78,6 +78,12 @@ def has_issue_content(pm: pluggy.PluginManager) -> bool:
     return bool(pm.hook.newsletter_issue_content.get_hookimpls())
 
 
+def has_host_admin(pm: pluggy.PluginManager) -> bool:
+    """Whether an installed plugin implements ``newsletter_admin_user`` (the host signs its
+    admins in, and the built-in admin login is off)."""
+    return bool(pm.hook.newsletter_admin_user.get_hookimpls())
+
+
 def pick(kind: str, offered: Iterable[D], name: str) -> D:
     """The descriptor called ``name``.
 

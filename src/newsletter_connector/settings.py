@@ -89,6 +89,13 @@ class Settings(BaseModel):
         description="Key for keyed hashes (erasure evidence, CSRF). Generated and stored in the "
         "database on first init when not given.",
     )
+    admin_login_url: str | None = Field(
+        None,
+        description="Where the admin area sends a signed-out visitor when a host plugin "
+        "implements `newsletter_admin_user`: the host's sign-in page, absolute or relative to "
+        "the site (e.g. `/login?next=/newsletter/admin`). Unset: a 403 page asking to sign in "
+        "to the site first.",
+    )
     storage_backend: str = Field("sql", description="Name of the storage backend plugin.")
     issue_renderer: str = Field("html", description="Name of the issue renderer plugin.")
     template_dir: str | None = Field(

@@ -21,6 +21,8 @@ from . import (
     openapi,
     subscribers_api,
 )
+from .admin import add_routes as add_admin_pages
+from .admin.gate import HostSignInRequired
 from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
@@ -68,4 +70,6 @@ def create_app(
     openapi.add_routes(app, NEWSLETTER_API)
     export.add_routes(app, service, EXPORT)
     analytics_capture.add_routes(app, service)
+    admin = add_admin_pages(app, service)
+    app.add_error_handler(HostSignInRequired, admin.host_sign_in_required)
     return app

@@ -32,6 +32,15 @@ _TOKEN_RE = re.compile(r"^([0-9]{1,12})\.([0-9a-f]{64})$")
 Verdict = Literal["ok", "cross_site", "invalid"]
 
 
+def is_cross_site(req: falcon.Request, own_origin: str) -> bool:
+    """Whether ``req`` says it comes from another site: ``Sec-Fetch-Site: cross-site``, or an
+    ``Origin`` other than ``own_origin`` (lowercase ``scheme://host[:port]``; ``null`` aside)."""
+    if (req.get_header("Sec-Fetch-Site") or "").strip().lower() == "cross-site":
+        return True
+    origin = (req.get_header("Origin") or "").strip().lower()
+    return bool(origin) and origin != "null" and origin != own_origin
+
+
 class CsrfGuard:
     """Issues and checks form tokens for one app."""
 
@@ -83,10 +92,7 @@ class CsrfGuard:
         return "ok"
 
     def _cross_site(self, req: falcon.Request) -> bool:
-        if (req.get_header("Sec-Fetch-Site") or "").strip().lower() == "cross-site":
-            return True
-        origin = (req.get_header("Origin") or "").strip().lower()
-        return bool(origin) and origin != "null" and origin != self._origin
+        return is_cross_site(req, self._origin)
 
     @staticmethod
     def _cookie_nonce(req: falcon.Request) -> str | None:

@@ -1,0 +1,33 @@
+"""The admin area under ``{base_url}/admin``: one module per page, sharing :class:`AdminPages`
+(the gate deciding who may enter, the CSRF check, the renderer and the admin-act helper).
+
+While it is not configured (no admin user and no ``newsletter_admin_user`` host hook) every
+admin address answers the app's 404 for an unknown path. See docs/admin.md.
+"""
+
+from __future__ import annotations
+
+import falcon
+
+from ...service import NewsletterService
+from . import api_keys, home, login
+from .assets import AdminStylesheet
+from .base import AdminPages
+from .paths import API_KEYS, HOME, LOGIN, LOGOUT, ROOT, STYLESHEET
+
+__all__ = ["AdminPages", "add_routes"]
+
+
+def add_routes(
+    app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService
+) -> AdminPages:
+    """Mount the admin pages on ``app``."""
+    pages = AdminPages(service)
+    app.add_route(ROOT, home.HomePage(pages))
+    app.add_route(HOME, home.HomePage(pages))
+    app.add_route(LOGIN, login.LoginPage(pages))
+    app.add_route(LOGOUT, login.LogoutAction(pages))
+    app.add_route(API_KEYS, api_keys.ApiKeysPage(pages))
+    app.add_route(API_KEYS + "/{key_id}/revoke", api_keys.RevokePage(pages))
+    app.add_route(STYLESHEET, AdminStylesheet(pages))
+    return pages

@@ -1,0 +1,143 @@
+"""What every admin page shares: the gate, the CSRF check, the renderer, the flash message,
+and :meth:`AdminPages.act`, the shape of every admin act (CSRF check, the service call, an
+audit record, a flash message and a redirect: post/redirect/get).
+
+Pages parse the form and call the SAME service methods the CLI calls; every rule lives there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import falcon
+
+from ...errors import InvalidRequest
+from ...service import NewsletterService
+from ..pages.forms import FormData, read_form
+from .csrf import FIELD_NAME, AdminCsrf
+from .flash import Flash
+from .gate import Admin, AdminGate
+from .rendering import AdminRenderer
+
+#: Shown for a form sent without its valid token (or from another site): nothing was changed.
+REFUSED_FORM = (
+    "This form could not be accepted, so nothing was changed. Go back, reload the page and "
+    "send it again."
+)
+
+
+class AdminPages:
+    """The shared dependencies of the admin pages of one app."""
+
+    def __init__(self, service: NewsletterService) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.gate = AdminGate(service)
+        self.csrf = AdminCsrf(service.context)
+        self.flash = Flash(service.context, path=self.gate.cookie_path, secure=self.gate.secure)
+        self.renderer = AdminRenderer(service.settings.public_base_url, service.settings.site_name)
+
+    def url(self, path: str) -> str:
+        """The public address of ``path`` under ``base_url``."""
+        return self.settings.public_base_url + path
+
+    def show(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        admin: Admin,
+        template: str,
+        *,
+        status: str = falcon.HTTP_200,
+        **context: Any,
+    ) -> None:
+        """A page for a signed-in ``admin``: the layout's navigation, the pending flash
+        message and a CSRF token for its forms."""
+        self.renderer.render(
+            resp,
+            template,
+            status=status,
+            admin=admin,
+            csrf_token=self.csrf.token(admin),
+            flash=self.flash.take(req, resp),
+            **context,
+        )
+
+    def refuse(self, resp: falcon.Response, admin: Admin | None = None) -> None:
+        """403: a form without its valid token, or from another site."""
+        self.renderer.render(
+            resp,
+            "message.html",
+            status=falcon.HTTP_403,
+            admin=admin,
+            csrf_token=self.csrf.token(admin) if admin else "",
+            title="Form refused",
+            message=REFUSED_FORM,
+        )
+
+    def host_sign_in_required(
+        self, req: falcon.Request, resp: falcon.Response, ex: Exception, params: Any
+    ) -> None:
+        """403 for a signed-out visitor while the host signs admins in and names no login
+        page (error handler of :class:`~.gate.HostSignInRequired`)."""
+        self.renderer.render(
+            resp,
+            "message.html",
+            status=falcon.HTTP_403,
+            title="Sign in to the site first",
+            message="The newsletter admin area is for the site's admins: sign in to the site "
+            "first, then come back to this page.",
+            link_url=self.settings.effective_site_url,
+            link_text=f"Go to {self.settings.site_name}",
+        )
+
+    def read_checked_form(
+        self, req: falcon.Request, resp: falcon.Response, admin: Admin
+    ) -> FormData | None:
+        """The submitted form when its CSRF check passes; else answers 403 and gives None."""
+        form = read_form(req)
+        if self.csrf.check(req, admin, form.get(FIELD_NAME)) != "ok":
+            self.refuse(resp, admin)
+            return None
+        return form
+
+    def audit(self, req: falcon.Request, admin: Admin, action: str, target: str | None) -> None:
+        """Record ``admin``'s act (``target`` names what it touched: never a secret)."""
+        self.service.admin_audit.record(
+            admin.name, action, target, client_hash=self.gate.client_hash(req)
+        )
+
+    def act(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        admin: Admin,
+        *,
+        action: str,
+        perform: Callable[[FormData], str],
+        done: str,
+        redirect_to: str,
+        on_invalid: Callable[[FormData, InvalidRequest], None],
+    ) -> None:
+        """One admin act, post/redirect/get: check the form's CSRF token (403 otherwise), run
+        ``perform(form)`` (which returns the act's target, e.g. a key's label), audit it as
+        ``action``, flash ``done`` (``{target}`` filled in) and redirect (303) to the app path
+        ``redirect_to``. ``perform`` raising :class:`InvalidRequest` calls ``on_invalid``
+        instead (the form shown again with the error; nothing audited)."""
+        form = self.read_checked_form(req, resp, admin)
+        if form is None:
+            return
+        try:
+            target = perform(form)
+        except InvalidRequest as error:
+            on_invalid(form, error)
+            return
+        self.audit(req, admin, action, target)
+        self.flash.set(resp, done.format(target=target))
+        self.redirect(resp, redirect_to)
+
+    def redirect(self, resp: falcon.Response, path: str) -> None:
+        """303 to the app path ``path`` (keeping the cookies set on ``resp``)."""
+        resp.status = falcon.HTTP_303
+        resp.location = self.url(path)

@@ -1,0 +1,50 @@
+"""The admin pages' Jinja2 environment (the package's ``templates/``, autoescaped) and how a
+page is written: the reader pages' security headers (no caching, no framing, no scripts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+import jinja2
+
+from ..pages.rendering import SECURITY_HEADERS
+from .paths import API_KEYS, HOME, LOGOUT, STYLESHEET
+
+#: The navigation of the shared layout: (label, path). A new page adds itself here.
+NAVIGATION = (
+    ("Dashboard", HOME),
+    ("API keys", API_KEYS),
+)
+
+
+class AdminRenderer:
+    """Renders admin templates with the links every page uses."""
+
+    def __init__(self, base_url: str, site_name: str) -> None:
+        self.environment = jinja2.Environment(
+            loader=jinja2.PackageLoader(__package__, "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.environment.globals.update(
+            site_name=site_name,
+            stylesheet_url=base_url + STYLESHEET,
+            home_url=base_url + HOME,
+            logout_url=base_url + LOGOUT,
+            navigation=[(label, base_url + path) for label, path in NAVIGATION],
+        )
+
+    def render(
+        self, resp: falcon.Response, template: str, *, status: str = falcon.HTTP_200, **context: Any
+    ) -> None:
+        resp.status = status
+        resp.content_type = "text/html; charset=utf-8"
+        for name, value in SECURITY_HEADERS.items():
+            resp.set_header(name, value)
+        context.setdefault("admin", None)
+        context.setdefault("flash", None)
+        context.setdefault("current", None)
+        resp.text = self.environment.get_template(template).render(**context)
