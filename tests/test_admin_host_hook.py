@@ -16,7 +16,7 @@ from newsletter_connector.descriptors import AdminUser
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.web.app import create_app
 
-PASSWORD = "correct horse battery"  # noqa: S105 - a test password
+PASSWORD = "correct horse battery"
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 _TOKEN_RE = re.compile(r'name="csrf_token" value="([^"]*)"')
 
