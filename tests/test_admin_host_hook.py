@@ -16,6 +16,8 @@ from newsletter_connector.descriptors import AdminUser
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.web.app import create_app
 
+from .support.docblocks import run_block, settings_environment
+
 PASSWORD = "correct horse battery"
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 _TOKEN_RE = re.compile(r'name="csrf_token" value="([^"]*)"')
@@ -169,3 +171,23 @@ def test_host_admin_forms_need_a_token_signed_for_that_admin(
     assert cross.status_code == 403
     assert service.admin.list_api_keys() == []
     assert client.post(path, data={"label": "a", "csrf_token": mallorys}).status_code == 200
+
+
+def test_the_guides_flask_host_lets_its_admins_in(
+    newsletter_settings: Any, newsletter_storage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings_environment(monkeypatch, newsletter_settings)
+    client = run_block("admin-flask-host")["app"].test_client()
+    signed_out = client.get("/newsletter/admin")
+    assert signed_out.status_code == 303 and signed_out.headers["Location"] == "/login"
+    client.post("/login", data={"name": "Grace"})
+    home = client.get("/newsletter/admin")
+    assert home.status_code == 200 and "Signed in as <strong>Grace</strong>" in home.get_data(
+        as_text=True
+    )
+
+
+def test_the_plugin_guides_hook_reads_the_environ() -> None:
+    hook = run_block("plugin-admin-user")["newsletter_admin_user"]
+    assert hook({"example.admin_name": "Grace"}) == AdminUser(name="Grace")
+    assert hook({}) is None
