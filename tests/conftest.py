@@ -14,6 +14,7 @@ import pytest
 SYSTEM_TIER = frozenset(
     {
         "test_access_log.py",
+        "test_admin_browser.py",
         "test_bench_smoke.py",
         "test_chunked_bodies_server.py",
         "test_digest_cli.py",
