@@ -34,6 +34,12 @@ ADMIN_PATHS = (
     ("GET", "/admin/settings/api-keys/1/revoke"),
     ("POST", "/admin/settings/api-keys/1/revoke"),
     ("GET", "/admin/assets/admin.css"),
+    ("HEAD", "/admin"),
+    ("POST", "/admin"),
+    ("PUT", "/admin/login"),
+    ("DELETE", "/admin/settings/api-keys"),
+    ("GET", "/admin/logout"),
+    ("GET", "/admin/no-such-page"),
 )
 #: What a signed-out GET of an admin page gets: a redirect to the login page.
 GET_REDIRECT = 303

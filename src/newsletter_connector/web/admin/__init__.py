@@ -13,6 +13,7 @@ from ...service import NewsletterService
 from . import api_keys, home, login
 from .assets import AdminStylesheet
 from .base import AdminPages
+from .off import AdminOffMiddleware
 from .paths import API_KEYS, HOME, LOGIN, LOGOUT, ROOT, STYLESHEET
 
 __all__ = ["AdminPages", "add_routes"]
@@ -21,8 +22,10 @@ __all__ = ["AdminPages", "add_routes"]
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService
 ) -> AdminPages:
-    """Mount the admin pages on ``app``."""
+    """Mount the admin pages on ``app`` (and the middleware keeping them off until
+    configured)."""
     pages = AdminPages(service)
+    app.add_middleware(AdminOffMiddleware(pages.gate))
     app.add_route(ROOT, home.HomePage(pages))
     app.add_route(HOME, home.HomePage(pages))
     app.add_route(LOGIN, login.LoginPage(pages))

@@ -10,7 +10,8 @@ from .base import AdminPages
 
 
 class AdminStylesheet:
-    """The stylesheet; like every admin address, the unknown-path 404 while unconfigured."""
+    """The stylesheet (like every admin address, the unknown-path 404 while unconfigured:
+    :mod:`.off`)."""
 
     def __init__(self, pages: AdminPages) -> None:
         self._pages = pages
@@ -18,7 +19,6 @@ class AdminStylesheet:
         self._css = static.joinpath("admin.css").read_bytes()
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._pages.gate.require_configured()
         resp.content_type = "text/css; charset=utf-8"
         resp.set_header("Cache-Control", "public, max-age=3600")
         resp.set_header("X-Content-Type-Options", "nosniff")
