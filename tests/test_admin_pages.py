@@ -148,7 +148,8 @@ def test_login_sets_a_strict_http_only_secure_cookie_on_the_admin_path(
     home = _page(client, "/admin", cookie.value)
     assert home.status_code == 200
     assert "<h1>Dashboard</h1>" in home.text and "Signed in as ada" in text_of(home.text)
-    assert "/admin/settings/api-keys" in home.text
+    assert "<h2>Settings</h2>" in home.text
+    assert f'<li><a href="{BASE}/admin/settings/api-keys">API keys</a></li>' in home.text
     assert [act.action for act in service.admin_audit.latest(5)] == ["login"]
 
 

@@ -11,10 +11,11 @@ import jinja2
 from ..pages.rendering import SECURITY_HEADERS
 from .paths import API_KEYS, HOME, LOGOUT, STYLESHEET
 
-#: The navigation of the shared layout: (label, path). A new page adds itself here.
+#: The navigation of the shared layout: (section, label, path); the home page lists every
+#: page by section (``None``: the home page itself). A new page adds itself here.
 NAVIGATION = (
-    ("Dashboard", HOME),
-    ("API keys", API_KEYS),
+    (None, "Dashboard", HOME),
+    ("Settings", "API keys", API_KEYS),
 )
 
 
@@ -34,7 +35,7 @@ class AdminRenderer:
             stylesheet_url=base_url + STYLESHEET,
             home_url=base_url + HOME,
             logout_url=base_url + LOGOUT,
-            navigation=[(label, base_url + path) for label, path in NAVIGATION],
+            navigation=[(section, label, base_url + path) for section, label, path in NAVIGATION],
         )
 
     def render(
