@@ -41,8 +41,9 @@ def configuration_page() -> str:
         "setting (`unknown setting 'NEWSLETTER_DATABSE_URL' (in the environment); did you "
         "mean 'NEWSLETTER_DATABASE_URL'?`). The only other variables accepted are "
         + ", ".join(f"`{name}`" for name in sorted(OTHER_VARIABLES))
-        + ", which have uses of their own (the settings file, the test suite's database, "
-        "the standalone example's gunicorn bind address and workers).",
+        + ", which have uses of their own (the settings file, the test suite's database and "
+        "whether its browser tests rewrite the docs' screenshots, the standalone example's "
+        "gunicorn bind address and workers).",
         "",
         "`serve`, `sync` and `create_app` also check at start-up that the plugins the "
         "settings name are installed (`storage_backend`, `issue_renderer`; `sync` also the "
