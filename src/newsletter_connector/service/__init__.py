@@ -27,6 +27,7 @@ from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .analytics import AnalyticsService
 from .context import ServiceContext
+from .dashboard import DashboardService
 from .feedback import FeedbackService
 from .issues import IssueService
 from .listsource import ListSourceService
@@ -50,6 +51,7 @@ class NewsletterService:
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)
+        self.dashboard = DashboardService(context)
 
     @classmethod
     def build(
