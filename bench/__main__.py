@@ -38,6 +38,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "sync": (["--events", "100000"], ["--events", "5000"]),
     "export_walk": (["--size", "1000000"], ["--size", "50000"]),
     "rollups": (["--size", "1000000"], ["--size", "50000"]),
+    "dashboard": (["--count", "1000000"], ["--count", "20000"]),
 }
 
 

@@ -27,6 +27,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -55,7 +56,16 @@ def rss_mib() -> float:
         return int(statm.read().split()[1]) * PAGE_SIZE / 2**20
 
 
-def rows(count: int) -> Any:
+def _sqlite_value(value: Any) -> Any:
+    """How the SQL store writes a value to SQLite (timestamps as text, booleans as 0/1)."""
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ", timespec="microseconds")
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def rows(count: int) -> Iterator[tuple[Any, ...]]:
     start = datetime(2025, 1, 1)
     for i in range(count):
         created = start + timedelta(seconds=i)
@@ -66,28 +76,33 @@ def rows(count: int) -> Any:
         )  # fmt: skip
 
 
-def bulk_load(storage: SqlStorage, count: int) -> None:
-    """``count`` subscribers: ``COPY`` on PostgreSQL, one ``executemany`` per chunk on SQLite."""
+def bulk_load(
+    storage: SqlStorage,
+    count: int,
+    rows: Callable[[int], Iterator[tuple[Any, ...]]] = rows,
+    columns: tuple[str, ...] = COLUMNS,
+) -> None:
+    """``count`` subscribers from ``rows`` (values of ``columns``; the two timestamps after the
+    first nine): ``COPY`` on PostgreSQL, one ``executemany`` per chunk on SQLite."""
     raw = storage.engine.raw_connection()
     try:
         cursor = raw.cursor()
         if storage.engine.dialect.name == "postgresql":
             # A million-row COPY outlasts the request-sized statement bound on a busy machine.
             cursor.execute("SET LOCAL statement_timeout = 0")
-            sql = f"COPY nc_subscribers ({', '.join(COLUMNS)}) FROM STDIN"
+            sql = f"COPY nc_subscribers ({', '.join(columns)}) FROM STDIN"
             with cursor.copy(sql) as copy:
                 for row in rows(count):
                     copy.write_row(row)
         else:
             cursor.execute("BEGIN")
             sql = (
-                f"INSERT INTO nc_subscribers ({', '.join(COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(COLUMNS))})"
+                f"INSERT INTO nc_subscribers ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' * len(columns))})"
             )
             chunk: list[tuple[Any, ...]] = []
             for row in rows(count):
-                at = row[9].isoformat(sep=" ", timespec="microseconds")
-                chunk.append((*row[:2], int(row[2]), *row[3:9], at, at, *row[11:]))
+                chunk.append(tuple(_sqlite_value(value) for value in row))
                 if len(chunk) == CHUNK:
                     cursor.executemany(sql, chunk)
                     chunk.clear()

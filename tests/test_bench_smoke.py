@@ -95,6 +95,13 @@ def test_rollups_bench_runs() -> None:
     result_line(output, "rollups")
 
 
+def test_dashboard_bench_runs() -> None:
+    output = run_bench("bench.dashboard", "--count", "2000", "--repeat", "1", *db_args())
+    assert "overview(90):" in output
+    result_line(output, "dashboard30")
+    result_line(output, "dashboard90")
+
+
 def test_export_walk_bench_runs() -> None:
     output = run_bench("bench.export_walk", "--size", "3000", *db_args())
     for needle in ("walked 3000 events", "events/s", "ratio", "with the client's JSON decoding"):

@@ -9,7 +9,7 @@ work and a subscriber change commits (or rolls back) with the outbox event it ca
 from __future__ import annotations
 
 from dataclasses import asdict
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
@@ -17,7 +17,14 @@ from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from newsletter_connector.plugins.sql_store import CommitHorizon
-from newsletter_connector.storage import EmailPrefs, SubscriberData, SubscriberRecord, TokenKind
+from newsletter_connector.plugins.sql_store.day_counts import changes_per_day
+from newsletter_connector.storage import (
+    EmailPrefs,
+    SubscriberData,
+    SubscriberDay,
+    SubscriberRecord,
+    TokenKind,
+)
 
 from .host_db import host_users
 
@@ -141,6 +148,16 @@ class HostSubscribers:
         if status is not None:
             query = query.where(host_users.c.newsletter_status == status)
         return int(self.connection.scalar(query) or 0)
+
+    def changes_per_day(self, *, first: date, last: date) -> list[SubscriberDay]:
+        return changes_per_day(
+            self.connection,
+            created=host_users.c.created_at,
+            unsubscribed=host_users.c.unsubscribed_at,
+            bounced=host_users.c.bounced_at,
+            first=first,
+            last=last,
+        )
 
     def mark_announced(self, subscriber_id: int, *, at: datetime, unless_since: datetime) -> bool:
         last = func.coalesce(host_users.c.newsletter_announced_at, host_users.c.created_at)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from .storage_records import *  # noqa: F403  (the records are part of this contract)
@@ -38,6 +38,7 @@ from .storage_records import (
     OutboxBatchRecord,
     OutboxStatus,
     SubscriberData,
+    SubscriberDay,
     SubscriberRecord,
     SuppressionRecord,
     TokenKind,
@@ -243,6 +244,11 @@ class SubscriberRepository(Protocol):
 
     def count(self, *, status: str | None = None) -> int:
         """How many subscribers there are (only those with ``status`` when given)."""
+
+    def changes_per_day(self, *, first: date, last: date) -> list[SubscriberDay]:
+        """The UTC days from ``first`` to ``last`` (inclusive) on which any subscriber was
+        added, unsubscribed or bounced, in day order, with how many of each (days without any
+        are left out). Set-based: one grouped index range read per timestamp."""
 
     def mark_announced(self, subscriber_id: int, *, at: datetime, unless_since: datetime) -> bool:
         """Record that the signup is announced again at ``at``, unless its last announcement

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from functools import cached_property
 from typing import Any, Literal
 
@@ -34,6 +34,7 @@ __all__ = [
     "OutboxEvent",
     "OutboxStatus",
     "SubscriberData",
+    "SubscriberDay",
     "SubscriberRecord",
     "SuppressionRecord",
     "TokenKind",
@@ -206,6 +207,17 @@ class SubscriberRecord(SubscriberData):
 
 
 @dataclass(frozen=True)
+class SubscriberDay:
+    """One UTC day's subscriber changes: addresses added (``created_at``), unsubscribed and
+    bounced that day (by the timestamp each status change stamped)."""
+
+    day: date
+    signups: int
+    unsubscribes: int
+    bounces: int
+
+
+@dataclass(frozen=True)
 class DeletionRecord:
     """Evidence of an erasure: a keyed hash of the address (never the address), the status
     before (``None``: the address had no subscriber), how many of its outbox events were still
@@ -357,6 +369,10 @@ class OutboxStatus:
     failed_events: int
     oldest_pending_at: datetime | None
     last_error: str | None
+    #: Pending batches that failed at least once and wait for their next attempt.
+    waiting_retry: int = 0
+    #: When the most recent delivered batch was accepted.
+    last_delivered_at: datetime | None = None
 
 
 @dataclass(frozen=True)

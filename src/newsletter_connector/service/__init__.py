@@ -29,6 +29,7 @@ from .admin_access import AdminAccessService
 from .admin_audit import AdminAuditService
 from .analytics import AnalyticsService
 from .context import ServiceContext
+from .dashboard import DashboardService
 from .feedback import FeedbackService
 from .issues import IssueService
 from .listsource import ListSourceService
@@ -54,6 +55,7 @@ class NewsletterService:
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)
+        self.dashboard = DashboardService(context)
 
     @classmethod
     def build(

@@ -205,6 +205,24 @@ class OutboxConformance:
         assert (status.unbatched, status.undelivered_events) == (2, 2)
         assert status.oldest_pending_at == T0 + timedelta(seconds=1)
 
+    def test_status_counts_batches_waiting_to_retry_and_the_last_delivery(
+        self, storage: Any
+    ) -> None:
+        with storage.transaction(write=False) as uow:
+            empty = uow.outbox.status()
+        assert (empty.waiting_retry, empty.last_delivered_at) == (0, None)
+        _enqueue(storage, 4)
+        waiting, failed, first, second = _claim(storage, size=1, batches=4)
+        later = T0 + timedelta(hours=1)
+        with storage.transaction() as uow:
+            uow.outbox.schedule_retry(waiting.id, error="HTTP 503", next_attempt_at=later)
+            uow.outbox.mark_failed(failed.id, error="gave up", at=T0)
+            uow.outbox.settle_delivered([second.id], at=T0 + timedelta(minutes=5))
+            uow.outbox.settle_delivered([first.id], at=T0 + timedelta(minutes=2))
+            status = uow.outbox.status()
+        assert status.waiting_retry == 1
+        assert status.last_delivered_at == T0 + timedelta(minutes=5)
+
     def test_failed_listing_pages_by_id_and_replay(self, storage: Any) -> None:
         _enqueue(storage, 3)
         ids = sorted(batch.id for batch in _claim(storage, size=1, batches=3))

@@ -7,7 +7,7 @@ import threading
 import time
 import uuid
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -286,6 +286,41 @@ class SubscribersConformance:
             assert uow.subscribers.count() == 5
             assert uow.subscribers.count(status="confirmed") == 2
             assert uow.subscribers.count(status="bounced") == 1
+
+    def test_changes_per_day_counts_each_stamp_on_its_utc_day(self, storage: Any) -> None:
+        day = datetime(2026, 3, 1)
+        rows = [
+            ("a@example.org", day, None, None),
+            ("b@example.org", day + timedelta(hours=23, minutes=59), day + timedelta(days=2), None),
+            ("c@example.org", day + timedelta(days=1), None, day + timedelta(days=2, hours=1)),
+            ("before@example.org", day - timedelta(microseconds=1), None, None),
+            ("after@example.org", day + timedelta(days=3), day + timedelta(days=3), None),
+        ]
+        for email, created, unsubscribed, bounced in rows:
+            status = "bounced" if bounced else "unsubscribed" if unsubscribed else "confirmed"
+            data = make_subscriber_data(
+                email,
+                created_at=created,
+                updated_at=created,
+                status=status,
+                unsubscribed_at=unsubscribed,
+                bounced_at=bounced,
+            )
+            assert storage.add_subscriber(data, []) is not None
+        with storage.transaction(write=False) as uow:
+            days = uow.subscribers.changes_per_day(
+                first=day.date(), last=(day + timedelta(days=2)).date()
+            )
+        assert [(d.day, d.signups, d.unsubscribes, d.bounces) for d in days] == [
+            (day.date(), 2, 0, 0),
+            ((day + timedelta(days=1)).date(), 1, 0, 0),
+            ((day + timedelta(days=2)).date(), 0, 1, 1),
+        ]
+        with storage.transaction(write=False) as uow:
+            assert (
+                uow.subscribers.changes_per_day(first=date(2025, 1, 1), last=date(2025, 1, 31))
+                == []
+            )
 
 
 def new_event(n: int, key: str | None) -> NewEvent:

@@ -220,6 +220,14 @@ class SqlOutbox(SqlRepository):
             .order_by(func.coalesce(_b.settled_at, _b.next_attempt_at).desc())
             .limit(1)
         )
+        waiting_retry, last_delivered_at = self.connection.execute(
+            select(
+                select(func.count())
+                .where(_b.state == "pending", _b.attempts > 0)
+                .scalar_subquery(),
+                select(func.max(_b.settled_at)).where(_b.state == "delivered").scalar_subquery(),
+            )
+        ).one()
         return OutboxStatus(
             batches=counts,
             unbatched=int(queued_count),
@@ -227,6 +235,8 @@ class SqlOutbox(SqlRepository):
             failed_events=by_state["failed"][0],
             oldest_pending_at=min(oldest) if oldest else None,
             last_error=last_error,
+            waiting_retry=int(waiting_retry),
+            last_delivered_at=last_delivered_at,
         )
 
     def _records(self, *conditions: Any, limit: int) -> list[OutboxBatchRecord]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -20,10 +20,12 @@ from ...storage import (
     DeletionRecord,
     EmailPrefs,
     SubscriberData,
+    SubscriberDay,
     SubscriberRecord,
     TokenKind,
 )
 from .commit_horizon import CommitHorizon
+from .day_counts import changes_per_day
 from .record_builders import inserted_record, record_builder, record_of
 from .repository import SqlRepository
 from .tables import contact_messages, deletions, subscribers, suppressions
@@ -202,6 +204,16 @@ class SqlSubscribers(SqlRepository):
         if status is not None:
             query = query.where(subscribers.c.status == status)  # the (status, id) index
         return int(self.connection.scalar(query) or 0)
+
+    def changes_per_day(self, *, first: date, last: date) -> list[SubscriberDay]:
+        return changes_per_day(
+            self.connection,
+            created=subscribers.c.created_at,
+            unsubscribed=subscribers.c.unsubscribed_at,
+            bounced=subscribers.c.bounced_at,
+            first=first,
+            last=last,
+        )
 
     def mark_announced(self, subscriber_id: int, *, at: datetime, unless_since: datetime) -> bool:
         last = func.coalesce(subscribers.c.announced_at, subscribers.c.created_at)

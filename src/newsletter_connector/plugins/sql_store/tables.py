@@ -89,6 +89,10 @@ subscribers = Table(
     CheckConstraint(_in("pref_on_this_day", CADENCES), name="pref_on_this_day"),
     CheckConstraint(_in("pref_local", CADENCES), name="pref_local"),
     Index(None, "status", "id"),
+    # Changes per day (the admin dashboard) read each stamp's range.
+    Index(None, "created_at"),
+    Index(None, "unsubscribed_at"),
+    Index(None, "bounced_at"),
 )
 
 deletions = Table(

@@ -1,0 +1,65 @@
+"""Admin charts: inline SVG that runs nothing, named and described for assistive technology,
+in colours that keep their contrast."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from xml.etree import ElementTree
+
+import pytest
+
+from newsletter_connector.web.charts import SERIES_COLOURS, daily_bars
+
+DAYS = [date(2026, 11, 1) + timedelta(days=n) for n in range(30)]
+
+
+def _chart(**series: list[int]) -> ElementTree.Element:
+    svg = daily_bars(
+        title="Signups per day",
+        description="Signups per day over 30 days; the table below lists them.",
+        days=DAYS,
+        series=series or {"signups": list(range(30))},
+    )
+    return ElementTree.fromstring(svg)
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def test_the_chart_is_an_image_named_and_described_by_its_own_elements() -> None:
+    root = _chart()
+    assert _local(root.tag) == "svg"
+    assert root.get("role") == "img"
+    title_id, desc_id = root.get("aria-labelledby", "").split()
+    texts = {element.get("id"): element.text for element in root.iter()}
+    assert texts[title_id] == "Signups per day"
+    assert texts[desc_id] == "Signups per day over 30 days; the table below lists them."
+
+
+def test_the_chart_runs_nothing() -> None:
+    root = _chart()
+    assert not [e for e in root.iter() if _local(e.tag) == "script"]
+    assert not [name for e in root.iter() for name in e.attrib if name.lower().startswith("on")]
+
+
+def test_each_series_draws_one_bar_per_day() -> None:
+    root = _chart(signups=[1] * 30, unsubscribes=[2] * 30)
+    bars = [e for e in root.iter() if _local(e.tag) == "rect" and "rect" in e.get("class", "")]
+    assert len(bars) == 60
+
+
+def test_a_series_of_the_wrong_length_is_refused() -> None:
+    with pytest.raises(ValueError, match="'signups' has 29 values for 30 days"):
+        daily_bars(title="t", description="d", days=DAYS, series={"signups": [1] * 29})
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+@pytest.mark.parametrize("colour", SERIES_COLOURS)
+def test_series_colours_keep_4_5_to_1_against_white(colour: str) -> None:
+    assert (1.05) / (_luminance(colour) + 0.05) >= 4.5
