@@ -1,4 +1,5 @@
-"""The reader pages' templates and stylesheet ship in the wheel (package data)."""
+"""Every file of the package that is not Python (templates, stylesheets, scripts, migration
+template) ships in the wheel as package data."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ROOT / "src" / "newsletter_connector" / "web" / "pages"
 
 
-def test_wheel_contains_every_template_and_the_stylesheet(tmp_path: Path) -> None:
+def test_wheel_contains_every_file_that_is_not_python(tmp_path: Path) -> None:
     source = tmp_path / "source"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -29,9 +29,15 @@ def test_wheel_contains_every_template_and_the_stylesheet(tmp_path: Path) -> Non
     )
     [wheel] = (tmp_path / "dist").glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
+    package = ROOT / "src" / "newsletter_connector"
     expected = {
-        f"newsletter_connector/web/pages/templates/{path.name}"
-        for path in (PAGES / "templates").glob("*.html")
-    } | {"newsletter_connector/web/pages/static/reader.css"}
-    assert len(expected) > 10
+        f"newsletter_connector/{path.relative_to(package).as_posix()}"
+        for path in package.rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+    }
+    assert {
+        "newsletter_connector/web/pages/static/reader.css",
+        "newsletter_connector/web/admin/templates/layout.html",
+        "newsletter_connector/web/admin/static/admin.css",
+    } <= expected
     assert expected <= names, sorted(expected - names)
