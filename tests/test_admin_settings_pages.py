@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
 from newsletter_connector.service import NewsletterService
+from newsletter_connector.service.admin import ListSourceStatus
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
@@ -447,3 +448,45 @@ def test_the_new_forms_without_their_token_change_nothing(
     assert service.admin.connection().platform_base == receiver.base
     assert receiver.received == []
     assert [action for action, _ in _acts(service)] == ["login"]
+
+
+def test_credentials_stored_without_the_user_name_show_as_not_recorded(
+    client: Any, service: Any, session: str
+) -> None:
+    service.admin.set_listsource_credentials("platform", LIST_KEY)
+    with service.storage.transaction() as uow:
+        stored = uow.settings.get("listsource_credentials")
+        del stored["user"]
+        uow.settings.put("listsource_credentials", stored, at=T0)
+    assert service.admin.listsource_status() == ListSourceStatus(enabled=True, user=None)
+    assert (
+        "On, for user <strong>(name not recorded)</strong>" in _page(client, SETTINGS, session).text
+    )
+    assert service.admin.verify_listsource_credentials("platform", LIST_KEY) is True
+
+
+def test_turning_off_an_off_list_source_says_so(client: Any, service: Any, session: str) -> None:
+    off = _followed(client, _act(client, "/admin/settings/list-source/off", session, {}), session)
+    assert "List-source surface already off." in off.text
+    assert _acts(service)[0] == ("listsource.disable", "already off")
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        ("http://{host}", "not tested: http://{host}/v1/events is not https"),
+        ("https://u:secretpass@{host}", "not tested: the address https://{host}/v1/events carries"),
+    ],
+    ids=["http", "credentials"],
+)
+def test_an_address_the_runner_would_not_use_is_not_tested(
+    service: Any, receiver: TlsReceiver, stored: str, expected: str
+) -> None:
+    host = receiver.base.removeprefix("https://")
+    with service.storage.transaction() as uow:
+        uow.connections.replace(
+            platform_base=stored.format(host=host), transport="events", token=TOKEN, at=T0
+        )
+    check = service.admin.test_connection()
+    assert not check.reachable and check.message.startswith(expected.format(host=host))
+    assert "secretpass" not in check.message and receiver.received == []

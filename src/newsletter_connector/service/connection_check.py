@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from ..https_rule import without_credentials
+from ..https_rule import carries_credentials, scheme_allowed, without_credentials
 from ..plugins.events_transport import EVENTS_PATH
 from ..settings import Settings
 from ..storage import ConnectionRecord
@@ -44,6 +44,16 @@ def check_connection(
         )
     url = connection.platform_base + EVENTS_PATH
     shown = without_credentials(url)
+    # The runner pushes nothing to such an address (stored before the rules held), so
+    # "reachable" would mislead.
+    if not scheme_allowed(url, allow_http=settings.allow_insecure_http_delivery):
+        return ConnectionCheck(False, f"not tested: {shown} is not https; nothing is pushed")
+    if carries_credentials(url):
+        return ConnectionCheck(
+            False,
+            f"not tested: the address {shown} carries credentials, so nothing is pushed; "
+            "set the connection again without them",
+        )
     try:
         with build_http_client(settings, deadline=deadline) as client:
             response = client.post(url, content=b"[]", headers=bearer_headers(connection.token))
