@@ -181,14 +181,14 @@ def test_read_commands_on_a_missing_sqlite_file_leave_no_file(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_listsource_show_says_on_or_off_and_never_the_credentials(run: Any) -> None:
+def test_listsource_show_says_on_or_off_with_the_user_and_never_the_key(run: Any) -> None:
     off = run("listsource", "show")
     assert off.exit_code == 0
     assert off.stdout.startswith("list-source surface disabled")
     run("listsource", "set-credentials", "--user", "platform-user", input="a-long-list-key\n")
     on = run("listsource", "show")
     assert on.stdout.startswith("list-source surface enabled;")
-    assert "platform-user" not in on.stdout and "a-long-list-key" not in on.stdout
+    assert "user 'platform-user'" in on.stdout and "a-long-list-key" not in on.stdout
     run("listsource", "disable")
     assert run("listsource", "show").stdout.startswith("list-source surface disabled")
 

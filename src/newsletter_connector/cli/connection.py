@@ -6,7 +6,7 @@ import click
 
 from ..https_rule import without_credentials
 from ..timeutil import isoformat_z
-from .context import CliState, pass_state, read_secret, reports_errors
+from .context import CliState, fail, pass_state, read_secret, reports_errors
 
 
 @click.group("connection")
@@ -51,3 +51,16 @@ def connection_disable(state: CliState) -> None:
     """Disable the connection: nothing is pushed, export endpoints answer 404."""
     was_on = state.service().admin.disable_connection()
     click.echo("connection disabled" if was_on else "no connection was configured")
+
+
+@connection.command("test")
+@pass_state
+@reports_errors
+def connection_test(state: CliState) -> None:
+    """Ask the platform whether it accepts the connection: for the events transport, POST an
+    empty batch to {platform_base}/v1/events with the token (15 s at most). Exit status 1 when
+    it is not reachable or the transport cannot be tested."""
+    check = state.service().admin.test_connection()
+    if not check.reachable:
+        fail(check.message)
+    click.echo(check.message)

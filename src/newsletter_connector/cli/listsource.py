@@ -36,12 +36,14 @@ def listsource_disable(state: CliState) -> None:
 @pass_state
 @reports_errors
 def listsource_show(state: CliState) -> None:
-    """Say whether the surface is on. Only digests of the user and key are stored, so neither
-    can be shown; set-credentials replaces both."""
-    if state.service().admin.listsource_enabled():
+    """Say whether the surface is on, and for which user. Only a digest of the key is
+    stored, so it cannot be shown; set-credentials replaces it."""
+    status = state.service().admin.listsource_status()
+    if status.enabled:
+        user = repr(status.user) if status.user is not None else "(name not recorded)"
         click.echo(
-            "list-source surface enabled; user and key are stored as SHA-256 digests only "
-            "(they cannot be shown: set-credentials replaces them)"
+            f"list-source surface enabled; user {user}; the key is stored as a SHA-256 digest "
+            "only (it cannot be shown: set-credentials replaces it)"
         )
     else:
         click.echo("list-source surface disabled (turn it on with set-credentials)")

@@ -20,8 +20,7 @@ def outbox() -> None:
 def outbox_status(state: CliState) -> None:
     """Counts by state, age of the oldest pending event, last error."""
     service = state.service()
-    with service.storage.transaction(write=False) as uow:
-        status = uow.outbox.status()
+    status = service.admin.outbox_status()
     now = service.context.clock()
     click.echo(f"queued (not yet batched): {status.unbatched} event(s)")
     for name in ("pending", "sending", "delivered", "failed"):
@@ -70,15 +69,7 @@ def outbox_replay(state: CliState, batch_id: str | None, replay_all: bool) -> No
     """
     if bool(batch_id) == replay_all:
         fail("give exactly one of BATCH_ID or --all")
-    service = state.service()
-    with service.storage.transaction() as uow:
-        if batch_id is not None:
-            record = uow.outbox.get_batch(batch_id)
-            if record is None:
-                fail(f"no batch with id {batch_id!r}")
-            elif record.state != "failed":
-                fail(f"batch {batch_id} is {record.state}, not failed; only failed batches replay")
-        count = uow.outbox.replay_failed(batch_id, at=service.context.clock())
+    count = state.service().admin.replay_failed_batches(batch_id)
     click.echo(f"replayed {count} batch(es); they go out on the next sync")
 
 

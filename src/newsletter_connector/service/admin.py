@@ -1,6 +1,6 @@
-"""The admin area as a Python API (the CLI is a thin edge over it): API keys and list-source
-credentials are stored as SHA-256 digests only; the connection token is stored, as every push
-sends it.
+"""The admin area as a Python API (the CLI and the admin pages are thin edges over it): API
+keys and the list-source key are stored as SHA-256 digests only (the list-source user name is
+kept too, to be shown); the connection token is stored, as every push sends it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 from ..errors import InvalidRequest, Unauthorized
 from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
 from ..plugin_manager import outbound_transports, pick
-from ..storage import ApiKeyRecord, ConnectionRecord
+from ..storage import ApiKeyRecord, ConnectionRecord, OutboxStatus
+from .connection_check import ConnectionCheck, check_connection
 from .context import ServiceContext, digests_equal, sha256_hex
 
 API_KEY_PREFIX = "nlk_"
@@ -29,6 +30,15 @@ class IssuedKey:
 
     def __repr__(self) -> str:
         return f"IssuedKey(record={self.record!r}, key=<hidden>)"
+
+
+@dataclass(frozen=True)
+class ListSourceStatus:
+    """Whether the list-source surface is on, and for which user (``None`` when off, or when
+    the credentials were stored before the user name was kept)."""
+
+    enabled: bool
+    user: str | None
 
 
 class AdminService:
@@ -97,7 +107,7 @@ class AdminService:
         with self.context.storage.transaction() as uow:
             uow.settings.put(
                 LISTSOURCE_CREDENTIALS,
-                {"user_sha256": sha256_hex(user), "key_sha256": sha256_hex(key)},
+                {"user": user, "user_sha256": sha256_hex(user), "key_sha256": sha256_hex(key)},
                 at=self.context.clock(),
             )
 
@@ -110,6 +120,14 @@ class AdminService:
         """Whether both list-source credentials are set."""
         with self.context.storage.transaction(write=False) as uow:
             return uow.settings.get(LISTSOURCE_CREDENTIALS) is not None
+
+    def listsource_status(self) -> ListSourceStatus:
+        """On or off, with the user name (never the key, of which only a digest exists)."""
+        with self.context.storage.transaction(write=False) as uow:
+            stored = uow.settings.get(LISTSOURCE_CREDENTIALS)
+        if stored is None:
+            return ListSourceStatus(enabled=False, user=None)
+        return ListSourceStatus(enabled=True, user=stored.get("user"))
 
     def verify_listsource_credentials(self, user: str, key: str) -> bool | None:
         """``None`` while the surface is off, else whether user and key both match (both
@@ -132,7 +150,14 @@ class AdminService:
         :raises PluginNotFound: no installed plugin offers ``transport``.
         """
         platform_base = with_lowercase_scheme(platform_base.strip().rstrip("/"))
-        parts = urlsplit(platform_base)
+        try:
+            parts = urlsplit(platform_base)
+            parts.port  # noqa: B018 - a malformed port raises here, not at the first push
+            carries = carries_credentials(platform_base)
+        except ValueError:
+            raise InvalidRequest(
+                "platform_base is not a valid URL", field="platform_base"
+            ) from None
         allow_http = self.context.settings.allow_insecure_http_delivery
         if (
             not scheme_allowed(platform_base, allow_http=allow_http)
@@ -145,7 +170,7 @@ class AdminService:
                 "(plain http only with allow_insecure_http_delivery)",
                 field="platform_base",
             )
-        if carries_credentials(platform_base):
+        if carries:
             raise InvalidRequest(
                 "platform_base must not carry a user name or password; the connection's "
                 "token is the only credential, read from standard input",
@@ -163,6 +188,19 @@ class AdminService:
                 token=token,
                 at=self.context.clock(),
             )
+
+    def connection_transports(self) -> list[tuple[str, str]]:
+        """The installed outbound transports, as (name, description), by name."""
+        offered = outbound_transports(self.context.plugins)
+        return sorted((d.name, d.description) for d in offered)
+
+    def test_connection(self) -> ConnectionCheck:
+        """Ask the platform whether it accepts the active connection (see
+        :mod:`.connection_check`); :class:`InvalidRequest` when none is configured."""
+        connection = self.connection()
+        if connection is None:
+            raise InvalidRequest("no connection is configured", field="connection")
+        return check_connection(self.context.settings, connection)
 
     def connection(self) -> ConnectionRecord | None:
         """The active connection, or ``None``."""
@@ -188,3 +226,27 @@ class AdminService:
         replay."""
         with self.context.storage.transaction() as uow:
             return uow.outbox.retry_waiting_now(now=self.context.clock())
+
+    def outbox_status(self) -> OutboxStatus:
+        """The queue's counts (``outbox status``, the metrics and the admin page)."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.outbox.status()
+
+    def replay_failed_batches(self, batch_id: str | None = None) -> int:
+        """Put the failed batch ``batch_id`` (``None``: every failed batch) back in the queue
+        with a fresh retry ladder, keeping its events and their ids; how many.
+
+        :raises InvalidRequest: no batch ``batch_id``, or it has not failed.
+        """
+        with self.context.storage.transaction() as uow:
+            if batch_id is not None:
+                record = uow.outbox.get_batch(batch_id)
+                if record is None:
+                    raise InvalidRequest(f"no batch with id {batch_id!r}", field="batch_id")
+                if record.state != "failed":
+                    raise InvalidRequest(
+                        f"batch {batch_id} is {record.state}, not failed; only failed batches "
+                        "replay",
+                        field="batch_id",
+                    )
+            return uow.outbox.replay_failed(batch_id, at=self.context.clock())

@@ -10,11 +10,27 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
-from . import api_keys, home, login
+from . import api_keys, audit, connection, home, login, settings
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
-from .paths import API_KEYS, HOME, LOGIN, LOGOUT, ROOT, STYLESHEET
+from .paths import (
+    API_KEYS,
+    AUDIT,
+    CONNECTION,
+    CONNECTION_DISABLE,
+    CONNECTION_TEST,
+    HOME,
+    LISTSOURCE,
+    LISTSOURCE_OFF,
+    LOGIN,
+    LOGOUT,
+    OUTBOX_REPLAY,
+    OUTBOX_RETRY,
+    ROOT,
+    SETTINGS,
+    STYLESHEET,
+)
 
 __all__ = ["AdminPages", "add_routes"]
 
@@ -32,5 +48,16 @@ def add_routes(
     app.add_route(LOGOUT, login.LogoutAction(pages))
     app.add_route(API_KEYS, api_keys.ApiKeysPage(pages))
     app.add_route(API_KEYS + "/{key_id}/revoke", api_keys.RevokePage(pages))
+    settings_page = settings.SettingsPage(pages)
+    app.add_route(SETTINGS, settings_page)
+    app.add_route(LISTSOURCE, settings.ListSourceAction(settings_page))
+    app.add_route(LISTSOURCE_OFF, settings.ListSourceOffAction(settings_page))
+    app.add_route(OUTBOX_RETRY, settings.OutboxRetryAction(settings_page))
+    app.add_route(OUTBOX_REPLAY, settings.OutboxReplayAction(settings_page))
+    connection_page = connection.ConnectionPage(pages)
+    app.add_route(CONNECTION, connection_page)
+    app.add_route(CONNECTION_DISABLE, connection.DisableConnectionAction(connection_page))
+    app.add_route(CONNECTION_TEST, connection.TestConnectionAction(connection_page))
+    app.add_route(AUDIT, audit.AuditPage(pages))
     app.add_route(STYLESHEET, AdminStylesheet(pages))
     return pages

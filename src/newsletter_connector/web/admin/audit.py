@@ -1,0 +1,57 @@
+"""``/admin/audit``: the latest admin acts, newest first (actor, action, target, time), paged
+by id (``?before=<id>``: the acts older than that one) through
+:meth:`~newsletter_connector.service.admin_audit.AdminAuditService.latest`. Targets are labels
+and names: the record never holds a secret.
+"""
+
+from __future__ import annotations
+
+import falcon
+
+from .base import AdminPages
+from .paths import AUDIT
+
+#: Acts per page.
+PAGE_SIZE = 50
+
+
+class AuditPage:
+    """GET shows one page of the audit record."""
+
+    def __init__(self, pages: AdminPages) -> None:
+        self.pages = pages
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        admin = self.pages.gate.admin(req)
+        before = req.get_param("before")
+        before_id: int | None = None
+        if before:
+            if not before.isdigit() or len(before) > 18:
+                self.pages.show(
+                    req,
+                    resp,
+                    admin,
+                    "message.html",
+                    status=falcon.HTTP_400,
+                    current="Audit log",
+                    title="No such page of the audit log",
+                    message="before must be a positive whole number (the id of an act).",
+                    link_url=self.pages.url(AUDIT),
+                    link_text="Newest acts",
+                )
+                return
+            before_id = int(before)
+        # One more than shown tells whether an older page exists.
+        acts = self.pages.service.admin_audit.latest(PAGE_SIZE + 1, before_id=before_id)
+        older = len(acts) > PAGE_SIZE
+        acts = acts[:PAGE_SIZE]
+        self.pages.show(
+            req,
+            resp,
+            admin,
+            "audit.html",
+            current="Audit log",
+            acts=acts,
+            older_url=self.pages.url(f"{AUDIT}?before={acts[-1].id}") if older else None,
+            newest_url=self.pages.url(AUDIT) if before_id is not None else None,
+        )
