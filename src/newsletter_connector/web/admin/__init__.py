@@ -10,11 +10,11 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
-from . import api_keys, home, login
+from . import analytics, api_keys, dashboard, login
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
-from .paths import API_KEYS, HOME, LOGIN, LOGOUT, ROOT, STYLESHEET
+from .paths import ANALYTICS, API_KEYS, HOME, LOGIN, LOGOUT, ROOT, STYLESHEET
 
 __all__ = ["AdminPages", "add_routes"]
 
@@ -26,11 +26,12 @@ def add_routes(
     configured)."""
     pages = AdminPages(service)
     app.add_middleware(AdminOffMiddleware(pages.gate))
-    app.add_route(ROOT, home.HomePage(pages))
-    app.add_route(HOME, home.HomePage(pages))
+    app.add_route(ROOT, dashboard.DashboardPage(pages))
+    app.add_route(HOME, dashboard.DashboardPage(pages))
     app.add_route(LOGIN, login.LoginPage(pages))
     app.add_route(LOGOUT, login.LogoutAction(pages))
     app.add_route(API_KEYS, api_keys.ApiKeysPage(pages))
     app.add_route(API_KEYS + "/{key_id}/revoke", api_keys.RevokePage(pages))
+    app.add_route(ANALYTICS, analytics.AnalyticsPage(pages))
     app.add_route(STYLESHEET, AdminStylesheet(pages))
     return pages
