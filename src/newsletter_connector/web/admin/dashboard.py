@@ -77,9 +77,9 @@ def _chart(board: Dashboard) -> str:
         title=f"Subscriber changes per day, last {len(days)} days",
         description=(
             f"Signups, unsubscribes and bounces on each day from {days[0].day:%B %d, %Y} to "
-            f"{days[-1].day:%B %d, %Y}: {sum(d.signups for d in days)} signups, "
-            f"{sum(d.unsubscribes for d in days)} unsubscribes and "
-            f"{sum(d.bounces for d in days)} bounces in all. The table below gives each day."
+            f"{days[-1].day:%B %d, %Y}. In all: signups {sum(d.signups for d in days)}, "
+            f"unsubscribes {sum(d.unsubscribes for d in days)}, "
+            f"bounces {sum(d.bounces for d in days)}. The table below gives each day."
         ),
         days=[d.day for d in days],
         series={
