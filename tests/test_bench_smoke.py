@@ -102,6 +102,16 @@ def test_dashboard_bench_runs() -> None:
     result_line(output, "dashboard90")
 
 
+def test_admin_pages_bench_runs() -> None:
+    output = run_bench(
+        "bench.admin_pages", "--count", "2000", "--events", "3000", "--repeat", "1", *db_args()
+    )
+    assert "loaded 2000 subscribers and 3000 events" in output
+    assert "GET /admin/analytics?from=" in output
+    for name in ("admin_dashboard30", "admin_dashboard90", "admin_analytics92"):
+        result_line(output, name)
+
+
 def test_export_walk_bench_runs() -> None:
     output = run_bench("bench.export_walk", "--size", "3000", *db_args())
     for needle in ("walked 3000 events", "events/s", "ratio", "with the client's JSON decoding"):

@@ -63,3 +63,18 @@ def _luminance(colour: str) -> float:
 @pytest.mark.parametrize("colour", SERIES_COLOURS)
 def test_series_colours_keep_4_5_to_1_against_white(colour: str) -> None:
     assert (1.05) / (_luminance(colour) + 0.05) >= 4.5
+
+
+def test_the_chart_needs_no_stylesheet_the_pages_policy_would_refuse() -> None:
+    """``style-src 'self'`` blocks inline ``<style>`` and ``style`` attributes: the look is
+    in presentation attributes instead (white background, black text, coloured series)."""
+    root = _chart(signups=[1] * 30, unsubscribes=[2] * 30)
+    assert not [e for e in root.iter() if _local(e.tag) in ("style", "defs")]
+    assert not [e for e in root.iter() if "style" in e.attrib]
+    backgrounds = [e for e in root.iter() if "background" in e.get("class", "").split()]
+    assert backgrounds and all(e.get("fill") == "#ffffff" for e in backgrounds)
+    series = [e for e in root.iter() if "series" in e.get("class", "").split()]
+    fills = {e.get("fill") for e in series if list(e)}
+    assert fills == {SERIES_COLOURS[0], SERIES_COLOURS[1]}
+    texts = [e for e in root.iter() if _local(e.tag) == "text"]
+    assert texts and all(e.get("fill") == "#000000" for e in texts)

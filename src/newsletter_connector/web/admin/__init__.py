@@ -10,11 +10,12 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
-from . import api_keys, audit, connection, home, login, settings
+from . import analytics, api_keys, audit, connection, dashboard, login, settings
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
 from .paths import (
+    ANALYTICS,
     API_KEYS,
     AUDIT,
     CONNECTION,
@@ -42,12 +43,13 @@ def add_routes(
     configured)."""
     pages = AdminPages(service)
     app.add_middleware(AdminOffMiddleware(pages.gate))
-    app.add_route(ROOT, home.HomePage(pages))
-    app.add_route(HOME, home.HomePage(pages))
+    app.add_route(ROOT, dashboard.DashboardPage(pages))
+    app.add_route(HOME, dashboard.DashboardPage(pages))
     app.add_route(LOGIN, login.LoginPage(pages))
     app.add_route(LOGOUT, login.LogoutAction(pages))
     app.add_route(API_KEYS, api_keys.ApiKeysPage(pages))
     app.add_route(API_KEYS + "/{key_id}/revoke", api_keys.RevokePage(pages))
+    app.add_route(ANALYTICS, analytics.AnalyticsPage(pages))
     settings_page = settings.SettingsPage(pages)
     app.add_route(SETTINGS, settings_page)
     app.add_route(LISTSOURCE, settings.ListSourceAction(settings_page))
