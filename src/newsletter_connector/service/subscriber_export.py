@@ -67,10 +67,14 @@ def csv_row(contact: dict[str, Any]) -> list[str]:
 def csv_chunks(
     subscribers: SubscriberService, records: Iterable[SubscriberRecord], rows_per_chunk: int = 200
 ) -> Iterator[bytes]:
-    """The UTF-8 CSV of ``records``: the header, then rows in chunks of ``rows_per_chunk``."""
+    """The UTF-8 CSV of ``records``: the header line alone (before any record is read), then
+    rows in chunks of ``rows_per_chunk``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
+    yield buffer.getvalue().encode("utf-8")
+    buffer.seek(0)
+    buffer.truncate()
     pending = 0
     for record in records:
         writer.writerow(csv_row(subscribers.shown_contact(record)))
@@ -80,7 +84,8 @@ def csv_chunks(
             buffer.seek(0)
             buffer.truncate()
             pending = 0
-    yield buffer.getvalue().encode("utf-8")
+    if pending:
+        yield buffer.getvalue().encode("utf-8")
 
 
 def confirmed_csv(subscribers: SubscriberService) -> Iterator[bytes]:

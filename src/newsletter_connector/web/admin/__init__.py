@@ -10,11 +10,24 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
-from . import api_keys, home, login
+from . import api_keys, home, login, subscribers
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
-from .paths import API_KEYS, HOME, LOGIN, LOGOUT, ROOT, STYLESHEET
+from .paths import (
+    API_KEYS,
+    HOME,
+    LOGIN,
+    LOGOUT,
+    ROOT,
+    STYLESHEET,
+    SUBSCRIBER,
+    SUBSCRIBER_BOUNCE,
+    SUBSCRIBER_ERASE,
+    SUBSCRIBER_UNSUBSCRIBE,
+    SUBSCRIBERS,
+    SUBSCRIBERS_EXPORT,
+)
 
 __all__ = ["AdminPages", "add_routes"]
 
@@ -32,5 +45,11 @@ def add_routes(
     app.add_route(LOGOUT, login.LogoutAction(pages))
     app.add_route(API_KEYS, api_keys.ApiKeysPage(pages))
     app.add_route(API_KEYS + "/{key_id}/revoke", api_keys.RevokePage(pages))
+    app.add_route(SUBSCRIBERS, subscribers.SubscribersPage(pages))
+    app.add_route(SUBSCRIBER, subscribers.SubscriberPage(pages))
+    app.add_route(SUBSCRIBER_UNSUBSCRIBE, subscribers.StatusAction(pages, act="unsubscribe"))
+    app.add_route(SUBSCRIBER_BOUNCE, subscribers.StatusAction(pages, act="bounce"))
+    app.add_route(SUBSCRIBER_ERASE, subscribers.ErasePage(pages))
+    app.add_route(SUBSCRIBERS_EXPORT, subscribers.ExportAction(pages))
     app.add_route(STYLESHEET, AdminStylesheet(pages))
     return pages
