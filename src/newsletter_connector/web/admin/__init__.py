@@ -10,7 +10,7 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
-from . import api_keys, home, login, subscribers
+from . import api_keys, home, login, messages, subscribers
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
@@ -19,6 +19,7 @@ from .paths import (
     HOME,
     LOGIN,
     LOGOUT,
+    MESSAGES,
     ROOT,
     STYLESHEET,
     SUBSCRIBER,
@@ -51,5 +52,6 @@ def add_routes(
     app.add_route(SUBSCRIBER_BOUNCE, subscribers.StatusAction(pages, act="bounce"))
     app.add_route(SUBSCRIBER_ERASE, subscribers.ErasePage(pages))
     app.add_route(SUBSCRIBERS_EXPORT, subscribers.ExportAction(pages))
+    app.add_route(MESSAGES, messages.MessagesPage(pages))
     app.add_route(STYLESHEET, AdminStylesheet(pages))
     return pages

@@ -9,13 +9,14 @@ import falcon
 import jinja2
 
 from ..pages.rendering import SECURITY_HEADERS
-from .paths import API_KEYS, HOME, LOGOUT, STYLESHEET, SUBSCRIBERS
+from .paths import API_KEYS, HOME, LOGOUT, MESSAGES, STYLESHEET, SUBSCRIBERS
 
 #: The navigation of the shared layout: (section, label, path); the home page lists every
 #: page by section (``None``: the home page itself). A new page adds itself here.
 NAVIGATION = (
     (None, "Dashboard", HOME),
     ("People", "Subscribers", SUBSCRIBERS),
+    ("People", "Contact messages", MESSAGES),
     ("Settings", "API keys", API_KEYS),
 )
 
