@@ -10,13 +10,15 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
-from . import api_keys, home, login, messages, subscribers
+from . import api_keys, home, issues, login, messages, subscribers
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
 from .paths import (
     API_KEYS,
     HOME,
+    ISSUES,
+    ISSUES_TEST_DIGEST,
     LOGIN,
     LOGOUT,
     MESSAGES,
@@ -53,5 +55,8 @@ def add_routes(
     app.add_route(SUBSCRIBER_ERASE, subscribers.ErasePage(pages))
     app.add_route(SUBSCRIBERS_EXPORT, subscribers.ExportAction(pages))
     app.add_route(MESSAGES, messages.MessagesPage(pages))
+    app.add_route(ISSUES, issues.IssuesPage(pages))
+    app.add_route(ISSUES + "/{issue_id:int}/preview", issues.IssuePreview(pages))
+    app.add_route(ISSUES_TEST_DIGEST, issues.RecordTestDigest(pages))
     app.add_route(STYLESHEET, AdminStylesheet(pages))
     return pages

@@ -9,7 +9,7 @@ import falcon
 import jinja2
 
 from ..pages.rendering import SECURITY_HEADERS
-from .paths import API_KEYS, HOME, LOGOUT, MESSAGES, STYLESHEET, SUBSCRIBERS
+from .paths import API_KEYS, HOME, ISSUES, LOGOUT, MESSAGES, STYLESHEET, SUBSCRIBERS
 
 #: The navigation of the shared layout: (section, label, path); the home page lists every
 #: page by section (``None``: the home page itself). A new page adds itself here.
@@ -17,6 +17,7 @@ NAVIGATION = (
     (None, "Dashboard", HOME),
     ("People", "Subscribers", SUBSCRIBERS),
     ("People", "Contact messages", MESSAGES),
+    ("Newsletter", "Issues", ISSUES),
     ("Settings", "API keys", API_KEYS),
 )
 
