@@ -15,6 +15,7 @@ SYSTEM_TIER = frozenset(
     {
         "test_access_log.py",
         "test_admin_browser.py",
+        "test_admin_browser_subscribers.py",
         "test_bench_smoke.py",
         "test_chunked_bodies_server.py",
         "test_digest_cli.py",
