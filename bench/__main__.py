@@ -39,6 +39,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "export_walk": (["--size", "1000000"], ["--size", "50000"]),
     "rollups": (["--size", "1000000"], ["--size", "50000"]),
     "dashboard": (["--count", "1000000"], ["--count", "20000"]),
+    "admin_subscribers": (["--count", "1000000"], ["--count", "20000", "--rounds", "50"]),
 }
 
 
