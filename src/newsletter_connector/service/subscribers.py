@@ -21,6 +21,7 @@ from ..model.contact import (
     MAX_EMAIL_LENGTH,
     STATUSES,
     contact_payload,
+    enum_value,
     hide_link_tokens,
     normalise_email,
     optional_enum,
@@ -211,7 +212,7 @@ class SubscriberService:
     def walk(self, status: str, page_size: int = EXPORT_PAGE_SIZE) -> Iterator[SubscriberRecord]:
         """Every subscriber of ``status`` in creation order, read lazily in keyset pages of
         ``page_size``, each in its own short read transaction (an export streams it)."""
-        status = optional_enum(status, "status", STATUSES) or ""
+        status = enum_value(status, "status", STATUSES)
         after_id: int | None = None
         while True:
             with self.context.storage.transaction(write=False) as uow:
