@@ -43,6 +43,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
         ["--count", "1000000", "--events", "1000000"],
         ["--count", "20000", "--events", "20000"],
     ),
+    "admin_subscribers": (["--count", "1000000"], ["--count", "20000", "--rounds", "50"]),
 }
 
 

@@ -71,6 +71,13 @@ def test_subscriber_walk_bench_runs() -> None:
         result_line(output, name)
 
 
+def test_admin_subscribers_bench_runs() -> None:
+    output = run_bench("bench.admin_subscribers", "--count", "1234", "--rounds", "10", *db_args())
+    assert "subscribers: 1234  confirmed exported: 741" in output
+    for name in ("admin_prefix_page", "admin_export", "admin_export_peak_rss"):
+        result_line(output, name)
+
+
 def test_signup_cpu_bench_runs() -> None:
     output = run_bench("bench.signup_cpu", "--count", "20", *db_args())
     assert "ms/signup" in result_line(output, "signup_cpu")

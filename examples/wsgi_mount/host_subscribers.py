@@ -16,7 +16,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
-from newsletter_connector.plugins.sql_store import CommitHorizon
+from newsletter_connector.plugins.sql_store import CommitHorizon, prefix_range
 from newsletter_connector.plugins.sql_store.day_counts import changes_per_day
 from newsletter_connector.storage import (
     EmailPrefs,
@@ -141,6 +141,17 @@ class HostSubscribers:
         if after_id is not None:
             query = query.where(host_users.c.id > after_id)
         query = HOST_USERS_HORIZON.bound(self.connection, query)
+        return [_record(row) for row in self.connection.execute(query).mappings()]
+
+    def find_by_prefix(
+        self, prefix: str, *, after_email: str | None, limit: int
+    ) -> list[SubscriberRecord]:
+        query = (
+            select(host_users)
+            .where(*prefix_range(host_users.c.email, prefix, after=after_email))
+            .order_by(host_users.c.email)
+            .limit(limit)
+        )
         return [_record(row) for row in self.connection.execute(query).mappings()]
 
     def count(self, *, status: str | None = None) -> int:

@@ -242,6 +242,14 @@ class SubscriberRepository(Protocol):
         """Up to ``limit`` subscribers with id above ``after_id`` (``None``: all), in id order,
         only those with ``status`` when given. Keyset, never OFFSET."""
 
+    def find_by_prefix(
+        self, prefix: str, *, after_email: str | None, limit: int
+    ) -> list[SubscriberRecord]:
+        """Up to ``limit`` subscribers whose address starts with ``prefix`` (taken literally:
+        ``%``, ``_`` and ``\\`` are ordinary characters; ``""`` matches all), in address
+        order, only addresses above ``after_email`` when given. One range read of the unique
+        email index (see :func:`~newsletter_connector.plugins.sql_store.prefix_range`)."""
+
     def count(self, *, status: str | None = None) -> int:
         """How many subscribers there are (only those with ``status`` when given)."""
 
@@ -316,6 +324,10 @@ class ContactMessageRepository(Protocol):
 
     def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
         """Up to ``limit`` messages with id above ``after_id``, in id order."""
+
+    def list_page_desc(self, *, before_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages with id below ``before_id`` (``None``: from the newest),
+        newest first. Keyset on the primary key, never OFFSET."""
 
     def delete_from(self, email: str) -> int:
         """Erase every message sent from ``email`` (normalised, as stored); how many."""

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
 
 import click
 
 from ..errors import NotFound
-from ..json_encoding import json_values
 from ..service import NewsletterService
 from ..storage import SubscriberRecord
 from ..timeutil import isoformat_z
 from .context import CliState, fail, pass_state, reports_errors
-
-#: What stands in for a link's token in ``subscribers show``.
-MASK = "<token hidden>"
-_LINK_TOKEN = re.compile(r"/(confirm|unsubscribe|profile)/[A-Za-z0-9_-]+")
 
 
 @click.group("subscribers")
@@ -43,10 +37,7 @@ def subscribers_show(state: CliState, email: str) -> None:
                 f"{'bounced' if reports.suppression.kind == 'bounce' else 'unsubscribed'})"
             )
         fail("no subscriber with that address")
-    contact = json_values(service.subscribers.contact(record))
-    for name in ("confirm_url", "unsubscribe_url", "profile_url"):
-        if isinstance(contact.get(name), str):
-            contact[name] = _LINK_TOKEN.sub(lambda m: f"/{m.group(1)}/{MASK}", contact[name])
+    contact = service.subscribers.shown_contact(record)
     click.echo(json.dumps(contact, indent=2, ensure_ascii=False))
     if not reports.items:
         click.echo("platform reports: none")

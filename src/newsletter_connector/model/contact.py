@@ -102,6 +102,25 @@ def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any
     return contact
 
 
+#: What stands in for a link's token wherever a contact is shown to a person.
+MASKED_LINK_PART = "<token hidden>"
+#: The contact's fields that carry a link token.
+LINK_FIELDS = ("confirm_url", "unsubscribe_url", "profile_url")
+_LINK_TOKEN = re.compile(r"/(confirm|unsubscribe|profile)/[A-Za-z0-9_-]+")
+
+
+def hide_link_tokens(contact: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``contact`` whose link fields show :data:`MASKED_LINK_PART` in place of the
+    token (``.../unsubscribe/<token hidden>``); every other field as it is."""
+    shown = dict(contact)
+    for name in LINK_FIELDS:
+        if isinstance(shown.get(name), str):
+            shown[name] = _LINK_TOKEN.sub(
+                lambda m: f"/{m.group(1)}/{MASKED_LINK_PART}", shown[name]
+            )
+    return shown
+
+
 # -- field parsers ---------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import InvalidRequest, NewsletterError, NotFound
 from ..model.issue import IssueContent, issue_object, long_date, parse_content, parse_date
-from ..plugin_manager import issue_renderers, pick
+from ..plugin_manager import has_issue_content, issue_renderers, pick
 from ..storage import IssueRecord, NewIssue
 from ..timeutil import to_naive_utc
 from .context import ServiceContext
@@ -125,6 +125,18 @@ class IssueService:
         if record is None:
             raise NotFound("no issue has been built yet")
         return record
+
+    def get(self, issue_id: int) -> IssueRecord:
+        """The issue with ``issue_id``, with its bodies (:class:`NotFound`: no such issue)."""
+        with self.context.storage.transaction(write=False) as uow:
+            record = uow.issues.get(issue_id)
+        if record is None:
+            raise NotFound("no issue with that id")
+        return record
+
+    def content_plugin_installed(self) -> bool:
+        """Whether a plugin supplies issue content (else a run needs the content passed)."""
+        return has_issue_content(self.context.plugins)
 
     def list(
         self, limit: int = DEFAULT_LIST_LIMIT, include_html: bool = False

@@ -64,3 +64,17 @@ class ContactMessageService:
         rows = rows[:limit]
         next_cursor = encode_cursor("contact-messages", rows[-1].id) if more else None
         return Page(items=rows, next_cursor=next_cursor)
+
+    def newest_page(
+        self, cursor: str | None = None, limit: int = DEFAULT_LIMIT
+    ) -> Page[ContactMessageRecord]:
+        """One page of the log newest first (the admin's reading order); ``next_cursor`` walks
+        on to older messages. :class:`InvalidRequest` names a bad ``cursor`` or ``limit``."""
+        check_limit(limit)
+        before_id = decode_cursor(cursor, "contact-messages-newest")
+        with self.context.storage.transaction(write=False) as uow:
+            rows = uow.messages.list_page_desc(before_id=before_id, limit=limit + 1)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        next_cursor = encode_cursor("contact-messages-newest", rows[-1].id) if more else None
+        return Page(items=rows, next_cursor=next_cursor)

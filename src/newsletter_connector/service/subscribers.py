@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from ..errors import ConsentRequired, DbUnavailable, InvalidRequest, NotFound
-from ..model.contact import DEFAULT_PREFS, STATUSES, contact_payload, normalise_email, optional_enum
+from ..json_encoding import json_values
+from ..model.contact import (
+    DEFAULT_PREFS,
+    MAX_EMAIL_LENGTH,
+    STATUSES,
+    contact_payload,
+    enum_value,
+    hide_link_tokens,
+    normalise_email,
+    optional_enum,
+)
 from ..model.requests import (
     READ_ONLY_FIELDS,
     ContactChange,
@@ -41,6 +51,8 @@ STATUS_AFTER = {"bounce": "bounced", "complaint": "unsubscribed", "unsubscribe":
 #: Inserts a signup tries when its address is taken and then erased before it is looked up
 #: (each time): a race, not a loop to spin in.
 SIGNUP_ATTEMPTS = 3
+#: Subscribers read per page by :meth:`SubscriberService.walk`.
+EXPORT_PAGE_SIZE = 1000
 
 #: Read-only fields holding a timestamp: an echo is compared as an instant, in any offset.
 _TIMESTAMP_FIELDS = frozenset(name for name in READ_ONLY_FIELDS if name.endswith("_at"))
@@ -91,6 +103,19 @@ class ErasureResult:
     erased_messages: int
 
 
+def _address_part(value: Any, field: str) -> str:
+    """``value`` as the start of a stored (lowercase) address; :class:`InvalidRequest` naming
+    ``field`` unless it is printable text of at most ``MAX_EMAIL_LENGTH`` characters."""
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{field} must be text", field=field)
+    text = value.strip().lower()
+    if len(text) > MAX_EMAIL_LENGTH:
+        raise InvalidRequest(f"{field} must be at most {MAX_EMAIL_LENGTH} characters", field=field)
+    if not text.isprintable():
+        raise InvalidRequest(f"{field} must not contain control characters", field=field)
+    return text
+
+
 def new_token() -> str:
     """A link token: 192 random bits, URL-safe."""
     return secrets.token_urlsafe(24)
@@ -125,6 +150,11 @@ class SubscriberService:
     def contact(self, record: SubscriberRecord) -> dict[str, Any]:
         """The wire contact of ``record`` (SPEC 2.1); identical to event payloads."""
         return contact_payload(record, self.context.settings)
+
+    def shown_contact(self, record: SubscriberRecord) -> dict[str, Any]:
+        """The contact as the Newsletter API returns it (JSON values), link tokens hidden: what
+        ``subscribers show`` prints and the admin subscriber page shows."""
+        return hide_link_tokens(json_values(self.contact(record)))
 
     def _queue(self, uow: UnitOfWork, event_type: str, record: SubscriberRecord) -> None:
         queue_event(
@@ -162,6 +192,35 @@ class SubscriberService:
         rows = rows[:limit]
         next_cursor = encode_cursor("subscribers", rows[-1].id, status) if more else None
         return Page(items=rows, next_cursor=next_cursor)
+
+    def find_by_prefix(
+        self, prefix: str, after: str | None = None, limit: int = DEFAULT_LIMIT
+    ) -> Page[SubscriberRecord]:
+        """One page of the subscribers whose address starts with ``prefix`` (any case, taken
+        literally; ``""`` finds everyone), in address order. ``next_cursor`` is the page's
+        last address: pass it as ``after`` for the next page. :class:`InvalidRequest` names a
+        bad ``prefix``, ``after`` or ``limit``."""
+        check_limit(limit)
+        start = _address_part(prefix, "prefix")
+        after_email = None if after is None else _address_part(after, "after")
+        with self.context.storage.transaction(write=False) as uow:
+            rows = uow.subscribers.find_by_prefix(start, after_email=after_email, limit=limit + 1)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return Page(items=rows, next_cursor=rows[-1].email if more else None)
+
+    def walk(self, status: str, page_size: int = EXPORT_PAGE_SIZE) -> Iterator[SubscriberRecord]:
+        """Every subscriber of ``status`` in creation order, read lazily in keyset pages of
+        ``page_size``, each in its own short read transaction (an export streams it)."""
+        status = enum_value(status, "status", STATUSES)
+        after_id: int | None = None
+        while True:
+            with self.context.storage.transaction(write=False) as uow:
+                rows = uow.subscribers.list_page(status=status, after_id=after_id, limit=page_size)
+            yield from rows
+            if len(rows) < page_size:
+                return
+            after_id = rows[-1].id
 
     # -- signup ------------------------------------------------------------------------------
 

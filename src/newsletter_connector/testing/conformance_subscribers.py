@@ -199,6 +199,47 @@ class SubscribersConformance:
         assert [r.email for r in pending] == ["l2@example.org", "l4@example.org"]
         assert none == []
 
+    def test_subscribers_find_by_prefix_is_keyset_by_email_and_literal(self, storage: Any) -> None:
+        emails = [
+            "a%b@example.org",
+            "a_b@example.org",
+            "a\\b@example.org",
+            "aab@example.org",
+            "ab@example.org",
+            "ac@example.org",
+            "b@example.org",
+            "\u00e4b@example.org",
+        ]
+        for email in reversed(emails):
+            self._add(storage, email)
+        with storage.transaction(write=False) as uow:
+            repo = uow.subscribers
+            everyone = repo.find_by_prefix("", after_email=None, limit=20)
+            a_first = repo.find_by_prefix("a", after_email=None, limit=3)
+            a_rest = repo.find_by_prefix("a", after_email=a_first[-1].email, limit=3)
+            a_end = repo.find_by_prefix("a", after_email=a_rest[-1].email, limit=3)
+            percent = repo.find_by_prefix("a%", after_email=None, limit=20)
+            underscore = repo.find_by_prefix("a_", after_email=None, limit=20)
+            backslash = repo.find_by_prefix("a\\", after_email=None, limit=20)
+            exact = repo.find_by_prefix("ab@example.org", after_email=None, limit=20)
+            umlaut = repo.find_by_prefix("\u00e4", after_email=None, limit=20)
+            none = repo.find_by_prefix("z", after_email=None, limit=20)
+        assert [r.email for r in everyone] == sorted(emails)
+        expected_a = sorted(e for e in emails if e.startswith("a"))
+        assert [r.email for r in a_first + a_rest + a_end] == expected_a
+        assert len(a_first) == 3 and len(a_end) == len(expected_a) - 6
+        assert [r.email for r in percent] == ["a%b@example.org"]
+        assert [r.email for r in underscore] == ["a_b@example.org"]
+        assert [r.email for r in backslash] == ["a\\b@example.org"]
+        assert [r.email for r in exact] == ["ab@example.org"]
+        assert [r.email for r in umlaut] == ["\u00e4b@example.org"]
+        assert everyone[0] == self._get(storage, everyone[0].email)
+        assert none == []
+
+    def _get(self, storage: Any, email: str) -> Any:
+        with storage.transaction(write=False) as uow:
+            return uow.subscribers.get_by_email(email)
+
     def test_subscribers_rollback_leaves_nothing(self, storage: Any) -> None:
         with pytest.raises(RuntimeError), storage.transaction() as uow:
             uow.subscribers.add(make_subscriber_data("gone@example.org"))
@@ -261,6 +302,22 @@ class SubscribersConformance:
             rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
         assert first + rest == [a, b, c]
         assert rest[0].message == "ü" and first[0].name is None
+
+    def test_messages_list_page_desc_walks_newest_first(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            added = [
+                uow.messages.add(
+                    email=f"m{n}@example.org", name=None, message="hi", submitted_at=T0
+                )
+                for n in range(5)
+            ]
+        with storage.transaction(write=False) as uow:
+            first = uow.messages.list_page_desc(before_id=None, limit=2)
+            second = uow.messages.list_page_desc(before_id=first[-1].id, limit=2)
+            last = uow.messages.list_page_desc(before_id=second[-1].id, limit=2)
+            after_last = uow.messages.list_page_desc(before_id=added[0].id, limit=2)
+        assert first + second + last == list(reversed(added))
+        assert len(last) == 1 and after_last == []
 
     def test_messages_delete_from_erases_only_that_senders(self, storage: Any) -> None:
         with storage.transaction() as uow:

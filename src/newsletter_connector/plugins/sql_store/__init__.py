@@ -6,9 +6,16 @@ from ...descriptors import StorageBackend
 from ...hookspecs import hookimpl
 from .builtin import BuiltinSqlStorage
 from .commit_horizon import CommitHorizon
+from .prefix_range import prefix_range
 from .store import SqlStorage
 
-__all__ = ["BuiltinSqlStorage", "CommitHorizon", "SqlStorage", "newsletter_storage_backends"]
+__all__ = [
+    "BuiltinSqlStorage",
+    "CommitHorizon",
+    "SqlStorage",
+    "newsletter_storage_backends",
+    "prefix_range",
+]
 
 
 @hookimpl(trylast=True)

@@ -26,6 +26,7 @@ from ...storage import (
 )
 from .commit_horizon import CommitHorizon
 from .day_counts import changes_per_day
+from .prefix_range import prefix_range
 from .record_builders import inserted_record, record_builder, record_of
 from .repository import SqlRepository
 from .tables import contact_messages, deletions, subscribers, suppressions
@@ -199,6 +200,16 @@ class SqlSubscribers(SqlRepository):
         query = _SUBSCRIBERS_HORIZON.bound(self.connection, query)
         return [_subscriber(row) for row in self.connection.execute(query).all()]
 
+    def find_by_prefix(
+        self, prefix: str, *, after_email: str | None, limit: int
+    ) -> list[SubscriberRecord]:
+        query = (
+            _SELECT_RECORD.where(*prefix_range(subscribers.c.email, prefix, after=after_email))
+            .order_by(subscribers.c.email)
+            .limit(limit)
+        )
+        return [_subscriber(row) for row in self.connection.execute(query).all()]
+
     def count(self, *, status: str | None = None) -> int:
         query = select(func.count()).select_from(subscribers)
         if status is not None:
@@ -278,6 +289,13 @@ class SqlContactMessages(SqlRepository):
         if after_id is not None:
             query = query.where(contact_messages.c.id > after_id)
         query = _MESSAGES_HORIZON.bound(self.connection, query)
+        rows = self.connection.execute(query).mappings()
+        return [record_of(ContactMessageRecord, row) for row in rows]
+
+    def list_page_desc(self, *, before_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        query = select(contact_messages).order_by(contact_messages.c.id.desc()).limit(limit)
+        if before_id is not None:
+            query = query.where(contact_messages.c.id < before_id)
         rows = self.connection.execute(query).mappings()
         return [record_of(ContactMessageRecord, row) for row in rows]
 

@@ -10,7 +10,18 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
-from . import analytics, api_keys, audit, connection, dashboard, login, settings
+from . import (
+    analytics,
+    api_keys,
+    audit,
+    connection,
+    dashboard,
+    issues,
+    login,
+    messages,
+    settings,
+    subscribers,
+)
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
@@ -22,15 +33,24 @@ from .paths import (
     CONNECTION_DISABLE,
     CONNECTION_TEST,
     HOME,
+    ISSUES,
+    ISSUES_TEST_DIGEST,
     LISTSOURCE,
     LISTSOURCE_OFF,
     LOGIN,
     LOGOUT,
+    MESSAGES,
     OUTBOX_REPLAY,
     OUTBOX_RETRY,
     ROOT,
     SETTINGS,
     STYLESHEET,
+    SUBSCRIBER,
+    SUBSCRIBER_BOUNCE,
+    SUBSCRIBER_ERASE,
+    SUBSCRIBER_UNSUBSCRIBE,
+    SUBSCRIBERS,
+    SUBSCRIBERS_EXPORT,
 )
 
 __all__ = ["AdminPages", "add_routes"]
@@ -49,6 +69,16 @@ def add_routes(
     app.add_route(LOGOUT, login.LogoutAction(pages))
     app.add_route(API_KEYS, api_keys.ApiKeysPage(pages))
     app.add_route(API_KEYS + "/{key_id}/revoke", api_keys.RevokePage(pages))
+    app.add_route(SUBSCRIBERS, subscribers.SubscribersPage(pages))
+    app.add_route(SUBSCRIBER, subscribers.SubscriberPage(pages))
+    app.add_route(SUBSCRIBER_UNSUBSCRIBE, subscribers.StatusAction(pages, act="unsubscribe"))
+    app.add_route(SUBSCRIBER_BOUNCE, subscribers.StatusAction(pages, act="bounce"))
+    app.add_route(SUBSCRIBER_ERASE, subscribers.ErasePage(pages))
+    app.add_route(SUBSCRIBERS_EXPORT, subscribers.ExportAction(pages))
+    app.add_route(MESSAGES, messages.MessagesPage(pages))
+    app.add_route(ISSUES, issues.IssuesPage(pages))
+    app.add_route(ISSUES + "/{issue_id:int}/preview", issues.IssuePreview(pages))
+    app.add_route(ISSUES_TEST_DIGEST, issues.RecordTestDigest(pages))
     app.add_route(ANALYTICS, analytics.AnalyticsPage(pages))
     settings_page = settings.SettingsPage(pages)
     app.add_route(SETTINGS, settings_page)

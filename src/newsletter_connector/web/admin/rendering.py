@@ -9,12 +9,27 @@ import falcon
 import jinja2
 
 from ..pages.rendering import SECURITY_HEADERS
-from .paths import ANALYTICS, API_KEYS, AUDIT, CONNECTION, HOME, LOGOUT, SETTINGS, STYLESHEET
+from .paths import (
+    ANALYTICS,
+    API_KEYS,
+    AUDIT,
+    CONNECTION,
+    HOME,
+    ISSUES,
+    LOGOUT,
+    MESSAGES,
+    SETTINGS,
+    STYLESHEET,
+    SUBSCRIBERS,
+)
 
 #: The navigation of the shared layout: (section, label, path); the home page lists every
 #: page by section (``None``: the home page itself). A new page adds itself here.
 NAVIGATION = (
     (None, "Dashboard", HOME),
+    ("People", "Subscribers", SUBSCRIBERS),
+    ("People", "Contact messages", MESSAGES),
+    ("Newsletter", "Issues", ISSUES),
     ("Reports", "Analytics", ANALYTICS),
     ("Settings", "API keys", API_KEYS),
     ("Settings", "List source and outbox", SETTINGS),
