@@ -42,9 +42,7 @@ def outbox_status(state: CliState) -> None:
 @reports_errors
 def outbox_failed(state: CliState, limit: int, after: str | None) -> None:
     """List failed batches: id, events, attempts, when it gave up, last error."""
-    service = state.service()
-    with service.storage.transaction(write=False) as uow:
-        records = uow.outbox.failed_batches(after=after, limit=limit)
+    records = state.service().admin.failed_batches(after=after, limit=limit)
     if not records:
         click.echo("no failed batches")
         return

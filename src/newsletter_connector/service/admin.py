@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from ..errors import InvalidRequest, Unauthorized
 from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
 from ..plugin_manager import outbound_transports, pick
-from ..storage import ApiKeyRecord, ConnectionRecord, OutboxStatus
+from ..storage import ApiKeyRecord, ConnectionRecord, OutboxBatchRecord, OutboxStatus
 from .connection_check import ConnectionCheck, check_connection
 from .context import ServiceContext, digests_equal, sha256_hex
 
@@ -231,6 +231,14 @@ class AdminService:
         """The queue's counts (``outbox status``, the metrics and the admin page)."""
         with self.context.storage.transaction(write=False) as uow:
             return uow.outbox.status()
+
+    def failed_batches(
+        self, *, after: str | None = None, limit: int = 100
+    ) -> list[OutboxBatchRecord]:
+        """Up to ``limit`` failed batches ordered by id, strictly after the id ``after``
+        (keyset paging: pass the last id of a page to get the next)."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.outbox.failed_batches(after=after, limit=limit)
 
     def replay_failed_batches(self, batch_id: str | None = None) -> int:
         """Put the failed batch ``batch_id`` (``None``: every failed batch) back in the queue

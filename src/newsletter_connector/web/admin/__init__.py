@@ -19,6 +19,7 @@ from . import (
     issues,
     login,
     messages,
+    outbox_failed,
     settings,
     subscribers,
 )
@@ -40,6 +41,8 @@ from .paths import (
     LOGIN,
     LOGOUT,
     MESSAGES,
+    OUTBOX_FAILED,
+    OUTBOX_FAILED_REPLAY,
     OUTBOX_REPLAY,
     OUTBOX_RETRY,
     ROOT,
@@ -86,6 +89,9 @@ def add_routes(
     app.add_route(LISTSOURCE_OFF, settings.ListSourceOffAction(settings_page))
     app.add_route(OUTBOX_RETRY, settings.OutboxRetryAction(settings_page))
     app.add_route(OUTBOX_REPLAY, settings.OutboxReplayAction(settings_page))
+    failed_page = outbox_failed.FailedBatchesPage(pages)
+    app.add_route(OUTBOX_FAILED, failed_page)
+    app.add_route(OUTBOX_FAILED_REPLAY, outbox_failed.ReplayBatchAction(failed_page))
     connection_page = connection.ConnectionPage(pages)
     app.add_route(CONNECTION, connection_page)
     app.add_route(CONNECTION_DISABLE, connection.DisableConnectionAction(connection_page))

@@ -15,7 +15,14 @@ from ...errors import InvalidRequest
 from ..pages.forms import FormData
 from .base import AdminPages
 from .gate import Admin
-from .paths import LISTSOURCE, LISTSOURCE_OFF, OUTBOX_REPLAY, OUTBOX_RETRY, SETTINGS
+from .paths import (
+    LISTSOURCE,
+    LISTSOURCE_OFF,
+    OUTBOX_FAILED,
+    OUTBOX_REPLAY,
+    OUTBOX_RETRY,
+    SETTINGS,
+)
 
 CURRENT = "List source and outbox"
 
@@ -55,6 +62,7 @@ class SettingsPage:
             listsource_off_url=self.pages.url(LISTSOURCE_OFF),
             retry_url=self.pages.url(OUTBOX_RETRY),
             replay_url=self.pages.url(OUTBOX_REPLAY),
+            failed_url=self.pages.url(OUTBOX_FAILED),
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:

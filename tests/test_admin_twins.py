@@ -1,0 +1,204 @@
+"""The admin area's twins of CLI acts, over HTTP on both databases: the failed outbox batches
+(keyset-paged, each replayed alone), the digest form (kind and date) and Settings → Admin
+users. Each act calls the CLI's service method, is CSRF-checked, audited (never a password)
+and post/redirect/get; a refused request changes nothing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import falcon.testing
+import pytest
+from click.testing import CliRunner
+
+from newsletter_connector.cli import cli
+from newsletter_connector.service import NewsletterService
+from newsletter_connector.service.events import queue_event
+from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
+from newsletter_connector.web.admin import outbox_failed
+from newsletter_connector.web.admin.gate import COOKIE_NAME
+from newsletter_connector.web.app import create_app
+
+from .test_admin_pages import PASSWORD, T0, _page, _post, _sign_in, _token
+
+FLASH = "newsletter_admin_flash"
+FAILED = "/admin/settings/outbox/failed"
+FAILED_REPLAY = "/admin/settings/outbox/failed/replay"
+
+
+@pytest.fixture
+def service(newsletter_settings: Any, newsletter_storage: Any) -> Any:
+    return NewsletterService.build(
+        newsletter_settings, storage=newsletter_storage, clock=lambda: T0
+    )
+
+
+@pytest.fixture
+def client(service: Any) -> Any:
+    return falcon.testing.TestClient(create_app(service=service))
+
+
+@pytest.fixture
+def session(client: Any, service: Any) -> str:
+    service.admin_access.create_user("ada", PASSWORD)
+    return _sign_in(client)
+
+
+def _act(client: Any, page: str, path: str, session: str, fields: dict[str, str]) -> Any:
+    """Post ``fields`` to ``path`` with the CSRF token of ``page``'s forms."""
+    token = _token(_page(client, page, session))
+    return _post(client, path, {**fields, "csrf_token": token}, cookies={COOKIE_NAME: session})
+
+
+def _followed(client: Any, result: Any, session: str) -> Any:
+    """The page a 303 leads to, with the flash cookie it set."""
+    assert result.status_code == 303, result.text
+    path = result.headers["location"].removeprefix(BASE)
+    return client.simulate_get(
+        path, cookies={COOKIE_NAME: session, FLASH: result.cookies[FLASH].value}
+    )
+
+
+def _acts(service: Any) -> list[tuple[str, str | None]]:
+    return [(act.action, act.target) for act in service.admin_audit.latest(20)]
+
+
+# -- failed outbox batches ------------------------------------------------------------------
+
+
+def _batches(service: Any, failed: int, *, waiting: int = 0) -> tuple[list[str], list[str]]:
+    """``failed`` failed batches and ``waiting`` ones waiting for a retry (one event each);
+    their ids, in id order."""
+    with service.storage.transaction() as uow:
+        for n in range(failed + waiting):
+            queue_event(uow, service.context, "contact.message", {"n": n})
+    before = T0 - timedelta(minutes=5)
+    with service.storage.transaction() as uow:
+        claimed = uow.outbox.claim_batches(
+            now=before,
+            lease_until=before + timedelta(minutes=1),
+            batch_size=1,
+            max_batches=failed + waiting,
+        )
+        for batch in claimed[:failed]:
+            uow.outbox.mark_failed(batch.id, error=f"HTTP 400 <{batch.id}>", at=before)
+        for batch in claimed[failed:]:
+            uow.outbox.schedule_retry(
+                batch.id, error="HTTP 503", next_attempt_at=T0 + timedelta(hours=6)
+            )
+    return (
+        sorted(batch.id for batch in claimed[:failed]),
+        sorted(batch.id for batch in claimed[failed:]),
+    )
+
+
+def _state(service: Any, batch_id: str) -> str:
+    with service.storage.transaction(write=False) as uow:
+        return uow.outbox.get_batch(batch_id).state
+
+
+def test_the_settings_page_links_to_the_failed_batches(client: Any, session: str) -> None:
+    page = _page(client, "/admin/settings", session)
+    assert f'href="{BASE}{FAILED}" id="failed-batches-link"' in page.text
+
+
+def test_failed_batches_are_listed_by_id_and_paged_with_more(
+    client: Any, service: Any, session: str, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(outbox_failed, "PAGE_SIZE", 2)
+    failed, waiting = _batches(service, 3, waiting=1)
+    first = _page(client, FAILED, session)
+    assert first.status_code == 200
+    assert [batch_id for batch_id in failed if batch_id in first.text] == failed[:2]
+    assert waiting[0] not in first.text
+    assert f"<td>HTTP 400 &lt;{failed[0]}&gt;</td>" in first.text
+    assert f'href="{BASE}{FAILED}?after={failed[1]}">More</a>' in first.text
+    second = _page(client, f"{FAILED}?after={failed[1]}", session)
+    assert [b for b in failed if b in second.text] == [failed[2]]
+    assert ">More</a>" not in second.text and ">First page</a>" in second.text
+    assert "2026-03-01 11:55 UTC" in second.text
+
+
+def test_the_cli_and_the_page_read_the_same_service_method(
+    service: Any, newsletter_settings: Any, monkeypatch: Any
+) -> None:
+    failed, _ = _batches(service, 2)
+    calls: list[tuple[str | None, int]] = []
+    original = type(service.admin).failed_batches
+
+    def spy(self: Any, *, after: str | None = None, limit: int = 100) -> Any:
+        calls.append((after, limit))
+        return original(self, after=after, limit=limit)
+
+    monkeypatch.setattr(type(service.admin), "failed_batches", spy)
+    monkeypatch.setattr(
+        "newsletter_connector.cli.context.CliState.service", lambda _state, **_options: service
+    )
+    result = CliRunner().invoke(cli, ["outbox", "failed", "--after", failed[0]])
+    assert result.exit_code == 0, result.output
+    assert calls == [(failed[0], 100)]
+    assert failed[1] in result.output and failed[0] not in result.output
+
+
+def test_a_bad_after_is_a_clear_400(client: Any, session: str) -> None:
+    result = _page(client, f"{FAILED}?after={'x' * 101}", session)
+    assert result.status_code == 400
+    assert "after must be a batch id of 1-100 characters" in result.text
+
+
+def test_replay_puts_one_batch_back_and_is_audited_with_its_id(
+    client: Any, service: Any, session: str
+) -> None:
+    failed, _ = _batches(service, 2)
+    result = _act(client, FAILED, FAILED_REPLAY, session, {"batch_id": failed[0]})
+    shown = _followed(client, result, session)
+    assert f"Batch {failed[0]} replayed with a fresh retry ladder" in shown.text
+    assert _state(service, failed[0]) == "pending"
+    assert _state(service, failed[1]) == "failed"
+    assert shown.text.count(failed[0]) == 1  # in the flash only: no longer listed
+    assert _acts(service)[0] == ("outbox.replay", failed[0])
+
+
+@pytest.mark.parametrize("which", ["waiting", "unknown", "blank"])
+def test_a_refused_replay_names_why_and_changes_nothing(
+    client: Any, service: Any, session: str, which: str
+) -> None:
+    failed, waiting = _batches(service, 1, waiting=1)
+    batch_id = {"waiting": waiting[0], "unknown": "nope", "blank": " "}[which]
+    message = {
+        "waiting": f"batch {waiting[0]} is pending, not failed; only failed batches replay",
+        "unknown": "no batch with id &#39;nope&#39;",
+        "blank": "batch_id must be a batch id of 1-100 characters",
+    }[which]
+    result = _act(client, FAILED, FAILED_REPLAY, session, {"batch_id": batch_id})
+    assert result.status_code == 400 and message in result.text
+    assert 'role="alert"' in result.text and failed[0] in result.text
+    assert (_state(service, failed[0]), _state(service, waiting[0])) == ("failed", "pending")
+    assert [action for action, _ in _acts(service)] == ["login"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "headers"),
+    [({"csrf_token": "forged"}, {}), ({}, {"Origin": "https://evil.example"})],
+    ids=["forged", "foreign-origin"],
+)
+def test_a_replay_without_its_token_changes_nothing(
+    client: Any, service: Any, session: str, fields: dict[str, str], headers: dict[str, str]
+) -> None:
+    failed, _ = _batches(service, 1)
+    token = _token(_page(client, FAILED, session))
+    form = {"csrf_token": token, "batch_id": failed[0], **fields}
+    result = _post(client, FAILED_REPLAY, form, cookies={COOKIE_NAME: session}, headers=headers)
+    assert result.status_code == 403 and "nothing was changed" in result.text
+    assert _state(service, failed[0]) == "failed"
+    assert [action for action, _ in _acts(service)] == ["login"]
+
+
+@pytest.mark.parametrize(("method", "path"), [("GET", FAILED), ("POST", FAILED_REPLAY)])
+def test_the_failed_batches_page_is_the_404_until_configured(
+    client: Any, method: str, path: str
+) -> None:
+    unknown = client.simulate_get("/no-such-path")
+    result = client.simulate_request(method, path)
+    assert (result.status_code, result.text) == (404, unknown.text)
