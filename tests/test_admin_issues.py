@@ -1,6 +1,7 @@
 """Admin → Issues over HTTP: the recorded issues, each previewed through a sandboxed frame whose
-preview answers with a ``sandbox`` policy, and "Record a test digest" through the service
-method ``digest --kind test`` uses (a clear flash when no content plugin is installed)."""
+preview answers with a ``sandbox`` policy, and "Record a digest" (kind and date) through the
+service method ``digest --kind KIND --date DATE`` uses: a refused run shows the form again with
+the reason and records nothing."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ def test_signed_out_visitors_are_sent_to_the_login(
     for method, path in (
         ("GET", "/admin/issues"),
         ("GET", f"/admin/issues/{record.id}/preview"),
-        ("POST", "/admin/issues/test-digest"),
+        ("POST", "/admin/issues/digest"),
     ):
         result = client.simulate_request(method, path, headers={**FORM, "Origin": ORIGIN})
         assert result.status_code == 303, path
@@ -121,13 +122,17 @@ def test_record_a_test_digest_runs_the_cli_s_service_method_and_is_audited(
     page = _page(client, "/admin/issues", session)
     assert "No content plugin is installed" not in page.text
     fields = {"csrf_token": _token(page)}
-    result = _post(client, "/admin/issues/test-digest", fields, cookies={COOKIE_NAME: session})
+    result = _post(client, "/admin/issues/digest", fields, cookies={COOKIE_NAME: session})
     assert result.status_code == 303 and result.headers["location"] == BASE + "/admin/issues"
     [issue] = service.issues.list()
     assert issue.kind == "test" and issue.subject == "[TEST] Spring <news>"
-    assert _flash(client, result, session) == f"Recorded test issue {issue.id}: {issue.subject}"
+    assert issue.issue_date == "2026-03-01"  # today, UTC
+    assert (
+        _flash(client, result, session)
+        == f"Recorded test issue {issue.id} for 2026-03-01: {issue.subject}"
+    )
     act = service.admin_audit.latest(1)[0]
-    assert (act.action, act.target) == ("issue.test_digest", f"issue {issue.id}")
+    assert (act.action, act.target) == ("issue.digest", f"test issue {issue.id}")
 
 
 @pytest.mark.parametrize("content", ["without content"], indirect=True)
@@ -139,10 +144,11 @@ def test_without_a_content_plugin_the_page_says_so_and_the_act_fails_clearly(
     assert "No content plugin is installed" in page.text
     assert "No issue has been recorded yet." in page.text
     fields = {"csrf_token": _token(page)}
-    result = _post(client, "/admin/issues/test-digest", fields, cookies={COOKIE_NAME: session})
-    assert result.status_code == 303
-    flash = _flash(client, result, session)
-    assert flash.startswith("No test digest was recorded: no issue content: no plugin answered")
+    result = _post(client, "/admin/issues/digest", fields, cookies={COOKIE_NAME: session})
+    assert result.status_code == 400
+    assert 'role="alert" id="digest-error">Nothing was recorded: no issue content: no plugin' in (
+        result.text
+    )
     assert service.issues.list() == []
     assert [act.action for act in service.admin_audit.latest(5)] == ["login"]
 
@@ -155,10 +161,80 @@ def test_a_test_digest_without_its_token_or_from_elsewhere_records_nothing(
     session = _sign_in(client)
     token = token or _token(_page(client, "/admin/issues", session))
     result = client.simulate_post(
-        "/admin/issues/test-digest",
+        "/admin/issues/digest",
         body=urlencode({"csrf_token": token}),
         headers={**FORM, "Origin": origin},
         cookies={COOKIE_NAME: session},
     )
     assert result.status_code == 403
     assert service.issues.list() == []
+
+
+def _digest(client: Any, session: str, **fields: str) -> Any:
+    token = _token(_page(client, "/admin/issues", session))
+    return _post(
+        client,
+        "/admin/issues/digest",
+        {**fields, "csrf_token": token},
+        cookies={COOKIE_NAME: session},
+    )
+
+
+@pytest.mark.parametrize("content", ["with content"], indirect=True)
+def test_the_form_records_the_chosen_kind_and_date(
+    client: Any, service: Any, admin_user: str
+) -> None:
+    session = _sign_in(client)
+    page = _page(client, "/admin/issues", session)
+    assert '<option value="test" selected>test</option>' in page.text
+    result = _digest(client, session, kind="weekly", date="2026-02-18")
+    assert result.status_code == 303
+    [issue] = service.issues.list()
+    assert (issue.kind, issue.issue_date) == ("weekly", "2026-02-18")
+    assert _flash(client, result, session).startswith(
+        f"Recorded weekly issue {issue.id} for 2026-02-18: "
+    )
+    act = service.admin_audit.latest(1)[0]
+    assert (act.action, act.target) == ("issue.digest", f"weekly issue {issue.id}")
+
+
+@pytest.mark.parametrize("content", ["with content"], indirect=True)
+@pytest.mark.parametrize(
+    ("fields", "message", "field"),
+    [
+        (
+            {"kind": "daily", "date": "2026-02-10"},
+            "the daily issue for the day of 2026-02-10 is already recorded",
+            "date",
+        ),
+        (
+            {"kind": "manual", "date": "2026-02-30"},
+            "date must be a real calendar date (YYYY-MM-DD)",
+            "date",
+        ),
+        ({"kind": "manual", "date": "yesterday"}, "date must be a date in YYYY-MM-DD form", "date"),
+        ({"kind": "yearly", "date": ""}, "kind must be one of daily, weekly, manual, test", "kind"),
+    ],
+    ids=["already-recorded", "no-such-day", "not-a-date", "bad-kind"],
+)
+def test_a_refused_digest_shows_the_form_again_and_records_nothing(
+    client: Any,
+    service: Any,
+    admin_user: str,
+    fields: dict[str, str],
+    message: str,
+    field: str,
+) -> None:
+    service.issues.run_digest("daily", "2026-02-10")
+    session = _sign_in(client)
+    result = _digest(client, session, **fields)
+    assert result.status_code == 400
+    assert f'role="alert" id="digest-error">Nothing was recorded: {message}' in result.text
+    if field == "kind":
+        assert '<select id="kind" name="kind" aria-describedby="digest-error">' in result.text
+    else:
+        assert 'aria-describedby="date-hint digest-error"' in result.text
+        assert f'name="date" type="date" value="{fields["date"]}"' in result.text
+        assert f'<option value="{fields["kind"]}" selected>' in result.text
+    assert len(service.issues.list()) == 1
+    assert [act.action for act in service.admin_audit.latest(5)] == ["login"]

@@ -35,7 +35,7 @@ from .paths import (
     CONNECTION_TEST,
     HOME,
     ISSUES,
-    ISSUES_TEST_DIGEST,
+    ISSUES_DIGEST,
     LISTSOURCE,
     LISTSOURCE_OFF,
     LOGIN,
@@ -79,9 +79,10 @@ def add_routes(
     app.add_route(SUBSCRIBER_ERASE, subscribers.ErasePage(pages))
     app.add_route(SUBSCRIBERS_EXPORT, subscribers.ExportAction(pages))
     app.add_route(MESSAGES, messages.MessagesPage(pages))
-    app.add_route(ISSUES, issues.IssuesPage(pages))
     app.add_route(ISSUES + "/{issue_id:int}/preview", issues.IssuePreview(pages))
-    app.add_route(ISSUES_TEST_DIGEST, issues.RecordTestDigest(pages))
+    issues_page = issues.IssuesPage(pages)
+    app.add_route(ISSUES, issues_page)
+    app.add_route(ISSUES_DIGEST, issues.RecordDigest(issues_page))
     app.add_route(ANALYTICS, analytics.AnalyticsPage(pages))
     settings_page = settings.SettingsPage(pages)
     app.add_route(SETTINGS, settings_page)
