@@ -7,19 +7,24 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import falcon.testing
 import pytest
 from click.testing import CliRunner
 
+from newsletter_connector import hookimpl
 from newsletter_connector.cli import cli
+from newsletter_connector.descriptors import AdminUser
 from newsletter_connector.service import NewsletterService
+from newsletter_connector.service.context import sha256_hex
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin import outbox_failed
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
 
+from .support.pages_helpers import FORM, ORIGIN
 from .test_admin_pages import PASSWORD, T0, _page, _post, _sign_in, _token
 
 FLASH = "newsletter_admin_flash"
@@ -202,3 +207,204 @@ def test_the_failed_batches_page_is_the_404_until_configured(
     unknown = client.simulate_get("/no-such-path")
     result = client.simulate_request(method, path)
     assert (result.status_code, result.text) == (404, unknown.text)
+
+
+# -- admin users ----------------------------------------------------------------------------
+
+USERS = "/admin/settings/admin-users"
+DELETE = "/admin/settings/admin-users/delete"
+NEW_PASSWORD = "another fine passphrase"
+
+
+def _usernames(service: Any) -> list[str]:
+    return [user.username for user in service.admin_access.list_users()]
+
+
+def test_the_users_are_listed_with_a_delete_link_for_others_only(
+    client: Any, service: Any, session: str
+) -> None:
+    service.admin_access.create_user("grace", NEW_PASSWORD)
+    page = _page(client, USERS, session)
+    assert page.status_code == 200
+    assert ">ada (you)</td>" in page.text and ">grace</td>" in page.text
+    assert "2026-03-01 12:00 UTC" in page.text
+    assert f'href="{BASE}{DELETE}?username=grace"' in page.text
+    assert "username=ada" not in page.text
+    assert "argon2" not in page.text.replace("argon2id hashes", "")
+    assert f'href="{BASE}{USERS}" aria-current="page">Admin users</a>' in page.text
+
+
+def test_a_new_user_is_created_audited_without_the_password_and_can_sign_in(
+    client: Any, service: Any, session: str, caplog: Any
+) -> None:
+    caplog.set_level("DEBUG")
+    fields = {"username": "grace", "password": NEW_PASSWORD, "password_again": NEW_PASSWORD}
+    result = _act(client, USERS, USERS, session, fields)
+    shown = _followed(client, result, session)
+    assert "Admin user &#39;grace&#39; created; they can sign in now." in shown.text
+    assert _usernames(service) == ["ada", "grace"]
+    assert _acts(service)[0] == ("admin_user.create", "grace")
+    for text in (result.text, shown.text, caplog.text, repr(service.admin_audit.latest(20))):
+        assert NEW_PASSWORD not in text
+    assert service.admin_access.login("grace", NEW_PASSWORD, client_hash="c").username == "grace"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message", "field"),
+    [
+        (
+            {"username": "grace", "password": "short", "password_again": "short"},
+            "password must be at least 12 characters",
+            "password",
+        ),
+        (
+            {"username": "grace", "password": NEW_PASSWORD, "password_again": NEW_PASSWORD + "x"},
+            "the two passwords differ; type the same password twice",
+            "password",
+        ),
+        (
+            {"username": "ada", "password": NEW_PASSWORD, "password_again": NEW_PASSWORD},
+            "an admin user &#39;ada&#39; already exists",
+            "username",
+        ),
+        (
+            {"username": "two words", "password": NEW_PASSWORD, "password_again": NEW_PASSWORD},
+            "username must be 1-100 characters without spaces",
+            "username",
+        ),
+    ],
+    ids=["short", "differ", "taken", "spaces"],
+)
+def test_a_refused_user_is_shown_again_without_the_password(
+    client: Any,
+    service: Any,
+    session: str,
+    fields: dict[str, str],
+    message: str,
+    field: str,
+) -> None:
+    result = _act(client, USERS, USERS, session, fields)
+    assert result.status_code == 400
+    assert f'role="alert" id="user-error">{message}</p>' in result.text
+    assert f'aria-describedby="{field}-hint user-error"' in result.text
+    assert f'value="{fields["username"]}"' in result.text
+    assert fields["password"] not in result.text and fields["password_again"] not in result.text
+    assert _usernames(service) == ["ada"]
+    assert [action for action, _ in _acts(service)] == ["login"]
+
+
+def test_deleting_asks_first_then_deletes_and_ends_the_users_sessions(
+    client: Any, service: Any, session: str
+) -> None:
+    service.admin_access.create_user("grace", PASSWORD)
+    grace = _sign_in(client, "grace")
+    confirm = _page(client, f"{DELETE}?username=grace", session)
+    assert confirm.status_code == 200
+    assert "Delete the admin user “grace”?" in confirm.text
+    assert _usernames(service) == ["ada", "grace"]
+    result = _act(client, USERS, DELETE, session, {"username": "grace"})
+    shown = _followed(client, result, session)
+    assert "Admin user &#39;grace&#39; deleted; their sessions are ended." in shown.text
+    assert _usernames(service) == ["ada"]
+    assert _acts(service)[0] == ("admin_user.delete", "grace")
+    with service.storage.transaction(write=False) as uow:
+        assert uow.admin_sessions.get(sha256_hex(grace)) is None
+    assert _page(client, USERS, grace).status_code == 303  # signed out
+
+
+def test_an_admin_cannot_delete_themselves(client: Any, service: Any, session: str) -> None:
+    confirm = _page(client, f"{DELETE}?username=ada", session)
+    assert "This is your own user" in confirm.text and "Delete admin user</button>" not in (
+        confirm.text
+    )
+    result = _act(client, USERS, DELETE, session, {"username": "ada"})
+    assert result.status_code == 400
+    assert "you cannot delete your own admin user" in result.text
+    assert _usernames(service) == ["ada"]
+    assert _page(client, USERS, session).status_code == 200
+    assert [action for action, _ in _acts(service)] == ["login"]
+
+
+def test_deleting_an_unknown_user_is_a_404_changing_nothing(
+    client: Any, service: Any, session: str
+) -> None:
+    assert _page(client, f"{DELETE}?username=nobody", session).status_code == 404
+    assert _page(client, DELETE, session).status_code == 404
+    result = _act(client, USERS, DELETE, session, {"username": "nobody"})
+    assert result.status_code == 404
+    assert _usernames(service) == ["ada"]
+    assert [action for action, _ in _acts(service)] == ["login"]
+
+
+@pytest.mark.parametrize("path", [USERS, DELETE])
+@pytest.mark.parametrize(
+    ("fields", "headers"),
+    [({"csrf_token": "forged"}, {}), ({}, {"Origin": "https://evil.example"})],
+    ids=["forged", "foreign-origin"],
+)
+def test_user_forms_without_their_token_change_nothing(
+    client: Any,
+    service: Any,
+    session: str,
+    path: str,
+    fields: dict[str, str],
+    headers: dict[str, str],
+) -> None:
+    service.admin_access.create_user("grace", NEW_PASSWORD)
+    token = _token(_page(client, USERS, session))
+    form = {"csrf_token": token, "username": "grace", **fields}
+    form.update(password=NEW_PASSWORD, password_again=NEW_PASSWORD)
+    if path == USERS:
+        form["username"] = "hopper"
+    result = _post(client, path, form, cookies={COOKIE_NAME: session}, headers=headers)
+    assert result.status_code == 403 and "nothing was changed" in result.text
+    assert _usernames(service) == ["ada", "grace"]
+    assert [action for action, _ in _acts(service)] == ["login"]
+
+
+def test_the_cli_deletes_through_the_same_service_method(service: Any, monkeypatch: Any) -> None:
+    service.admin_access.create_user("grace", NEW_PASSWORD)
+    calls: list[tuple[str, str | None]] = []
+    original = type(service.admin_access).delete_user
+
+    def spy(self: Any, username: str, *, acting_user: str | None = None) -> None:
+        calls.append((username, acting_user))
+        original(self, username, acting_user=acting_user)
+
+    monkeypatch.setattr(type(service.admin_access), "delete_user", spy)
+    monkeypatch.setattr(
+        "newsletter_connector.cli.context.CliState.service", lambda _state, **_options: service
+    )
+    result = CliRunner().invoke(cli, ["admin", "delete-user", "grace"])
+    assert result.exit_code == 0, result.output
+    assert calls == [("grace", None)] and _usernames(service) == []
+
+
+class HostAdmins:
+    @hookimpl
+    def newsletter_admin_user(self, environ: dict[str, Any]) -> AdminUser | None:
+        return AdminUser(name="host-admin")
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [("POST", USERS), ("GET", f"{DELETE}?username=ada"), ("POST", DELETE)]
+)
+def test_with_the_host_hook_the_page_says_the_host_manages_admins(
+    newsletter_settings: Any, newsletter_storage: Any, method: str, path: str
+) -> None:
+    service = NewsletterService.build(
+        newsletter_settings, storage=newsletter_storage, plugins=[HostAdmins()], clock=lambda: T0
+    )
+    service.admin_access.create_user("ada", PASSWORD)
+    client = falcon.testing.TestClient(create_app(service=service))
+    page = client.simulate_get(USERS)
+    assert page.status_code == 200 and 'id="host-managed"' in page.text
+    assert '<form method="post" action="' + BASE + USERS not in page.text
+    fields = {"username": "ada", "password": NEW_PASSWORD, "password_again": NEW_PASSWORD}
+    path, _, query = path.partition("?")
+    result = client.simulate_request(
+        method, path, query_string=query, body=urlencode(fields), headers={**FORM, "Origin": ORIGIN}
+    )
+    assert result.status_code == 409 and "managed there; nothing was changed" in result.text
+    assert _usernames(service) == ["ada"]
+    assert service.admin_audit.latest(5) == []

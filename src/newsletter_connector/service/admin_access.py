@@ -107,8 +107,15 @@ class AdminAccessService:
         with self.context.storage.transaction(write=False) as uow:
             return uow.admin_users.list()
 
-    def delete_user(self, username: str) -> None:
-        """Delete a user and end its sessions (:class:`NotFound`: no such user)."""
+    def delete_user(self, username: str, *, acting_user: str | None = None) -> None:
+        """Delete a user and end its sessions (:class:`NotFound`: no such user).
+
+        :param acting_user: the admin asking (the admin pages pass it): deleting that user
+            itself is refused with :class:`InvalidRequest`, so nobody signs themselves out of
+            the area for good by mistake.
+        """
+        if acting_user is not None and username == acting_user:
+            raise InvalidRequest("you cannot delete your own admin user", field="username")
         with self.context.storage.transaction() as uow:
             if not uow.admin_users.delete(username):
                 raise NotFound(f"no admin user {username!r}")

@@ -11,6 +11,7 @@ import falcon
 
 from ...service import NewsletterService
 from . import (
+    admin_users,
     analytics,
     api_keys,
     audit,
@@ -27,6 +28,8 @@ from .assets import AdminStylesheet
 from .base import AdminPages
 from .off import AdminOffMiddleware
 from .paths import (
+    ADMIN_USER_DELETE,
+    ADMIN_USERS,
     ANALYTICS,
     API_KEYS,
     AUDIT,
@@ -97,6 +100,9 @@ def add_routes(
     app.add_route(CONNECTION, connection_page)
     app.add_route(CONNECTION_DISABLE, connection.DisableConnectionAction(connection_page))
     app.add_route(CONNECTION_TEST, connection.TestConnectionAction(connection_page))
+    users_page = admin_users.AdminUsersPage(pages)
+    app.add_route(ADMIN_USERS, users_page)
+    app.add_route(ADMIN_USER_DELETE, admin_users.DeleteAdminUserPage(users_page))
     app.add_route(AUDIT, audit.AuditPage(pages))
     app.add_route(STYLESHEET, AdminStylesheet(pages))
     return pages

@@ -10,6 +10,7 @@ import jinja2
 
 from ..pages.rendering import SECURITY_HEADERS
 from .paths import (
+    ADMIN_USERS,
     ANALYTICS,
     API_KEYS,
     AUDIT,
@@ -34,6 +35,7 @@ NAVIGATION = (
     ("Settings", "API keys", API_KEYS),
     ("Settings", "List source and outbox", SETTINGS),
     ("Settings", "Platform connection", CONNECTION),
+    ("Settings", "Admin users", ADMIN_USERS),
     ("Activity", "Audit log", AUDIT),
 )
 
