@@ -61,6 +61,10 @@ class ApiKeyRepository(Protocol):
         """Revoke the key with this label (or numeric id); ``None`` when none matches. A key
         revoked again keeps its first revocation time."""
 
+    def mark_used(self, key_id: int, *, on: date) -> None:
+        """Record that the key was used on the UTC day ``on``; a later day already recorded
+        is kept (one conditional write)."""
+
 
 class SettingsRepository(Protocol):
     """Small JSON values stored by name (site secret, list-source credentials, ...)."""

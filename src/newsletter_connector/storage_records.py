@@ -54,6 +54,8 @@ class ApiKeyRecord:
     key_prefix: str
     created_at: datetime
     revoked_at: datetime | None
+    #: The last UTC day a request authenticated with the key (``None``: not since recorded).
+    last_used_on: date | None = None
 
     @property
     def active(self) -> bool:

@@ -30,16 +30,17 @@ def keys_create(state: CliState, label: str) -> None:
 @pass_state
 @reports_errors
 def keys_list(state: CliState) -> None:
-    """List keys (label, prefix, created, revoked); never the keys themselves."""
+    """List keys (label, prefix, created, last used day, revoked); never the keys."""
     records = state.service().admin.list_api_keys()
     if not records:
         click.echo("no API keys")
         return
     for record in records:
         revoked = f"revoked {isoformat_z(record.revoked_at)}" if record.revoked_at else "active"
+        used = f"last used {record.last_used_on}" if record.last_used_on else "never used"
         click.echo(
             f"{record.id}\t{record.label}\t{record.key_prefix}…\t"
-            f"created {isoformat_z(record.created_at)}\t{revoked}"
+            f"created {isoformat_z(record.created_at)}\t{used}\t{revoked}"
         )
 
 

@@ -5,16 +5,20 @@ kept too, to be shown); the connection token is stored, as every push sends it.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
+from datetime import date
 from urllib.parse import urlsplit
 
-from ..errors import InvalidRequest, Unauthorized
+from ..errors import DbUnavailable, InvalidRequest, Unauthorized
 from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
 from ..plugin_manager import outbound_transports, pick
 from ..storage import ApiKeyRecord, ConnectionRecord, OutboxBatchRecord, OutboxStatus
 from .connection_check import ConnectionCheck, check_connection
 from .context import ServiceContext, digests_equal, sha256_hex
+
+log = logging.getLogger(__name__)
 
 API_KEY_PREFIX = "nlk_"
 LISTSOURCE_CREDENTIALS = "listsource_credentials"
@@ -46,6 +50,8 @@ class AdminService:
 
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
+        #: Key id -> the last UTC day this process recorded its use: one write a day per key.
+        self._recorded_use: dict[int, date] = {}
 
     # -- Newsletter API keys -------------------------------------------------------------
 
@@ -93,7 +99,22 @@ class AdminService:
         record = self.context.storage.find_active_api_key(sha256_hex(presented))
         if record is None:
             raise Unauthorized("the API key is unknown or revoked")
+        self._record_use(record.id)
         return record
+
+    def _record_use(self, key_id: int) -> None:
+        """Note the key's use today, once a day per process; a failed write is only logged
+        (the request it authenticated goes on)."""
+        today = self.context.clock().date()
+        if self._recorded_use.get(key_id) == today:
+            return
+        try:
+            with self.context.storage.transaction() as uow:
+                uow.keys.mark_used(key_id, on=today)
+        except DbUnavailable as exc:
+            log.warning("could not record the use of API key %s: %s", key_id, exc.message)
+            return
+        self._recorded_use[key_id] = today
 
     # -- List-source credentials ---------------------------------------------------------
 

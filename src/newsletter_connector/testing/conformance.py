@@ -92,6 +92,22 @@ class StorageConformance(
         assert storage.find_active_api_key("dg") is None
         assert storage.find_active_api_key("unknown") is None
 
+    def test_keys_record_the_last_day_of_use(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            key_id = uow.keys.add(label="u", key_prefix="nlk_u", key_digest="du", created_at=T0)
+            other = uow.keys.add(label="o", key_prefix="nlk_o", key_digest="do", created_at=T0)
+        assert storage.find_active_api_key("du").last_used_on is None
+        day = T0.date()
+        with storage.transaction() as uow:
+            uow.keys.mark_used(key_id, on=day + timedelta(days=1))
+            uow.keys.mark_used(key_id, on=day)  # an earlier day never overwrites a later one
+        with storage.transaction(write=False) as uow:
+            used = {k.label: k.last_used_on for k in uow.keys.list()}
+            assert uow.keys.find_active_by_digest("du").last_used_on == day + timedelta(days=1)
+        assert used == {"u": day + timedelta(days=1), "o": None}
+        assert storage.find_active_api_key("du").last_used_on == day + timedelta(days=1)
+        assert other != key_id
+
     def test_keys_label_is_unique(self, storage: Any) -> None:
         with storage.transaction() as uow:
             uow.keys.add(label="dup", key_prefix="nlk_x", key_digest="d1", created_at=T0)

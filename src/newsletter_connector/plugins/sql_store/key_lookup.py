@@ -19,7 +19,11 @@ from .pooled_statement import PooledStatement
 from .tables import api_keys
 
 _ACTIVE_KEY = select(
-    api_keys.c.id, api_keys.c.label, api_keys.c.key_prefix, api_keys.c.created_at
+    api_keys.c.id,
+    api_keys.c.label,
+    api_keys.c.key_prefix,
+    api_keys.c.created_at,
+    api_keys.c.last_used_on,
 ).where(api_keys.c.key_digest == bindparam("digest"), api_keys.c.revoked_at.is_(None))
 
 
@@ -61,6 +65,7 @@ class ActiveKeyLookup:
         else:
             self._statement = PooledStatement(engine, _ACTIVE_KEY)
         self._created_at = _result_processor(engine, api_keys.c.created_at)
+        self._last_used_on = _result_processor(engine, api_keys.c.last_used_on)
 
     def find(self, key_digest: str) -> ApiKeyRecord | None:
         """The active key with this digest, or ``None``.
@@ -70,13 +75,14 @@ class ActiveKeyLookup:
         row = self._statement.first_row({"digest": key_digest})
         if row is None:
             return None
-        key_id, label, key_prefix, created_at = row
+        key_id, label, key_prefix, created_at, last_used_on = row
         return ApiKeyRecord(
             id=int(key_id),
             label=label,
             key_prefix=key_prefix,
             created_at=self._created_at(created_at),
             revoked_at=None,
+            last_used_on=self._last_used_on(last_used_on),
         )
 
     def close(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
@@ -53,6 +54,16 @@ class SqlApiKeys(SqlRepository):
             revoke = update(api_keys).where(api_keys.c.id == row["id"]).values(revoked_at=at)
             row = self.connection.execute(revoke.returning(*api_keys.c)).mappings().one()
         return record_of(ApiKeyRecord, row)
+
+    def mark_used(self, key_id: int, *, on: date) -> None:
+        self.connection.execute(
+            update(api_keys)
+            .where(
+                api_keys.c.id == key_id,
+                (api_keys.c.last_used_on.is_(None)) | (api_keys.c.last_used_on < on),
+            )
+            .values(last_used_on=on)
+        )
 
 
 class SqlSettings(SqlRepository):

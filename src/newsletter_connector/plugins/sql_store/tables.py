@@ -195,6 +195,8 @@ api_keys = Table(
     Column("key_digest", String(64), nullable=False, unique=True),
     Column("created_at", DateTime, nullable=False),
     Column("revoked_at", DateTime),
+    # Day-granular, so a busy key costs one write a day per process, not one per request.
+    Column("last_used_on", Date),
 )
 
 kv_settings = Table(
