@@ -39,20 +39,21 @@ def test_a_request_records_the_day_and_later_requests_that_day_write_nothing(
     assert _last_used(service, "platform") == NOW.date()
     assert _last_used(service, "unused") is None and unused.record.last_used_on is None
 
-    writes: list[bool] = []
-    transaction = service.storage.transaction
+    writes: list[date] = []
+    record_use = service.storage.record_api_key_use
 
-    def counting(*, write: bool = True) -> Any:
-        writes.append(write)
-        return transaction(write=write)
+    def counting(key_id: int, *, on: date) -> None:
+        writes.append(on)
+        record_use(key_id, on=on)
 
-    monkeypatch.setattr(service.storage, "transaction", counting)
+    monkeypatch.setattr(service.storage, "record_api_key_use", counting)
     for _ in range(3):
         assert client.simulate_get(STATUS, headers=headers).status_code == 200
-    assert True not in writes  # the same day: no write
+    assert writes == []  # the same day: no write
     clock.now = NOW + timedelta(days=1)
-    assert client.simulate_get(STATUS, headers=headers).status_code == 200
-    assert writes.count(True) == 1
+    for _ in range(2):
+        assert client.simulate_get(STATUS, headers=headers).status_code == 200
+    assert writes == [NOW.date() + timedelta(days=1)]
     monkeypatch.undo()
     assert _last_used(service, "platform") == NOW.date() + timedelta(days=1)
 

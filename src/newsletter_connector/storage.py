@@ -548,6 +548,10 @@ class Storage(Protocol):
         """``connections.active()`` in a read-only unit of work (every export request asks; a
         disabled or replaced connection is refused by the very next one)."""
 
+    def record_api_key_use(self, key_id: int, *, on: date) -> None:
+        """``keys.mark_used(key_id, on=on)`` in a unit of work of its own (authentication asks
+        at most once a day per key and process)."""
+
     def add_subscriber(
         self,
         data: SubscriberData,
@@ -583,6 +587,10 @@ class StorageBase(Storage):
     def find_active_connection(self) -> ConnectionRecord | None:
         with self.transaction(write=False) as uow:
             return uow.connections.active()
+
+    def record_api_key_use(self, key_id: int, *, on: date) -> None:
+        with self.transaction() as uow:
+            uow.keys.mark_used(key_id, on=on)
 
     def add_subscriber(
         self,

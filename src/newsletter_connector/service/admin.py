@@ -109,8 +109,7 @@ class AdminService:
         if self._recorded_use.get(key_id) == today:
             return
         try:
-            with self.context.storage.transaction() as uow:
-                uow.keys.mark_used(key_id, on=today)
+            self.context.storage.record_api_key_use(key_id, on=today)
         except DbUnavailable as exc:
             log.warning("could not record the use of API key %s: %s", key_id, exc.message)
             return

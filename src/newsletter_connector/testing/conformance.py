@@ -106,7 +106,9 @@ class StorageConformance(
             assert uow.keys.find_active_by_digest("du").last_used_on == day + timedelta(days=1)
         assert used == {"u": day + timedelta(days=1), "o": None}
         assert storage.find_active_api_key("du").last_used_on == day + timedelta(days=1)
-        assert other != key_id
+        storage.record_api_key_use(other, on=day)  # the one-call shortcut, committed
+        with storage.transaction(write=False) as uow:
+            assert {k.label: k.last_used_on for k in uow.keys.list()}["o"] == day
 
     def test_keys_label_is_unique(self, storage: Any) -> None:
         with storage.transaction() as uow:

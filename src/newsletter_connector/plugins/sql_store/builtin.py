@@ -5,10 +5,12 @@ tables directly, so a host that swaps a repository in subclasses :class:`.SqlSto
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from functools import cached_property
 
 from ...storage import ApiKeyRecord, NewEvent, SubscriberData, SubscriberRecord
 from .key_lookup import ActiveKeyLookup
+from .repos import SqlApiKeys
 from .signup_insert import SignupInsert
 from .sqlite_signup import SqliteSignup
 from .store import SqlStorage, translated_errors
@@ -25,6 +27,11 @@ class BuiltinSqlStorage(SqlStorage):
     def find_active_api_key(self, key_digest: str) -> ApiKeyRecord | None:
         with translated_errors():
             return self._key_lookup.find(key_digest)
+
+    def record_api_key_use(self, key_id: int, *, on: date) -> None:
+        # Its own short transaction, beside the key check (which opens no unit of work).
+        with translated_errors(), self.engine.begin() as connection:
+            SqlApiKeys(connection).mark_used(key_id, on=on)
 
     @cached_property
     def _signup(self) -> SignupInsert | SqliteSignup:
