@@ -27,17 +27,15 @@ class AuditPage:
         before_id: int | None = None
         if before:
             if not before.isdigit() or len(before) > 18:
-                self.pages.show(
+                self.pages.bad_request(
                     req,
                     resp,
                     admin,
-                    "message.html",
-                    status=falcon.HTTP_400,
                     current="Audit log",
                     title="No such page of the audit log",
                     message="before must be a positive whole number (the id of an act).",
-                    link_url=self.pages.url(AUDIT),
-                    link_text="Newest acts",
+                    back_to=AUDIT,
+                    back_text="Newest acts",
                 )
                 return
             before_id = int(before)

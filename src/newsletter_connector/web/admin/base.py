@@ -64,6 +64,33 @@ class AdminPages:
             **context,
         )
 
+    def bad_request(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        admin: Admin,
+        *,
+        current: str,
+        title: str,
+        message: str,
+        back_to: str,
+        back_text: str,
+    ) -> None:
+        """400: a page saying what was wrong with the request, with a link to the app path
+        ``back_to``."""
+        self.show(
+            req,
+            resp,
+            admin,
+            "message.html",
+            status=falcon.HTTP_400,
+            current=current,
+            title=title,
+            message=message,
+            link_url=self.url(back_to),
+            link_text=back_text,
+        )
+
     def refuse(self, resp: falcon.Response, admin: Admin | None = None) -> None:
         """403: a form without its valid token, or from another site."""
         self.renderer.render(
@@ -118,19 +145,22 @@ class AdminPages:
         perform: Callable[[FormData], str],
         done: str,
         redirect_to: str,
-        on_invalid: Callable[[FormData, InvalidRequest], None],
+        on_invalid: Callable[[FormData, InvalidRequest], None] | None = None,
     ) -> None:
         """One admin act, post/redirect/get: check the form's CSRF token (403 otherwise), run
         ``perform(form)`` (which returns the act's target, e.g. a key's label), audit it as
         ``action``, flash ``done`` (``{target}`` filled in) and redirect (303) to the app path
         ``redirect_to``. ``perform`` raising :class:`InvalidRequest` calls ``on_invalid``
-        instead (the form shown again with the error; nothing audited)."""
+        instead (the form shown again with the error; nothing audited); without ``on_invalid``
+        (an act that takes no input) the error propagates."""
         form = self.read_checked_form(req, resp, admin)
         if form is None:
             return
         try:
             target = perform(form)
         except InvalidRequest as error:
+            if on_invalid is None:
+                raise
             on_invalid(form, error)
             return
         self.audit(req, admin, action, target)

@@ -112,7 +112,6 @@ class DisableConnectionAction:
             perform=perform,
             done="Connection {target}.",
             redirect_to=CONNECTION,
-            on_invalid=_never_invalid,
         )
 
 
@@ -142,11 +141,6 @@ class TestConnectionAction:
             redirect_to=CONNECTION,
             on_invalid=invalid,
         )
-
-
-def _never_invalid(_form: FormData, error: InvalidRequest) -> None:
-    """Disabling takes no input, so nothing it raises is the form's fault."""
-    raise error
 
 
 def _shown_address(value: str) -> str:

@@ -31,17 +31,15 @@ class DashboardPage:
         try:
             board = self.pages.service.dashboard.overview(_days(req))
         except InvalidRequest as error:
-            self.pages.show(
+            self.pages.bad_request(
                 req,
                 resp,
                 admin,
-                "message.html",
-                status=falcon.HTTP_400,
                 current="Dashboard",
                 title="The dashboard cannot show that",
                 message=error.message,
-                link_url=self.pages.url(HOME),
-                link_text="Show the last 30 days",
+                back_to=HOME,
+                back_text="Show the last 30 days",
             )
             return
         self.pages.show(

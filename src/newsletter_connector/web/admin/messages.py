@@ -37,17 +37,15 @@ class MessagesPage:
         try:
             page = self.pages.service.messages.newest_page(req.get_param("cursor"), PAGE_SIZE)
         except InvalidRequest as problem:
-            self.pages.show(
+            self.pages.bad_request(
                 req,
                 resp,
                 admin,
-                "message.html",
-                status=falcon.HTTP_400,
                 current=LABEL,
                 title="Not a page of messages",
                 message=problem.message,
-                link_url=self.pages.url(MESSAGES),
-                link_text="Back to the newest messages",
+                back_to=MESSAGES,
+                back_text="Back to the newest messages",
             )
             return
         next_url = None

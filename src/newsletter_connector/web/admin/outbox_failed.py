@@ -63,17 +63,15 @@ class FailedBatchesPage:
         admin = self.pages.gate.admin(req)
         after = req.get_param("after")
         if after is not None and not 0 < len(after) <= MAX_BATCH_ID_LENGTH:
-            self.pages.show(
+            self.pages.bad_request(
                 req,
                 resp,
                 admin,
-                "message.html",
-                status=falcon.HTTP_400,
                 current=CURRENT,
                 title="No such page of failed batches",
                 message=f"after must be a batch id of 1-{MAX_BATCH_ID_LENGTH} characters.",
-                link_url=self.pages.url(OUTBOX_FAILED),
-                link_text="First page of failed batches",
+                back_to=OUTBOX_FAILED,
+                back_text="First page of failed batches",
             )
             return
         self.show(req, resp, admin, after=after)

@@ -120,7 +120,6 @@ class ListSourceOffAction:
             perform=perform,
             done="List-source surface {target}.",
             redirect_to=SETTINGS,
-            on_invalid=_never_invalid,
         )
 
 
@@ -142,7 +141,6 @@ class OutboxRetryAction:
             perform=perform,
             done="{target} waiting for a retry are due now; they go out on the next sync.",
             redirect_to=SETTINGS,
-            on_invalid=_never_invalid,
         )
 
 
@@ -164,10 +162,4 @@ class OutboxReplayAction:
             perform=perform,
             done="{target} replayed with a fresh retry ladder; they go out on the next sync.",
             redirect_to=SETTINGS,
-            on_invalid=_never_invalid,
         )
-
-
-def _never_invalid(_form: FormData, error: InvalidRequest) -> None:
-    """These acts take no input, so nothing they raise is the form's fault."""
-    raise error

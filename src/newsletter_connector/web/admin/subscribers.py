@@ -98,17 +98,15 @@ class SubscriberPage:
         try:
             record = service.subscribers.get(email)
         except InvalidRequest as problem:
-            self.pages.show(
+            self.pages.bad_request(
                 req,
                 resp,
                 admin,
-                "message.html",
-                status=falcon.HTTP_400,
                 current=LABEL,
                 title="Not an address",
                 message=problem.message,
-                link_url=self.pages.url(SUBSCRIBERS),
-                link_text="Back to Subscribers",
+                back_to=SUBSCRIBERS,
+                back_text="Back to Subscribers",
             )
             return
         except NotFound:
