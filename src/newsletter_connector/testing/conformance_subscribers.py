@@ -379,6 +379,24 @@ class SubscribersConformance:
                 == []
             )
 
+    def test_changes_per_day_over_a_long_range_and_a_single_day(self, storage: Any) -> None:
+        first = date(2025, 1, 1)
+        stamped = [
+            first,
+            first + timedelta(days=99),
+            first + timedelta(days=100),
+            date(2025, 12, 31),
+        ]
+        for n, day in enumerate(stamped):
+            created = datetime.combine(day, datetime.min.time()) + timedelta(hours=n)
+            data = make_subscriber_data(f"long{n}@example.org", created_at=created)
+            assert storage.add_subscriber(data, []) is not None
+        with storage.transaction(write=False) as uow:
+            year = uow.subscribers.changes_per_day(first=first, last=date(2025, 12, 31))
+            one = uow.subscribers.changes_per_day(first=stamped[2], last=stamped[2])
+        assert [(d.day, d.signups) for d in year] == [(day, 1) for day in stamped]
+        assert [(d.day, d.signups) for d in one] == [(stamped[2], 1)]
+
 
 def new_event(n: int, key: str | None) -> NewEvent:
     """A distinct event: its payload says ``n``, it occurred ``n`` seconds after ``T0``."""

@@ -3,13 +3,17 @@ that stamps them: the built-in subscribers table and a host's own."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import date, datetime, time, timedelta
+from itertools import pairwise
+from typing import Any
 
-from sqlalchemy import Column, func, select
+from sqlalchemy import Column, DateTime, func, literal, select, union_all
 from sqlalchemy.engine import Connection
 
 from ...storage import SubscriberDay
+
+#: Days counted by one statement (SQLite allows 500 terms in a compound SELECT).
+DAYS_PER_STATEMENT = 100
 
 
 def changes_per_day(
@@ -22,15 +26,54 @@ def changes_per_day(
     last: date,
 ) -> list[SubscriberDay]:
     """Counts of ``created``, ``unsubscribed`` and ``bounced`` stamps per UTC day from ``first``
-    to ``last``: one grouped read of each column's index range, days without any left out."""
-    start = datetime.combine(first, time.min)
-    end = datetime.combine(last + timedelta(days=1), time.min)
-    counts: dict[date, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for slot, column in enumerate((created, unsubscribed, bounced)):
-        day = func.date(column)
-        rows = connection.execute(
-            select(day, func.count()).where(column >= start, column < end).group_by(day)
+    to ``last``, days without any left out.
+
+    For each day, a count of each column's index range from that day's midnight to the next,
+    up to :data:`DAYS_PER_STATEMENT` days a statement (bench: dashboard; counting ranges reads
+    no stamp, while grouping by a day computed from every stamp costs several times as much on
+    SQLite).
+    """
+    changes: list[SubscriberDay] = []
+    day = first
+    while day <= last:
+        through = min(last, day + timedelta(days=DAYS_PER_STATEMENT - 1))
+        changes += _counted(connection, (created, unsubscribed, bounced), day, through)
+        day = through + timedelta(days=1)
+    return changes
+
+
+def _counted(
+    connection: Connection, columns: tuple[Column[datetime], ...], first: date, last: date
+) -> list[SubscriberDay]:
+    midnights = [
+        datetime.combine(first + timedelta(days=n), time.min)
+        for n in range((last - first).days + 2)
+    ]
+    days = union_all(
+        *(
+            select(literal(start, DateTime).label("start"), literal(end, DateTime).label("end"))
+            for start, end in pairwise(midnights)
         )
-        for stamped_day, count in rows:
-            counts[date.fromisoformat(str(stamped_day))][slot] = int(count)
-    return [SubscriberDay(day, *counts[day]) for day in sorted(counts)]
+    ).cte("days")
+
+    def stamped(column: Column[datetime]) -> Any:
+        return (
+            select(func.count())
+            .where(column >= days.c.start, column < days.c.end)
+            .scalar_subquery()
+        )
+
+    rows = connection.execute(select(days.c.start, *(stamped(column) for column in columns)))
+    changes = [
+        SubscriberDay(_day(start), int(signups), int(unsubscribes), int(bounces))
+        for start, signups, unsubscribes, bounces in rows
+    ]
+    return sorted(
+        (day for day in changes if day.signups or day.unsubscribes or day.bounces),
+        key=lambda day: day.day,
+    )
+
+
+def _day(start: Any) -> date:
+    """The date of a day's midnight as the driver returns it (a ``datetime``, or its text)."""
+    return start.date() if isinstance(start, datetime) else date.fromisoformat(str(start)[:10])
