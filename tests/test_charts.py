@@ -8,13 +8,13 @@ from xml.etree import ElementTree
 
 import pytest
 
-from newsletter_connector.web.charts import SERIES_COLOURS, daily_bars
+from newsletter_connector.web.charts import SERIES_COLOURS, SERIES_DASHES, daily_lines
 
 DAYS = [date(2026, 11, 1) + timedelta(days=n) for n in range(30)]
 
 
 def _chart(**series: list[int]) -> ElementTree.Element:
-    svg = daily_bars(
+    svg = daily_lines(
         title="Signups per day",
         description="Signups per day over 30 days; the table below lists them.",
         days=DAYS,
@@ -43,15 +43,55 @@ def test_the_chart_runs_nothing() -> None:
     assert not [name for e in root.iter() for name in e.attrib if name.lower().startswith("on")]
 
 
-def test_each_series_draws_one_bar_per_day() -> None:
+def _series_lines(root: ElementTree.Element) -> list[ElementTree.Element]:
+    return [
+        line
+        for group in root.iter()
+        if "series" in group.get("class", "").split()
+        for line in group
+        if _local(line.tag) == "path" and "line" in line.get("class", "").split()
+    ]
+
+
+def _points(path: ElementTree.Element) -> int:
+    numbers = path.get("d", "").replace("M", " ").replace("L", " ").split()
+    return len(numbers) // 2
+
+
+def test_each_series_draws_one_line_through_one_point_per_day() -> None:
     root = _chart(signups=[1] * 30, unsubscribes=[2] * 30)
-    bars = [e for e in root.iter() if _local(e.tag) == "rect" and "rect" in e.get("class", "")]
-    assert len(bars) == 60
+    lines = _series_lines(root)
+    assert len(lines) == 2
+    assert [_points(line) for line in lines] == [30, 30]
+
+
+@pytest.mark.parametrize(("days", "dots"), [(1, 1), (31, 31), (32, 0), (92, 0)])
+def test_short_ranges_mark_each_day_with_a_dot(days: int, dots: int) -> None:
+    span = [date(2026, 1, 1) + timedelta(days=n) for n in range(days)]
+    svg = daily_lines(title="t", description="d", days=span, series={"views": [3] * days})
+    root = ElementTree.fromstring(svg)
+    assert len([e for e in root.iter() if "dot" in e.get("class", "").split()]) == dots
+
+
+def test_series_differ_by_dash_pattern_in_the_plot_and_the_legend() -> None:
+    root = _chart(signups=[1] * 30, unsubscribes=[2] * 30, bounces=[0] * 30)
+    lines = _series_lines(root)
+    assert [line.get("stroke-dasharray") for line in lines] == [None, *SERIES_DASHES[1:3]]
+    assert [line.get("stroke") for line in lines] == list(SERIES_COLOURS[:3])
+    legend = [e for e in root.iter() if _local(e.tag) == "line" and "color-" in e.get("class", "")]
+    assert [(e.get("stroke"), e.get("stroke-dasharray")) for e in legend] == [
+        (SERIES_COLOURS[0], None),
+        (SERIES_COLOURS[1], SERIES_DASHES[1]),
+        (SERIES_COLOURS[2], SERIES_DASHES[2]),
+    ]
+    assert not [
+        e for e in root.iter() if _local(e.tag) == "rect" and "color-" in e.get("class", "")
+    ]
 
 
 def test_a_series_of_the_wrong_length_is_refused() -> None:
     with pytest.raises(ValueError, match="'signups' has 29 values for 30 days"):
-        daily_bars(title="t", description="d", days=DAYS, series={"signups": [1] * 29})
+        daily_lines(title="t", description="d", days=DAYS, series={"signups": [1] * 29})
 
 
 def _luminance(colour: str) -> float:

@@ -6,8 +6,8 @@ pygal's interactive script is left out, so a page with a chart runs nothing. No 
 the pages' Content-Security-Policy (``style-src 'self'``) refuses inline ``<style>`` and
 ``style`` attributes, so pygal's are replaced by SVG presentation attributes (fill, stroke,
 font), which the policy leaves alone. The colours keep
-at least 4.5:1 against the white background, and series differ by pattern of position too
-(grouped bars in a fixed order, named in the legend).
+at least 4.5:1 against the white background, and series differ by dash pattern too (solid,
+dashed, dotted, dash-dot; the legend draws each series' line).
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from pygal.style import Style
 
 #: Dark blue, dark orange, dark green, purple: each at least 4.5:1 on white.
 SERIES_COLOURS = ("#1f4e79", "#a33a00", "#1e5e20", "#5b2a86")
+#: Each series' dash pattern (``stroke-dasharray``; none for the first), in the same order.
+SERIES_DASHES = ("", "9,4", "2,3", "9,3,2,3")
+#: The longest range drawn with a dot on each day; longer ones are lines alone.
+DOTS_UP_TO_DAYS = 31
 
 _STYLE = Style(
     background="#ffffff",
@@ -40,19 +44,23 @@ _STYLE = Style(
 )
 
 
-def daily_bars(
+def daily_lines(
     *, title: str, description: str, days: Sequence[date], series: Mapping[str, Sequence[int]]
 ) -> str:
-    """A grouped bar chart of one value per day for each named series, as SVG markup.
+    """A line chart of one value per day for each named series, as SVG markup.
 
     ``description`` is the text alternative (what the chart shows and where its figures are);
-    every series has one value per day of ``days``.
+    every series has one value per day of ``days``. Ranges up to :data:`DOTS_UP_TO_DAYS` days
+    mark each day with a dot (so a one-day range shows its value).
     """
-    chart = pygal.Bar(
+    chart = pygal.Line(
         style=_STYLE,
         js=(),
         width=760,
         height=300,
+        show_dots=len(days) <= DOTS_UP_TO_DAYS,
+        dots_size=3,
+        fill=False,
         show_legend=len(series) > 1,
         legend_at_bottom=True,
         x_label_rotation=0,
@@ -115,7 +123,10 @@ def _present(element: ElementTree.Element, outer: tuple[str, ...]) -> None:
         element.set("fill", _STYLE.background)
     elif "line" in classes:
         element.set("fill", "none")
-        if "guide" in classes:
+        series = _series_index(outer)
+        if series is not None:
+            _draw_series_line(element, series)
+        elif "guide" in classes:
             element.attrib.update({"stroke": "#8a8a8a", "stroke-dasharray": "4,4"})
             if "x" in outer:
                 element.set("stroke-opacity", "0")  # pygal shows these only on hover
@@ -131,10 +142,42 @@ def _present(element: ElementTree.Element, outer: tuple[str, ...]) -> None:
         if name.startswith("color-"):
             colour = SERIES_COLOURS[int(name[6:]) % len(SERIES_COLOURS)]
             element.attrib.update({"fill": colour, "stroke": colour})
+            if tag == "rect" and "legend" in outer:
+                _legend_line(element, int(name[6:]))
     if "style" in element.attrib:
         del element.attrib["style"]
     for child in element:
         _present(child, here)
+
+
+def _series_index(classes: tuple[str, ...]) -> int | None:
+    """The series number of the innermost ``color-N`` class, if any."""
+    numbers = [int(name[6:]) for name in classes if name.startswith("color-")]
+    return numbers[-1] if numbers else None
+
+
+def _draw_series_line(element: ElementTree.Element, series: int) -> None:
+    element.attrib.update(
+        {"stroke": SERIES_COLOURS[series % len(SERIES_COLOURS)], "stroke-width": "2.5"}
+    )
+    dashes = SERIES_DASHES[series % len(SERIES_DASHES)]
+    if dashes:
+        element.set("stroke-dasharray", dashes)
+
+
+def _legend_line(element: ElementTree.Element, series: int) -> None:
+    """Turn a legend's colour square into a short stretch of the series' own line."""
+    x, y = float(element.get("x", "0")), float(element.get("y", "0"))
+    size = float(element.get("height", "12"))
+    element.tag = "line"
+    element.attrib = {
+        "class": element.get("class", ""),
+        "x1": f"{x - 6:g}",
+        "x2": f"{x + size + 6:g}",
+        "y1": f"{y + size / 2:g}",
+        "y2": f"{y + size / 2:g}",
+    }
+    _draw_series_line(element, series)
 
 
 def _local(tag: object) -> str:

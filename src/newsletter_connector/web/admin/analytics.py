@@ -16,7 +16,7 @@ import falcon
 
 from ...errors import InvalidRequest
 from ...service.analytics import MAX_ROLLUP_DAYS, TOP_PAGES
-from ..charts import daily_bars
+from ..charts import daily_lines
 from ..params import date_param, reject_unknown_params
 from .base import AdminPages
 from .paths import ANALYTICS
@@ -143,7 +143,7 @@ def _span(rollups: list[dict[str, Any]]) -> str:
 
 
 def _traffic_chart(rollups: list[dict[str, Any]]) -> str:
-    return daily_bars(
+    return daily_lines(
         title="Pageviews, unique visitors and sessions per day",
         description=(
             f"Pageviews, unique visitors and sessions on {_span(rollups)}: "
@@ -160,7 +160,7 @@ def _traffic_chart(rollups: list[dict[str, Any]]) -> str:
 
 
 def _clicks_chart(rollups: list[dict[str, Any]]) -> str:
-    return daily_bars(
+    return daily_lines(
         title="Link clicks per day",
         description=(
             f"Link clicks on {_span(rollups)}: {sum(r['link_clicks'] for r in rollups)} in all. "

@@ -14,7 +14,7 @@ import falcon
 
 from ...errors import InvalidRequest
 from ...service.dashboard import DASHBOARD_RANGES, Dashboard
-from ..charts import daily_bars
+from ..charts import daily_lines
 from ..params import decimal_integer, reject_unknown_params, single_param
 from .base import AdminPages
 from .paths import HOME
@@ -71,7 +71,7 @@ def _days(req: falcon.Request) -> int:
 
 def _chart(board: Dashboard) -> str:
     days = board.days
-    return daily_bars(
+    return daily_lines(
         title=f"Subscriber changes per day, last {len(days)} days",
         description=(
             f"Signups, unsubscribes and bounces on each day from {days[0].day:%B %d, %Y} to "
