@@ -286,13 +286,13 @@ def test_analytics_reads_the_rollups_once_per_request(
 ) -> None:
     analytics = clocked[0].analytics
     calls: list[tuple[date, date]] = []
-    real = analytics.rollups
+    real = analytics.kept_rollups
 
     def counting(from_date: date, to_date: date) -> Any:
         calls.append((from_date, to_date))
         return real(from_date, to_date)
 
-    monkeypatch.setattr(analytics, "rollups", counting)
+    monkeypatch.setattr(analytics, "kept_rollups", counting)
     assert _page(client, "/admin/analytics", session).status_code == 200
     assert calls == [(date(2026, 3, 2), date(2026, 3, 31))]
 

@@ -396,6 +396,17 @@ class JobRunsRepository(Protocol):
         """The greatest claimed key starting with ``prefix`` (string order), or ``None``."""
 
 
+class DayRollupRepository(Protocol):
+    """Settled days' analytics rollups, kept so the admin pages need not compute them again."""
+
+    def kept(self, first: date, last: date) -> dict[date, dict[str, Any]]:
+        """The kept figures of each day from ``first`` to ``last`` inclusive that has them."""
+
+    def keep(self, day: date, figures: dict[str, Any], *, at: datetime) -> None:
+        """Keep ``figures`` (JSON-ready) for ``day``, unless figures are already kept for it
+        (racing writers keep the first; a settled day's figures are the same for all)."""
+
+
 class RateLimitRepository(Protocol):
     """Fixed-window hit counters by key, shared by every process using the store. A counter
     lives from its first hit until its ``expires_at``; from then on a hit starts it anew and
@@ -519,6 +530,9 @@ class UnitOfWork(Protocol):
 
     @property
     def jobs(self) -> JobRunsRepository: ...
+
+    @property
+    def day_rollups(self) -> DayRollupRepository: ...
 
     @property
     def rate_limits(self) -> RateLimitRepository: ...

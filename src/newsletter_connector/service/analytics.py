@@ -19,6 +19,9 @@ from .context import ServiceContext
 from .events import queue_event
 
 MAX_ROLLUP_DAYS = 92
+#: How long after a UTC day ends its rollup may be kept (:meth:`AnalyticsService.kept_rollups`):
+#: long past any capture still committing, or any server's clock a little behind.
+SETTLE_AFTER = timedelta(hours=1)
 MAX_EVENTS_LIMIT = 1000
 TOP_PAGES = 10
 ROLLUP_JOB_PREFIX = "rollup:"
@@ -75,6 +78,33 @@ def _day_start(day: date) -> datetime:
 def _day_end(day: date) -> datetime:
     """The exclusive upper bound of ``day`` (safe for the last representable date)."""
     return datetime.max if day == date.max else _day_start(day + timedelta(days=1))
+
+
+def _check_range(from_date: date, to_date: date) -> None:
+    if to_date < from_date:
+        raise InvalidRequest("to must be on or after from", field="to")
+    if (to_date - from_date).days + 1 > MAX_ROLLUP_DAYS:
+        raise InvalidRequest(f"from..to may span at most {MAX_ROLLUP_DAYS} days", field="to")
+
+
+def _days(first: date, last: date) -> list[date]:
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def _runs(days: list[date]) -> list[tuple[date, date]]:
+    """The first and last day of each run of consecutive days in ``days`` (ascending)."""
+    runs: list[tuple[date, date]] = []
+    for day in days:
+        if runs and runs[-1][1] + timedelta(days=1) == day:
+            runs[-1] = (runs[-1][0], day)
+        else:
+            runs.append((day, day))
+    return runs
+
+
+def _with_source(figures: dict[str, Any], source: str) -> dict[str, Any]:
+    """A kept rollup in the wire shape: ``source`` back in its place after ``date``."""
+    return {"date": figures["date"], "source": source, **figures}
 
 
 class AnalyticsService:
@@ -187,14 +217,39 @@ class AnalyticsService:
         return EventsPage(events, events[-1].id if events else after_id)
 
     def rollups(self, from_date: date, to_date: date) -> list[dict[str, Any]]:
-        """One rollup per UTC day from ``from_date`` to ``to_date`` inclusive; ``to`` before
-        ``from`` or over 92 days is :class:`InvalidRequest` naming ``to``."""
-        if to_date < from_date:
-            raise InvalidRequest("to must be on or after from", field="to")
-        if (to_date - from_date).days + 1 > MAX_ROLLUP_DAYS:
-            raise InvalidRequest(f"from..to may span at most {MAX_ROLLUP_DAYS} days", field="to")
+        """One rollup per UTC day from ``from_date`` to ``to_date`` inclusive, each computed
+        now (the export's read); ``to`` before ``from`` or over 92 days is
+        :class:`InvalidRequest` naming ``to``."""
+        _check_range(from_date, to_date)
         with self.context.storage.transaction(write=False) as uow:
             return self._rollups(uow, from_date, to_date)
+
+    def kept_rollups(self, from_date: date, to_date: date) -> list[dict[str, Any]]:
+        """The same rollups as :meth:`rollups` (same range rules), for the admin pages: a day
+        that ended :data:`SETTLE_AFTER` ago or more is settled (every event, LLM call and issue
+        is stamped when it is recorded, so nothing can join it); its rollup is computed once,
+        kept, and read from there on. Only the days not yet settled are computed every time."""
+        _check_range(from_date, to_date)
+        settled_through = (self.context.clock() - SETTLE_AFTER).date() - timedelta(days=1)
+        with self.context.storage.transaction(write=False) as uow:
+            kept = uow.day_rollups.kept(from_date, min(to_date, settled_through))
+            wanted = _days(from_date, to_date)
+            computed = {
+                date.fromisoformat(entry["date"]): entry
+                for first, last in _runs([day for day in wanted if day not in kept])
+                for entry in self._rollups(uow, first, last)
+            }
+        settled = [day for day in computed if day <= settled_through]
+        if settled:
+            now = self.context.clock()
+            with self.context.storage.transaction() as uow:
+                for day in settled:
+                    figures = {k: v for k, v in computed[day].items() if k != "source"}
+                    uow.day_rollups.keep(day, figures, at=now)
+        source = self.source
+        return [
+            computed[day] if day in computed else _with_source(kept[day], source) for day in wanted
+        ]
 
     def _rollups(self, uow: UnitOfWork, from_date: date, to_date: date) -> list[dict[str, Any]]:
         start, end = _day_start(from_date), _day_end(to_date)

@@ -133,3 +133,32 @@ class AnalyticsConformance:
 
         assert run_together(claim, 5) == []
         assert sorted(results) == [False, False, False, False, True]
+
+    def test_day_rollups_keep_the_first_figures_of_each_day(self, storage: Any) -> None:
+        day = T0.date()
+        figures = {"date": day.isoformat(), "pageviews": 3, "avg": 1.25, "top": [{"p": "/ü"}]}
+        with storage.transaction() as uow:
+            uow.day_rollups.keep(day, figures, at=T0)
+            uow.day_rollups.keep(day + timedelta(days=2), {"date": "later"}, at=T0)
+        with storage.transaction() as uow:
+            uow.day_rollups.keep(day, {"date": day.isoformat(), "pageviews": 99}, at=T0)
+        with storage.transaction(write=False) as uow:
+            assert uow.day_rollups.kept(day, day + timedelta(days=2)) == {
+                day: figures,
+                day + timedelta(days=2): {"date": "later"},
+            }
+            assert uow.day_rollups.kept(day + timedelta(days=1), day + timedelta(days=1)) == {}
+            assert list(uow.day_rollups.kept(day + timedelta(days=2), day + timedelta(days=9))) == [
+                day + timedelta(days=2)
+            ]
+
+    def test_day_rollups_concurrent_keeps_store_one(self, storage: Any) -> None:
+        day = T0.date()
+
+        def keep() -> None:
+            with storage.transaction() as uow:
+                uow.day_rollups.keep(day, {"date": day.isoformat()}, at=T0)
+
+        assert run_together(keep, 4) == []
+        with storage.transaction(write=False) as uow:
+            assert uow.day_rollups.kept(day, day) == {day: {"date": day.isoformat()}}

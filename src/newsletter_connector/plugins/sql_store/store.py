@@ -16,6 +16,7 @@ from ...storage import StorageBase
 from . import migrate
 from .admin import SqlAdminAudit, SqlAdminSessions, SqlAdminUsers
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
+from .day_rollups import SqlDayRollups
 from .engine import BEGIN_OPTION, DbTimeouts, is_in_memory, make_engine
 from .feedback import SqlFeedback
 from .issues import SqlIssues
@@ -80,6 +81,10 @@ class SqlUnitOfWork:
     @cached_property
     def jobs(self) -> SqlJobRuns:
         return SqlJobRuns(self.connection)
+
+    @cached_property
+    def day_rollups(self) -> SqlDayRollups:
+        return SqlDayRollups(self.connection)
 
     @cached_property
     def rate_limits(self) -> SqlRateLimits:

@@ -258,6 +258,16 @@ outbox_events = Table(
     sqlite_autoincrement=True,
 )
 
+day_rollups = Table(
+    "nc_day_rollups",
+    metadata,
+    # A settled UTC day's rollup (its wire figures without ``source``), computed once for the
+    # admin pages; the export computes every rollup on demand.
+    Column("day", Date, primary_key=True),
+    Column("figures", JSON, nullable=False),
+    Column("kept_at", DateTime, nullable=False),
+)
+
 job_runs = Table(
     "nc_job_runs",
     metadata,

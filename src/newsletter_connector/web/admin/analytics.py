@@ -92,7 +92,7 @@ class AnalyticsPage:
         }
         try:
             from_date, to_date = _range(req, today)
-            rollups = self.pages.service.analytics.rollups(from_date, to_date)
+            rollups = self.pages.service.analytics.kept_rollups(from_date, to_date)
         except InvalidRequest as error:
             self.pages.show(
                 req,
