@@ -210,8 +210,9 @@ def test_analytics_shows_the_last_30_days_by_default(
     ]
     shown = text_of(page.text)
     assert "Pageviews 4 Link clicks 1 Average engagement 20.0 seconds per page" in shown
-    assert "Pageviews, unique visitors and sessions per day" in page.text
-    assert "Link clicks per day" in page.text and "<script" not in page.text
+    assert "<figcaption>Pageviews, unique visitors and sessions per day</figcaption>" in page.text
+    assert "<figcaption>Link clicks per day</figcaption>" in page.text
+    assert "<script" not in page.text
 
 
 def test_analytics_over_a_chosen_range(

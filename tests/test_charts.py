@@ -8,7 +8,12 @@ from xml.etree import ElementTree
 
 import pytest
 
-from newsletter_connector.web.charts import SERIES_COLOURS, SERIES_DASHES, daily_lines
+from newsletter_connector.web.charts import (
+    SERIES_COLOURS,
+    SERIES_DASHES,
+    daily_lines,
+    whole_number_ticks,
+)
 
 DAYS = [date(2026, 11, 1) + timedelta(days=n) for n in range(30)]
 
@@ -118,3 +123,30 @@ def test_the_chart_needs_no_stylesheet_the_pages_policy_would_refuse() -> None:
     assert fills == {SERIES_COLOURS[0], SERIES_COLOURS[1]}
     texts = [e for e in root.iter() if _local(e.tag) == "text"]
     assert texts and all(e.get("fill") == "#000000" for e in texts)
+
+
+@pytest.mark.parametrize(
+    ("top", "ticks"),
+    [
+        (0, [0, 1]),
+        (1, [0, 1]),
+        (8, list(range(9))),
+        (9, [0, 2, 4, 6, 8, 10]),
+        (17, [0, 5, 10, 15, 20]),
+        (2740, [0, 500, 1000, 1500, 2000, 2500, 3000]),
+    ],
+)
+def test_ticks_are_whole_numbers_reaching_the_top(top: int, ticks: list[int]) -> None:
+    assert whole_number_ticks(top) == ticks
+
+
+def test_a_chart_of_small_counts_labels_its_axis_with_whole_numbers() -> None:
+    root = _chart(clicks=[0] * 29 + [1])
+    labels = [
+        text.text
+        for axis in root.iter()
+        if {"axis", "y"} <= set(axis.get("class", "").split())
+        for text in axis.iter()
+        if _local(text.tag) == "text"
+    ]
+    assert labels == ["0", "1"]

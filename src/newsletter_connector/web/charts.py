@@ -78,7 +78,22 @@ def daily_lines(
         if len(values) != len(days):
             raise ValueError(f"series {name!r} has {len(values)} values for {len(days)} days")
         chart.add(name, list(values))
+    chart.y_labels = whole_number_ticks(
+        max((max(v, default=0) for v in series.values()), default=0)
+    )
     return _accessible_svg(chart.render_tree(), title, description)
+
+
+def whole_number_ticks(top: int, *, most: int = 8) -> list[int]:
+    """Ticks from 0 to at least ``top`` in steps of 1, 2 or 5 times a power of ten, at most
+    ``most`` steps: counts are whole numbers, so no tick falls between two."""
+    step = 1
+    while True:
+        for factor in (1, 2, 5):
+            if top <= step * factor * most:
+                size = step * factor
+                return list(range(0, max(top, 1) + size, size))[: most + 1]
+        step *= 10
 
 
 def _accessible_svg(svg: ElementTree.Element, title: str, description: str) -> str:
@@ -173,7 +188,7 @@ def _legend_line(element: ElementTree.Element, series: int) -> None:
     element.attrib = {
         "class": element.get("class", ""),
         "x1": f"{x - 6:g}",
-        "x2": f"{x + size + 6:g}",
+        "x2": f"{x + size:g}",
         "y1": f"{y + size / 2:g}",
         "y2": f"{y + size / 2:g}",
     }
