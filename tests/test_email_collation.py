@@ -49,7 +49,7 @@ BEFORE = "0011"  # the last revision with the database's own collation
 def linguistic_url() -> Iterator[str]:
     server = postgres_server_url()
     if not server:
-        pytest.skip("PostgreSQL only: SQLite's one collation, BINARY, compares by code point")
+        pytest.skip("PostgreSQL only: SQLite's default collation, BINARY, compares by code point")
     with temporary_postgres_database(server, options=ICU_EN_US) as url:
         engine = make_engine(url)
         assert database_order(engine) != sorted(ADDRESSES)  # the premise
