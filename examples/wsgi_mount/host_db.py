@@ -33,7 +33,14 @@ host_users = Table(
     metadata,
     # Autoincrement: a user created later always has a larger id (the keyset walk order).
     Column("id", ID, primary_key=True, autoincrement=True),
-    Column("email", String(320), nullable=False, unique=True),
+    # Compared by code point on PostgreSQL whatever the database's collation: the admin's prefix
+    # search reads a range of this column's index (SQLite's BINARY default already does).
+    Column(
+        "email",
+        String(320).with_variant(String(320, collation="C"), "postgresql"),
+        nullable=False,
+        unique=True,
+    ),
     # The host's own columns: the newsletter store never reads or writes them.
     Column("display_name", String(200), nullable=True),
     Column("is_staff", Boolean, nullable=False, default=False),

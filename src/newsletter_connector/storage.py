@@ -250,9 +250,10 @@ class SubscriberRepository(Protocol):
         self, prefix: str, *, after_email: str | None, limit: int
     ) -> list[SubscriberRecord]:
         """Up to ``limit`` subscribers whose address starts with ``prefix`` (taken literally:
-        ``%``, ``_`` and ``\\`` are ordinary characters; ``""`` matches all), in address
-        order, only addresses above ``after_email`` when given. One range read of the unique
-        email index (see :func:`~newsletter_connector.plugins.sql_store.prefix_range`)."""
+        ``%``, ``_`` and ``\\`` are ordinary characters; ``""`` matches all), in code-point
+        order of the address (a Python sort, whatever the database's collation), only addresses
+        above ``after_email`` when given. One range read of the unique email index (see
+        :func:`~newsletter_connector.plugins.sql_store.prefix_range`)."""
 
     def count(self, *, status: str | None = None) -> int:
         """How many subscribers there are (only those with ``status`` when given)."""

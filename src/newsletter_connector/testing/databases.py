@@ -29,15 +29,17 @@ def postgres_server_url() -> str | None:
 
 
 @contextmanager
-def temporary_postgres_database(server_url: str) -> Iterator[str]:
-    """Create a uniquely named database on ``server_url``, yield its URL, then drop it."""
+def temporary_postgres_database(server_url: str, *, options: str = "") -> Iterator[str]:
+    """Create a uniquely named database on ``server_url``, yield its URL, then drop it.
+    ``options`` are added to ``CREATE DATABASE`` (e.g. ``TEMPLATE template0 LOCALE_PROVIDER
+    icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`` for a linguistic collation)."""
     name = f"nc_test_{secrets.token_hex(6)}"
     # Creating and dropping a database may take long on a busy server: give it minutes.
     patient = DbTimeouts(statement=600.0, lock=600.0, reply=660.0)
     admin = make_engine(server_url, isolation_level="AUTOCOMMIT", timeouts=patient)
     try:
         with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
+            connection.execute(text(f'CREATE DATABASE "{name}" {options}'))
         url = normalise_url(server_url).set(database=name)
         yield url.render_as_string(hide_password=False)
     finally:

@@ -2,7 +2,11 @@
 
 Unlike ``LIKE 'prefix%'`` the prefix is taken literally (no escaping of ``%``, ``_`` or ``\\``)
 and the plan is an index range read on every backend. It relies on the column comparing in
-code-point order, as SQLite's ``BINARY`` and PostgreSQL's ``C``/``C.UTF-8`` collations do.
+code-point order: SQLite's default ``BINARY`` collation does; on PostgreSQL the column must be
+declared ``COLLATE "C"`` (as ``nc_subscribers.email`` is), since a database's own collation may
+be linguistic (ICU, libc ``en_US``), weighing punctuation, case and accents otherwise, and then
+the range misses or adds values and keyset pages skip rows. A column of another collation
+needs an index on ``column COLLATE "C"`` and ``column.collate("C")`` passed here and ordered by.
 """
 
 from __future__ import annotations

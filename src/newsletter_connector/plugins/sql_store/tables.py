@@ -52,7 +52,14 @@ subscribers = Table(
     metadata,
     # Creation order (one sequence): keyset walks go by id.
     Column("id", Id, primary_key=True, autoincrement=True),
-    Column("email", String(320), nullable=False, unique=True),
+    # Compared by code point on every dialect (SQLite's BINARY default; COLLATE "C" on
+    # PostgreSQL, whatever the database's collation): prefix search reads a range of its index.
+    Column(
+        "email",
+        String(320).with_variant(String(320, collation="C"), "postgresql"),
+        nullable=False,
+        unique=True,
+    ),
     Column("first_name", String(200)),
     Column("last_name", String(200)),
     Column("zip", String(5)),
