@@ -43,6 +43,7 @@ ADDRESSES = [
 PREFIXES = ["", "a", "a.", "a-", "a_", "A", "ab", "aB", "\u00e4", "e", "z"]
 PAGE = 2
 BEFORE = "0011"  # the last revision with the database's own collation
+AFTER = "0012"  # the revision that declares the email column COLLATE "C"
 
 
 @pytest.fixture
@@ -197,7 +198,7 @@ def test_0012_leaves_sqlite_as_it_is(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'collation.db'}")
     upgrade(engine, BEFORE)
     before = sqlite_schema(engine)
-    upgrade(engine)
+    upgrade(engine, AFTER)
     storage = SqlStorage(engine)
     try:
         assert sqlite_schema(engine) == before
@@ -205,7 +206,7 @@ def test_0012_leaves_sqlite_as_it_is(tmp_path: Path) -> None:
         assert all(found(storage, prefix) == expected(prefix) for prefix in PREFIXES)
         command.downgrade(alembic_config(engine), BEFORE)
         assert sqlite_schema(engine) == before
-        upgrade(engine)
+        upgrade(engine, AFTER)
         assert all(found(storage, prefix) == expected(prefix) for prefix in PREFIXES)
     finally:
         storage.close()
