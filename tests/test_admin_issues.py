@@ -262,7 +262,7 @@ def test_the_content_field_is_labelled_and_hinted(client: Any, admin_user: str) 
     hint = re.search(r'<span class="hint" id="content-hint">(.*?)</span>', page.text)[1]
     for key in ("briefing", "on_this_day", "puzzle_hint", "topics", "subject"):
         assert f"<code>{key}</code>" in hint
-    assert "at most 64 KiB" in hint
+    assert "at most 64&nbsp;KiB" in hint
     assert 'aria-describedby="content-hint">' in page.text
     assert _textarea(page) == ""
 
