@@ -1,6 +1,7 @@
 """The admin twins of CLI acts in a real browser (headless Chromium, JavaScript off, the app
 served by gunicorn in a subprocess): replays one failed outbox batch from its page, records a
-digest that is refused (no content plugin is installed) and sees the form again, adds an admin
+digest that is refused (no content plugin is installed), sees the form again and records it from
+content pasted as JSON, landing at the new issue and its preview; adds an admin
 user and deletes it after the confirm step. axe-core audits every page on the way (no
 violation of any impact). With ``NEWSLETTER_WRITE_SCREENSHOTS=1`` it saves
 ``docs/images/admin/outbox-failed.png`` and ``admin-users.png`` for docs/admin.md. FAILS, never
@@ -9,10 +10,12 @@ skips, when Chromium is missing.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 from newsletter_connector.service.events import queue_event
+from newsletter_connector.testing.issue_samples import sample_issue_content
 
 from .test_admin_browser import PASSWORD, _audit, browser, site  # noqa: F401 - fixtures
 from .test_pages_browser import VIEWPORT
@@ -71,6 +74,15 @@ def test_replay_a_batch_record_a_refused_digest_and_manage_admin_users(
         assert page.get_by_label("Kind").input_value() == "manual"
         _audit(browser, page, "issues-refused", screenshot=False)
         assert newsletter_service.issues.list() == []
+        page.get_by_label("Content (JSON, optional)").fill(
+            json.dumps(sample_issue_content(subject="Pasted edition"))
+        )
+        page.get_by_role("button", name="Record a digest").click()
+        [issue] = newsletter_service.issues.list()
+        assert (issue.kind, issue.subject) == ("manual", "Pasted edition")
+        assert page.locator(".flash").inner_text().startswith(f"Recorded manual issue {issue.id}")
+        assert page.url.endswith(f"/admin/issues#issue-{issue.id}")
+        assert page.frame_locator("iframe").locator("body").inner_text() != ""
 
         page.get_by_role("navigation").get_by_role("link", name="Admin users").click()
         assert page.locator("h1").inner_text() == "Admin users"

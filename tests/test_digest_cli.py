@@ -13,6 +13,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from newsletter_connector.cli import cli
+from newsletter_connector.errors import InvalidRequest
+from newsletter_connector.model.issue import load_content
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
 
@@ -111,18 +113,26 @@ def test_bad_content_names_the_field_and_records_nothing(
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "not valid JSON (line 1, column 2"),
-        ("", "not valid JSON (line 1, column 1"),
+        ("{not json", "issue content is not valid JSON (line 1, column 2"),
+        ("", "issue content is not valid JSON (line 1, column 1"),
+        ('{\n  "topics": ]', "issue content is not valid JSON (line 2, column 13"),
+        ("null", "issue content must be an object"),
+        ("[]", "issue content must be an object"),
     ],
 )
 def test_unreadable_content_file(
-    env: dict[str, str], tmp_path: Path, text: str, message: str
+    env: dict[str, str], tmp_path: Path, newsletter_service: Any, text: str, message: str
 ) -> None:
     path = tmp_path / "content.json"
     path.write_text(text, encoding="utf-8")
     result = invoke(env, "--kind", "manual", "--content", str(path))
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: --content {path}: {message}")
+    # the admin page's "Content (JSON)" field reports the same function's message
+    with pytest.raises(InvalidRequest) as caught:
+        load_content(text)
+    assert result.stderr == f"error: --content {path}: {caught.value.message}\n"
+    assert newsletter_service.issues.list(10) == []
 
 
 def test_missing_content_file(env: dict[str, str], tmp_path: Path) -> None:

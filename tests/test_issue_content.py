@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.hookspecs import hookimpl
-from newsletter_connector.model.issue import parse_content
+from newsletter_connector.model.issue import load_content, parse_content
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
@@ -232,3 +233,40 @@ def test_bad_explicit_content_stores_nothing(newsletter_service: Any, kind: str)
             kind, "2026-11-21", _with("briefing.url", "javascript:x")
         )
     assert _stored_counts(newsletter_service) == (0, 0)
+
+
+def test_load_content_reads_the_json_object() -> None:
+    content = sample_issue_content(subject="Hello")
+    assert load_content(json.dumps(content, indent=2)) == content
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "{not json",
+            "issue content is not valid JSON (line 1, column 2: "
+            "Expecting property name enclosed in double quotes)",
+        ),
+        (
+            '{\n  "puzzle_hint": ,\n}',
+            "issue content is not valid JSON (line 2, column 18: Expecting value)",
+        ),
+        ("", "issue content is not valid JSON (line 1, column 1: Expecting value)"),
+        ("[" * 100_000, "issue content is not valid JSON (nested too deeply)"),
+        ("1" * 5000, "issue content is not valid JSON (a number too long to read)"),
+        (
+            "null",
+            "issue content must be an object with briefing, on_this_day, puzzle_hint and topics",
+        ),
+        (
+            "[]",
+            "issue content must be an object with briefing, on_this_day, puzzle_hint and topics",
+        ),
+    ],
+    ids=["syntax", "second-line", "empty", "deep", "long-number", "null", "array"],
+)
+def test_load_content_names_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        load_content(text)
+    assert (caught.value.message, caught.value.field) == (message, "content")

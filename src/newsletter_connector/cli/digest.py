@@ -6,29 +6,29 @@ stderr: safe in cron on several hosts); 1 with one ``error:`` line on stderr oth
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..errors import NewsletterError
+from ..errors import InvalidRequest, NewsletterError
+from ..model.issue import load_content
 from ..service.digest_schedule import ALL_KINDS
 from ..service.issues import IssueAlreadyRecorded
 from ..settings import SettingsError
 from .context import CliState, fail, pass_state
 
 
-def _read_content(path: Path) -> Any:
+def _read_content(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return load_content(path.read_text(encoding="utf-8"))
     except OSError as exc:
         fail(f"--content {path}: cannot read it ({exc.strerror or exc})")
     except UnicodeDecodeError:
         fail(f"--content {path}: not UTF-8 text")
-    except json.JSONDecodeError as exc:
-        fail(f"--content {path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+    except InvalidRequest as exc:
+        fail(f"--content {path}: {exc.message}")
 
 
 def _check_writable(path: Path) -> None:

@@ -1,10 +1,11 @@
-"""The issue: strict validation of a digest run's content (:func:`parse_content`), and the
-issue object's single serializer (:func:`issue_object`, SPEC 2.2) for the API and the
-``newsletter.issue`` event.
+"""The issue: reading a digest run's content from JSON text (:func:`load_content`), its strict
+validation (:func:`parse_content`), and the issue object's single serializer
+(:func:`issue_object`, SPEC 2.2) for the API and the ``newsletter.issue`` event.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from datetime import date as Date
@@ -29,6 +30,9 @@ MAX_SUBJECT_LENGTH = 500
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SECTION_KEYS = ("briefing", "on_this_day", "puzzle_hint", "topics")
+_NOT_AN_OBJECT = (
+    "issue content must be an object with briefing, on_this_day, puzzle_hint and topics"
+)
 
 
 def is_http_url(value: str) -> bool:
@@ -224,10 +228,7 @@ def parse_content(content: Any) -> IssueContent:
     """Validate a digest run's content (exact types, no unknown keys, absolute http(s) links);
     :class:`InvalidRequest` names the first bad field (``sections.topics[1].items[0].url``)."""
     if not isinstance(content, Mapping):
-        raise InvalidRequest(
-            "issue content must be an object with briefing, on_this_day, puzzle_hint and topics",
-            field="content",
-        )
+        raise InvalidRequest(_NOT_AN_OBJECT, field="content")
     try:
         parsed = IssueContent.model_validate(dict(content))
     except ValidationError as exc:
@@ -235,6 +236,34 @@ def parse_content(content: Any) -> IssueContent:
         raise InvalidRequest(message, field=field) from None
     _check_unique_slugs(parsed)
     return parsed
+
+
+def load_content(text: str) -> dict[str, Any]:
+    """A digest run's content given as JSON text (``digest --content FILE``, the admin page's
+    "Content (JSON)" field): the JSON object, still to be checked by :func:`parse_content`.
+
+    :raises InvalidRequest: naming ``content``: not JSON (the message gives the line and
+        column), nested too deeply or a number too long to read, or JSON but not an object
+        (``null`` never means "ask the content plugin").
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidRequest(
+            f"issue content is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            field="content",
+        ) from None
+    except RecursionError:
+        raise InvalidRequest(
+            "issue content is not valid JSON (nested too deeply)", field="content"
+        ) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise InvalidRequest(
+            "issue content is not valid JSON (a number too long to read)", field="content"
+        ) from None
+    if not isinstance(value, dict):
+        raise InvalidRequest(_NOT_AN_OBJECT, field="content")
+    return value
 
 
 def issue_object(

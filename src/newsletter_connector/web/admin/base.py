@@ -14,7 +14,7 @@ import falcon
 
 from ...errors import InvalidRequest
 from ...service import NewsletterService
-from ..pages.forms import FormData, read_form
+from ..pages.forms import MAX_FORM_BYTES, FormData, read_form
 from .csrf import FIELD_NAME, AdminCsrf
 from .flash import Flash
 from .gate import Admin, AdminGate
@@ -120,10 +120,16 @@ class AdminPages:
         )
 
     def read_checked_form(
-        self, req: falcon.Request, resp: falcon.Response, admin: Admin
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        admin: Admin,
+        *,
+        max_bytes: int = MAX_FORM_BYTES,
     ) -> FormData | None:
-        """The submitted form when its CSRF check passes; else answers 403 and gives None."""
-        form = read_form(req)
+        """The submitted form (413 over ``max_bytes``) when its CSRF check passes; else
+        answers 403 and gives None."""
+        form = read_form(req, max_bytes=max_bytes)
         if self.csrf.check(req, admin, form.get(FIELD_NAME)) != "ok":
             self.refuse(resp, admin)
             return None

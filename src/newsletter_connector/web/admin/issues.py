@@ -1,8 +1,12 @@
 """``/admin/issues``: the recorded issues, newest first, each previewed in a sandboxed frame,
-and "Record a digest": a kind (test by default) and an optional date (today, UTC, by default),
-recorded through :meth:`IssueService.run_digest` as ``newsletter-connector digest --kind KIND
---date DATE`` does. A refused run (a daily or weekly issue already recorded for that period, no
-content plugin, a bad date or kind) shows the form again with the reason; nothing is recorded.
+and "Record a digest": a kind (test by default), an optional date (today, UTC, by default) and
+optional content as JSON (else the content plugin is asked), recorded through
+:meth:`IssueService.run_digest` as ``newsletter-connector digest --kind KIND --date DATE
+--content FILE`` does, the JSON read by the same
+:func:`~newsletter_connector.model.issue.load_content`.
+A refused run (a daily or weekly issue already recorded for that period, no content plugin and
+no content, content that is not JSON, too large or not valid issue content, a bad date or kind)
+shows the form again with the reason and what was typed; nothing is recorded.
 
 The preview answers the stored HTML under a ``sandbox`` Content-Security-Policy (no scripts,
 its own opaque origin, nothing loaded but https/data images and inline styles), framed by the
@@ -11,10 +15,14 @@ issues page only.
 
 from __future__ import annotations
 
+from typing import Any
+
 import falcon
 
 from ...errors import InvalidRequest, NewsletterError, NotFound
+from ...model.issue import load_content
 from ...service.digest_schedule import ALL_KINDS
+from ..bodies import MAX_BODY_BYTES
 from ..pages.rendering import SECURITY_HEADERS
 from .base import AdminPages
 from .gate import Admin
@@ -26,6 +34,13 @@ LIST_LIMIT = 20
 LABEL = "Issues"
 #: The kind the digest form starts with: the one the platform never sends to readers.
 DEFAULT_KIND = "test"
+#: The largest "Content (JSON)" accepted, in UTF-8 bytes: as large as a JSON API body.
+MAX_CONTENT_BYTES = MAX_BODY_BYTES
+#: The digest form's body cap: the largest content even if every byte is percent-encoded
+#: (three characters each), and room for the other fields.
+MAX_DIGEST_FORM_BYTES = 3 * MAX_CONTENT_BYTES + 4096
+#: The longest date echoed back into the form.
+MAX_DATE_ECHO = 20
 #: The issues page's own policy, allowing frames from this origin (the previews).
 PAGE_POLICY = SECURITY_HEADERS["Content-Security-Policy"] + "; frame-src 'self'"
 #: The preview's headers: a sandboxed document that only the admin pages may frame.
@@ -44,6 +59,40 @@ PREVIEW_HEADERS = {
 def preview_path(issue_id: int) -> str:
     """The app path of an issue's preview."""
     return f"{ISSUES}/{issue_id}/preview"
+
+
+def issue_anchor(issue_id: int) -> str:
+    """The id of an issue's heading on the issues page (its preview follows it)."""
+    return f"issue-{issue_id}"
+
+
+def read_content(text: str) -> dict[str, Any] | None:
+    """The "Content (JSON)" field: ``None`` when blank (the content plugin is asked), else
+    the JSON object :func:`load_content` reads.
+
+    :raises InvalidRequest: naming ``content``: over :data:`MAX_CONTENT_BYTES`, or as
+        :func:`load_content` raises it.
+    """
+    if not text.strip():
+        return None
+    size = len(text.encode("utf-8"))
+    if size > MAX_CONTENT_BYTES:
+        raise InvalidRequest(
+            f"the content must be at most {MAX_CONTENT_BYTES} bytes of JSON "
+            f"({MAX_CONTENT_BYTES // 1024} KiB); it has {size}",
+            field="content",
+        )
+    return load_content(text)
+
+
+def _form_field(error: NewsletterError | None) -> str | None:
+    """The form field a refused run is about: ``kind``, ``date``, ``content`` (any other field
+    :meth:`IssueService.run_digest` names is one of the content's: ``subject``,
+    ``sections.topics[0].url``, an unknown key) or None (``issue_renderer``, a missing plugin)."""
+    field = error.field if isinstance(error, InvalidRequest) else None
+    if field is None or field == "issue_renderer":
+        return None
+    return field if field in ("kind", "date") else "content"
 
 
 class IssuesPage:
@@ -65,9 +114,11 @@ class IssuesPage:
         error: NewsletterError | None = None,
         kind: str = DEFAULT_KIND,
         issue_date: str = "",
+        content: str = "",
     ) -> None:
-        """The page; with ``error`` the digest form is shown again with the chosen ``kind``
-        and ``issue_date`` and the reason nothing was recorded."""
+        """The page; with ``error`` the digest form is shown again with the chosen ``kind``,
+        ``issue_date`` and ``content`` (each cut to a bounded length) and the reason nothing
+        was recorded."""
         issues = self.pages.service.issues
         self.pages.show(
             req,
@@ -78,11 +129,13 @@ class IssuesPage:
             current=LABEL,
             kinds=ALL_KINDS,
             kind=kind if kind in ALL_KINDS else DEFAULT_KIND,
-            issue_date=issue_date[:20],
+            issue_date=issue_date[:MAX_DATE_ECHO],
+            content=content[:MAX_CONTENT_BYTES],
+            max_content_kib=MAX_CONTENT_BYTES // 1024,
             error=error.message if error else None,
-            error_field=error.field if isinstance(error, InvalidRequest) else None,
+            error_field=_form_field(error),
             issues=[
-                (record, self.pages.url(preview_path(record.id)))
+                (record, issue_anchor(record.id), self.pages.url(preview_path(record.id)))
                 for record in issues.list(LIST_LIMIT)
             ],
             content_installed=issues.content_plugin_installed(),
@@ -110,10 +163,12 @@ class IssuePreview:
 
 
 class RecordDigest:
-    """POST: record an issue of the chosen kind and date through
-    :meth:`IssueService.run_digest` (audited ``issue.digest``, the target naming the issue),
-    then back to the list with a flash saying what was recorded; a refused run shows the form
-    again (400) with the reason, nothing recorded or audited."""
+    """POST: record an issue of the chosen kind and date, from the given content or else the
+    content plugin's, through :meth:`IssueService.run_digest` (audited ``issue.digest``, the
+    target naming the issue, never its content), then back to the list at the recorded issue
+    and its preview with a flash saying what was recorded; a refused run shows the form again
+    (400) with the reason, nothing recorded or audited. A form body over
+    :data:`MAX_DIGEST_FORM_BYTES` is refused with 413 before anything is read from it."""
 
     def __init__(self, page: IssuesPage) -> None:
         self.page = page
@@ -121,13 +176,16 @@ class RecordDigest:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         admin = self.pages.gate.admin(req)
-        form = self.pages.read_checked_form(req, resp, admin)
+        form = self.pages.read_checked_form(req, resp, admin, max_bytes=MAX_DIGEST_FORM_BYTES)
         if form is None:
             return
         kind = form.get("kind").strip() or DEFAULT_KIND
         issue_date = form.get("date").strip()
+        content = form.get("content")
         try:
-            record = self.pages.service.issues.run_digest(kind, issue_date or None)
+            record = self.pages.service.issues.run_digest(
+                kind, issue_date or None, read_content(content)
+            )
         except NewsletterError as problem:
             self.page.show(
                 req,
@@ -137,9 +195,10 @@ class RecordDigest:
                 error=problem,
                 kind=kind,
                 issue_date=issue_date,
+                content=content,
             )
             return
         target = f"{record.kind} issue {record.id}"
         self.pages.audit(req, admin, "issue.digest", target)
         self.pages.flash.set(resp, f"Recorded {target} for {record.issue_date}: {record.subject}")
-        self.pages.redirect(resp, ISSUES)
+        self.pages.redirect(resp, f"{ISSUES}#{issue_anchor(record.id)}")

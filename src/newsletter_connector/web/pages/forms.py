@@ -61,10 +61,12 @@ def _bad_request(description: str) -> falcon.HTTPBadRequest:
     return falcon.HTTPBadRequest(title="Bad request", description=description)
 
 
-def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData:
+def read_form(
+    req: falcon.Request, *, allow_multipart: bool = False, max_bytes: int = MAX_FORM_BYTES
+) -> FormData:
     """The submitted form; ``allow_multipart`` also accepts ``multipart/form-data`` text parts.
 
-    :raises falcon.HTTPError: 415 not a form body, 413 over :data:`MAX_FORM_BYTES`, 400 not
+    :raises falcon.HTTPError: 415 not a form body, 413 over ``max_bytes``, 400 not
         UTF-8, too many fields or malformed multipart, 411 a chunked or lengthless multipart body.
     """
     media_type = (req.content_type or "").split(";", 1)[0].strip().lower()
@@ -75,12 +77,12 @@ def read_form(req: falcon.Request, *, allow_multipart: bool = False) -> FormData
             title="Length required", description="the form must be sent with a Content-Length"
         )
     if media_type == MULTIPART and allow_multipart:
-        return _read_multipart(req)
+        return _read_multipart(req, max_bytes)
     if media_type != URLENCODED:
         raise falcon.HTTPUnsupportedMediaType(
             title="Unsupported form", description="the form must be sent as a web form"
         )
-    raw = read_capped(req, MAX_FORM_BYTES)
+    raw = read_capped(req, max_bytes)
     if raw is None:
         raise _too_large()
     try:
@@ -105,8 +107,8 @@ def _too_large() -> falcon.HTTPContentTooLarge:
     )
 
 
-def _read_multipart(req: falcon.Request) -> FormData:
-    if req.content_length is not None and req.content_length > MAX_FORM_BYTES:
+def _read_multipart(req: falcon.Request, max_bytes: int) -> FormData:
+    if req.content_length is not None and req.content_length > max_bytes:
         raise _too_large()
     pairs: list[tuple[str, str]] = []
     try:
