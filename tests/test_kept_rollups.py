@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from newsletter_connector.errors import InvalidRequest
+from newsletter_connector.errors import DbUnavailable, InvalidRequest
 from newsletter_connector.plugins.sql_store.tables import day_rollups
 from newsletter_connector.service.analytics import SETTLE_AFTER
 
@@ -151,4 +151,26 @@ def test_kept_rollups_take_the_exports_range_rules(
     with pytest.raises(InvalidRequest) as refused:
         service.analytics.kept_rollups(first, last)
     assert (refused.value.message, refused.value.field) == (message, "to")
+    assert _kept_days(service) == []
+
+
+def test_a_failed_keep_is_logged_and_the_figures_still_shown(
+    clocked: tuple[Any, Clock], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    service, clock = clocked
+    pageview(service)
+    clock.now = DAY0 + timedelta(days=3)
+    storage = service.storage
+    real = storage.transaction
+
+    def no_writes(*, write: bool = True) -> Any:
+        if write:
+            raise DbUnavailable("the database is not answering")
+        return real(write=False)
+
+    monkeypatch.setattr(storage, "transaction", no_writes)
+    shown = service.analytics.kept_rollups(DAY0.date(), clock.now.date())
+    assert [day["pageviews"] for day in shown] == [1, 0, 0, 0]
+    assert "could not keep 3 settled days' rollups: the database is not answering" in caplog.text
+    monkeypatch.undo()
     assert _kept_days(service) == []

@@ -4,19 +4,22 @@ the export reads, and daily rollups computed on demand in the database (SPEC 2.5
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import InvalidRequest
+from ..errors import DbUnavailable, InvalidRequest
 from ..model.analytics import DailyRollup
 from ..storage import AnalyticsEventRecord, DayTraffic, UnitOfWork
 from ..timeutil import to_naive_utc
 from . import analytics_sanitize as clean
 from .context import ServiceContext
 from .events import queue_event
+
+log = logging.getLogger(__name__)
 
 MAX_ROLLUP_DAYS = 92
 #: How long after a UTC day ends its rollup may be kept (:meth:`AnalyticsService.kept_rollups`):
@@ -239,13 +242,7 @@ class AnalyticsService:
                 for first, last in _runs([day for day in wanted if day not in kept])
                 for entry in self._rollups(uow, first, last)
             }
-        settled = [day for day in computed if day <= settled_through]
-        if settled:
-            now = self.context.clock()
-            with self.context.storage.transaction() as uow:
-                for day in settled:
-                    figures = {k: v for k, v in computed[day].items() if k != "source"}
-                    uow.day_rollups.keep(day, figures, at=now)
+        self._keep([computed[day] for day in computed if day <= settled_through])
         source = self.source
         return [
             computed[day] if day in computed else _with_source(kept[day], source) for day in wanted
@@ -266,6 +263,20 @@ class AnalyticsService:
             )
             result.append(rollup.to_wire())
         return result
+
+    def _keep(self, rollups: list[dict[str, Any]]) -> None:
+        """Keep settled days' ``rollups`` (without ``source``); a failed write is only logged
+        (the figures were computed, and a later read keeps them)."""
+        if not rollups:
+            return
+        now = self.context.clock()
+        try:
+            with self.context.storage.transaction() as uow:
+                for rollup in rollups:
+                    figures = {k: v for k, v in rollup.items() if k != "source"}
+                    uow.day_rollups.keep(date.fromisoformat(rollup["date"]), figures, at=now)
+        except DbUnavailable as exc:
+            log.warning("could not keep %d settled days' rollups: %s", len(rollups), exc.message)
 
     # -- the daily rollup event ------------------------------------------------------------------
 
