@@ -133,6 +133,31 @@ def test_signed_out_admin_pages_send_to_the_login(client: Any, admin_user: str) 
     assert forged.status_code == 303
 
 
+def test_a_request_asks_the_store_whether_admin_users_exist_once(
+    client: Any, service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The middleware's answer serves the gate and the login page of the same request."""
+    asked: list[str] = []
+    has_users = service.admin_access.has_users
+
+    def counted() -> bool:
+        asked.append("has_users")
+        return has_users()
+
+    monkeypatch.setattr(service.admin_access, "has_users", counted)
+    assert client.simulate_get("/admin").status_code == 404
+    assert asked == ["has_users"]
+    service.admin_access.create_user("ada", PASSWORD)
+    session = _sign_in(client)
+    for path, status in (("/admin", 200), ("/admin/login", 303), ("/admin/settings/api-keys", 200)):
+        asked.clear()
+        assert _page(client, path, session).status_code == status
+        assert asked == ["has_users"], path
+    asked.clear()
+    assert client.simulate_get("/admin/settings/api-keys").status_code == 303
+    assert asked == ["has_users"]
+
+
 # -- login ------------------------------------------------------------------------------------
 
 
