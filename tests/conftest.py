@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 
+#: The admin-area fixtures (``client``, ``service``, ``admin_user``, ``session``, ``now``).
+pytest_plugins = ["tests.support.admin"]
+
 #: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
 #: a private PostgreSQL server) or thousands of generated cases. They make the system tier, which
 #: a plain ``pytest`` leaves out (the quick tier takes about a minute) and ``pytest --all`` and
