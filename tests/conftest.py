@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-#: The admin-area fixtures (``client``, ``service``, ``admin_user``, ``session``, ``now``).
-pytest_plugins = ["tests.support.admin"]
+#: Shared fixtures: the admin area's (``client``, ``service``, ``admin_user``, ``session``,
+#: ``now``) and the browser tests' Chromium (``browser``).
+pytest_plugins = ["tests.support.admin", "tests.support.browser"]
 
 #: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
 #: a private PostgreSQL server) or thousands of generated cases. They make the system tier, which
