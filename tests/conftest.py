@@ -7,6 +7,10 @@ from typing import Any
 
 import pytest
 
+#: Shared fixtures: the admin area's (``client``, ``service``, ``admin_user``, ``session``,
+#: ``now``) and the browser tests' Chromium (``browser``).
+pytest_plugins = ["tests.support.admin", "tests.support.browser"]
+
 #: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
 #: a private PostgreSQL server) or thousands of generated cases. They make the system tier, which
 #: a plain ``pytest`` leaves out (the quick tier takes about a minute) and ``pytest --all`` and

@@ -13,25 +13,12 @@ from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
 from newsletter_connector.errors import InvalidRequest, NotFound, Unauthorized
-from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.admin_access import LoginThrottled
 from newsletter_connector.service.context import sha256_hex
 
-PASSWORD = "correct horse battery"
-T0 = datetime(2026, 3, 1, 12, 0, 0)
+from .support.admin import PASSWORD, T0
+
 CLIENT = "c" * 64
-
-
-@pytest.fixture
-def now() -> list[datetime]:
-    return [T0]
-
-
-@pytest.fixture
-def service(newsletter_settings: Any, newsletter_storage: Any, now: list[datetime]) -> Any:
-    return NewsletterService.build(
-        newsletter_settings, storage=newsletter_storage, clock=lambda: now[0]
-    )
 
 
 def test_users_created_listed_and_deleted_with_hashed_passwords(service: Any) -> None:

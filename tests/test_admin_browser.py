@@ -16,40 +16,15 @@ from typing import Any
 
 import pytest
 
-from tests.support.servers import running
-
-from .test_pages_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
+from tests.support.admin import PASSWORD
+from tests.support.browser import VIEWPORT, scriptless_tab, served_site
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "images" / "admin"
-PASSWORD = "correct horse battery"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")
 def site(newsletter_database_url: str) -> Iterator[str]:
-    env = {
-        "NEWSLETTER_CONFIG": "",
-        "NEWSLETTER_BASE_URL": "",
-        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",
-        "NEWSLETTER_TEMPLATE_DIR": "",
-        "NEWSLETTER_DATABASE_URL": newsletter_database_url,
-        "NEWSLETTER_SITE_SECRET": "browser-test-secret",
-        "NEWSLETTER_SITE_NAME": "Senior News Today",
-    }
-    with running(["serve", "--workers", "2"], env=env, probe_path="/signup") as (base, _):
+    with served_site(newsletter_database_url) as base:
         yield base
 
 
@@ -76,10 +51,7 @@ def test_sign_in_issue_a_key_once_and_revoke_it(
     browser: Any, site: str, newsletter_service: Any
 ) -> None:
     newsletter_service.admin_access.create_user("ada", PASSWORD)
-    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    try:
+    with scriptless_tab(browser) as page:
         page.goto(site + "/admin")
         assert page.url == site + "/admin/login"
         assert page.locator("h1").inner_text() == "Sign in"
@@ -119,5 +91,3 @@ def test_sign_in_issue_a_key_once_and_revoke_it(
         assert not newsletter_service.admin.list_api_keys()[0].active
         actions = [act.action for act in newsletter_service.admin_audit.latest(10)]
         assert actions == ["api_key.revoke", "api_key.create", "login", "login.failed"]
-    finally:
-        context.close()

@@ -10,9 +10,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from .test_admin_browser import PASSWORD, VIEWPORT, _audit, browser, site
+from .support.admin import PASSWORD
+from .support.browser import scriptless_tab, sign_in
+from .test_admin_browser import _audit, site
 
-__all__ = ["browser", "site"]  # the fixtures this module's test uses
+__all__ = ["site"]  # the fixture this module's test uses
 
 CONSENT = {"source": "import", "collected_at": "2026-01-01T00:00:00Z"}
 
@@ -44,15 +46,8 @@ def test_dashboard_and_analytics_in_a_browser(
 ) -> None:
     newsletter_service.admin_access.create_user("ada", PASSWORD)
     _seed(newsletter_service)
-    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    try:
-        page.goto(site + "/admin")
-        page.get_by_label("Username").fill("ada")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        assert page.locator("h1").inner_text() == "Dashboard"
+    with scriptless_tab(browser) as page:
+        sign_in(page, site)
         assert page.get_by_role("row", name="Confirmed 5").count() == 1
         assert page.get_by_role("img", name="Subscriber changes per day, last 30 days").count()
         _audit(browser, page, "dashboard")
@@ -74,5 +69,3 @@ def test_dashboard_and_analytics_in_a_browser(
         page.get_by_role("button", name="Show").click()
         assert page.get_by_role("alert").inner_text() == "to must be on or after from"
         _audit(browser, page, "analytics-error", screenshot=False)
-    finally:
-        context.close()

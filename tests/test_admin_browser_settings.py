@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.servers import running
+from tests.support.admin import PASSWORD
+from tests.support.browser import scriptless_tab, served_site, sign_in
 from tests.support.tls_receiver import TlsReceiver
 
-from .test_admin_browser import PASSWORD, _audit, browser  # noqa: F401 - browser: a fixture
-from .test_pages_browser import VIEWPORT
+from .test_admin_browser import _audit
 
 TOKEN = "platform-token-0123456789"
 LIST_KEY = "list-source-key-0123"
@@ -34,36 +34,19 @@ def receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsReceiver]:
 
 @pytest.fixture(scope="module")
 def site(newsletter_database_url: str, receiver: TlsReceiver) -> Iterator[str]:
-    env = {
-        "NEWSLETTER_CONFIG": "",
-        "NEWSLETTER_BASE_URL": "",
-        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",
-        "NEWSLETTER_TEMPLATE_DIR": "",
-        "NEWSLETTER_DATABASE_URL": newsletter_database_url,
-        "NEWSLETTER_SITE_SECRET": "browser-test-secret",
-        "NEWSLETTER_SITE_NAME": "Senior News Today",
-        "NEWSLETTER_CA_BUNDLE": str(receiver.ca_file),
-    }
-    with running(["serve", "--workers", "2"], env=env, probe_path="/signup") as (base, _):
+    with served_site(newsletter_database_url, NEWSLETTER_CA_BUNDLE=str(receiver.ca_file)) as base:
         yield base
 
 
 def test_set_and_test_the_connection_toggle_the_list_source_and_read_the_audit(
-    browser: Any,  # noqa: F811 - the imported fixture
+    browser: Any,
     site: str,
     receiver: TlsReceiver,
     newsletter_service: Any,
 ) -> None:
     newsletter_service.admin_access.create_user("ada", PASSWORD)
-    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    try:
-        page.goto(site + "/admin")
-        page.get_by_label("Username").fill("ada")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        assert page.locator("h1").inner_text() == "Dashboard"
+    with scriptless_tab(browser) as page:
+        sign_in(page, site)
 
         page.get_by_role("navigation").get_by_role("link", name="Platform connection").click()
         assert page.locator("h1").inner_text() == "Platform connection"
@@ -106,5 +89,3 @@ def test_set_and_test_the_connection_toggle_the_list_source_and_read_the_audit(
         ]
         assert TOKEN not in page.content() and LIST_KEY not in page.content()
         _audit(browser, page, "audit")
-    finally:
-        context.close()

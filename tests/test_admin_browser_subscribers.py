@@ -17,9 +17,9 @@ from newsletter_connector.testing.conformance_subscribers import make_subscriber
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
 from . import test_admin_browser as admin_browser
-from .test_pages_browser import VIEWPORT
+from .support.admin import PASSWORD
+from .support.browser import scriptless_tab, sign_in
 
-browser = admin_browser.browser
 site = admin_browser.site
 
 
@@ -36,17 +36,10 @@ def _seed(service: Any) -> None:
 def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
     browser: Any, site: str, newsletter_service: Any
 ) -> None:
-    newsletter_service.admin_access.create_user("ada", admin_browser.PASSWORD)
+    newsletter_service.admin_access.create_user("ada", PASSWORD)
     _seed(newsletter_service)
-    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    try:
-        page.goto(site + "/admin/login")
-        page.get_by_label("Username").fill("ada")
-        page.get_by_label("Password").fill(admin_browser.PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        assert page.locator("h1").inner_text() == "Dashboard"
+    with scriptless_tab(browser) as page:
+        sign_in(page, site, path="/admin/login")
 
         page.get_by_role("navigation").get_by_role("link", name="Subscribers").click()
         page.get_by_label("Address or its beginning").fill("Ann")
@@ -91,5 +84,3 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         admin_browser._audit(browser, page, "issues")
         actions = [act.action for act in newsletter_service.admin_audit.latest(5)]
         assert actions == ["subscriber.erase", "login"]
-    finally:
-        context.close()

@@ -17,8 +17,9 @@ from typing import Any
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
-from .test_admin_browser import PASSWORD, _audit, browser, site  # noqa: F401 - fixtures
-from .test_pages_browser import VIEWPORT
+from .support.admin import PASSWORD
+from .support.browser import scriptless_tab, sign_in
+from .test_admin_browser import _audit, site  # noqa: F401 - a fixture
 
 NEW_PASSWORD = "another fine passphrase"
 
@@ -39,21 +40,14 @@ def _failed_batches(service: Any, count: int) -> list[str]:
 
 
 def test_replay_a_batch_record_a_refused_digest_and_manage_admin_users(
-    browser: Any,  # noqa: F811 - the imported fixture
+    browser: Any,
     site: str,  # noqa: F811 - the imported fixture
     newsletter_service: Any,
 ) -> None:
     newsletter_service.admin_access.create_user("ada", PASSWORD)
     failed = _failed_batches(newsletter_service, 2)
-    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
-    context.set_default_timeout(20_000)
-    page = context.new_page()
-    try:
-        page.goto(site + "/admin")
-        page.get_by_label("Username").fill("ada")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        assert page.locator("h1").inner_text() == "Dashboard"
+    with scriptless_tab(browser) as page:
+        sign_in(page, site)
 
         page.get_by_role("navigation").get_by_role("link", name="List source and outbox").click()
         page.get_by_role("link", name="See the failed batches").click()
@@ -100,5 +94,3 @@ def test_replay_a_batch_record_a_refused_digest_and_manage_admin_users(
         assert "Admin user 'grace' deleted" in page.locator(".flash").inner_text()
         users = newsletter_service.admin_access.list_users()
         assert [user.username for user in users] == ["ada"]
-    finally:
-        context.close()

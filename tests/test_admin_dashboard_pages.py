@@ -17,9 +17,9 @@ from newsletter_connector.web.admin.analytics import summarise
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
 
+from .support.admin import PASSWORD, get_page, sign_in
 from .support.analytics_helpers import TOKEN, Clock, clocked_service, pageview
 from .support.pages_helpers import text_of
-from .test_admin_pages import PASSWORD, _page, _sign_in
 
 NOW = datetime(2026, 3, 31, 15, 0)
 CONSENT = {"source": "import", "collected_at": "2026-01-01T00:00:00Z"}
@@ -39,7 +39,7 @@ def client(clocked: tuple[Any, Clock]) -> Any:
 
 @pytest.fixture
 def session(client: Any) -> str:
-    return _sign_in(client)
+    return sign_in(client)
 
 
 def _rows(html: str, caption: str) -> list[list[str]]:
@@ -69,7 +69,7 @@ def test_dashboard_shows_the_figures_of_the_service(
     service.subscribers.subscribe({"email": "b@example.org"})
     service.subscribers.mark_bounced("b@example.org")
 
-    page = _page(client, "/admin", session)
+    page = get_page(client, "/admin", session)
     assert page.status_code == 200
     assert _rows(page.text, "Subscribers by status") == [
         ["Pending", "1"],
@@ -94,11 +94,11 @@ def test_dashboard_shows_the_figures_of_the_service(
 
 def test_dashboard_switches_between_30_and_90_days(client: Any, session: str) -> None:
     for days in (30, 90):
-        page = _page(client, f"/admin?days={days}", session)
+        page = get_page(client, f"/admin?days={days}", session)
         assert page.status_code == 200
         assert len(_rows(page.text, "Signups, unsubscribes and bounces per day")) == days
         assert f'<a href="{BASE}/admin/?days={days}" aria-current="page">' in page.text
-    default = _page(client, "/admin/", session)
+    default = get_page(client, "/admin/", session)
     assert 'days=30" aria-current="page"' in default.text
     assert f'<a href="{BASE}/admin/?days=90">Last 90 days</a>' in default.text
 
@@ -138,7 +138,7 @@ def test_dashboard_outbox_health_and_connection(
     clock.now = NOW - timedelta(hours=3, minutes=5)
     service.subscribers.subscribe({"email": "p@example.org"})
     clock.now = NOW
-    page = _page(client, "/admin", session)
+    page = get_page(client, "/admin", session)
     shown = text_of(page.text)
     assert "Connection Configured: platform.example.test:8443 over events, since 2026-03-28" in (
         shown
@@ -151,7 +151,7 @@ def test_dashboard_outbox_health_and_connection(
 
 
 def test_dashboard_of_an_empty_database(client: Any, session: str) -> None:
-    page = _page(client, "/admin", session)
+    page = get_page(client, "/admin", session)
     assert page.status_code == 200
     shown = text_of(page.text)
     assert "Total 0" in shown
@@ -191,7 +191,7 @@ def test_analytics_shows_the_last_30_days_by_default(
     client: Any, clocked: tuple[Any, Clock], session: str
 ) -> None:
     _traffic(*clocked)
-    page = _page(client, "/admin/analytics", session)
+    page = get_page(client, "/admin/analytics", session)
     assert page.status_code == 200
     assert 'name="from" type="date" required value="2026-03-02"' in page.text
     assert 'name="to" type="date" required value="2026-03-31"' in page.text
@@ -274,7 +274,7 @@ def test_analytics_bad_range_re_shows_the_form_with_the_export_message(
 
 
 def test_analytics_of_an_empty_database(client: Any, session: str) -> None:
-    page = _page(client, "/admin/analytics", session)
+    page = get_page(client, "/admin/analytics", session)
     assert page.status_code == 200
     shown = text_of(page.text)
     assert "No pageviews in this range." in shown and "No LLM calls in this range." in shown
@@ -294,7 +294,7 @@ def test_analytics_reads_the_rollups_once_per_request(
         return real(from_date, to_date)
 
     monkeypatch.setattr(analytics, "kept_rollups", counting)
-    assert _page(client, "/admin/analytics", session).status_code == 200
+    assert get_page(client, "/admin/analytics", session).status_code == 200
     assert calls == [(date(2026, 3, 2), date(2026, 3, 31))]
 
 

@@ -16,11 +16,8 @@ from newsletter_connector.descriptors import AdminUser
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.web.app import create_app
 
+from .support.admin import PASSWORD, T0, csrf_token
 from .support.docblocks import run_block, settings_environment
-
-PASSWORD = "correct horse battery"
-T0 = datetime(2026, 3, 1, 12, 0, 0)
-_TOKEN_RE = re.compile(r'name="csrf_token" value="([^"]*)"')
 
 
 def host_site(service_for: Any) -> flask.Flask:
@@ -52,11 +49,6 @@ def host_site(service_for: Any) -> flask.Flask:
 
 
 @pytest.fixture
-def now() -> list[datetime]:
-    return [T0]
-
-
-@pytest.fixture
 def build(newsletter_settings: Any, newsletter_storage: Any, now: list[datetime]) -> Any:
     def service_for(plugin: Any, **settings: Any) -> NewsletterService:
         return NewsletterService.build(
@@ -81,10 +73,6 @@ def site(build: Any, services: list[NewsletterService]) -> flask.Flask:
         return services[-1]
 
     return host_site(service_for)
-
-
-def _token(page: Any) -> str:
-    return _TOKEN_RE.search(page.get_data(as_text=True)).group(1)
 
 
 def test_a_signed_out_visitor_is_asked_to_sign_in_to_the_site(site: flask.Flask) -> None:
@@ -131,14 +119,14 @@ def test_a_host_admin_issues_and_revokes_keys_audited_under_their_name(
     form = client.get("/newsletter/admin/settings/api-keys")
     created = client.post(
         "/newsletter/admin/settings/api-keys",
-        data={"label": "host backend", "csrf_token": _token(form)},
+        data={"label": "host backend", "csrf_token": csrf_token(form)},
     )
     assert created.status_code == 200 and created.headers["Cache-Control"] == "no-store"
     key = re.search(r'value="(nlk_[^"]+)"', created.get_data(as_text=True)).group(1)
     assert service.admin.authenticate_api_key(key).label == "host backend"
     [record] = service.admin.list_api_keys()
     revoke_path = f"/newsletter/admin/settings/api-keys/{record.id}/revoke"
-    revoked = client.post(revoke_path, data={"csrf_token": _token(client.get(revoke_path))})
+    revoked = client.post(revoke_path, data={"csrf_token": csrf_token(client.get(revoke_path))})
     assert revoked.status_code == 303 and not service.admin.list_api_keys()[0].active
     acts = [(a.actor, a.action, a.target) for a in service.admin_audit.latest(5)]
     assert acts == [
@@ -155,13 +143,13 @@ def test_host_admin_forms_need_a_token_signed_for_that_admin(
     service = services[0]
     client = site.test_client()
     client.post("/login", data={"name": "Grace"})
-    graces = _token(client.get("/newsletter/admin/settings/api-keys"))
+    graces = csrf_token(client.get("/newsletter/admin/settings/api-keys"))
     client.post("/login", data={"name": "Mallory"})
     path = "/newsletter/admin/settings/api-keys"
     assert client.post(path, data={"label": "a", "csrf_token": graces}).status_code == 403
     assert client.post(path, data={"label": "a", "csrf_token": "1.ab"}).status_code == 403
     assert client.post(path, data={"label": "a"}).status_code == 403
-    mallorys = _token(client.get(path))
+    mallorys = csrf_token(client.get(path))
     now[0] = T0 + timedelta(hours=12, seconds=1)
     assert client.post(path, data={"label": "a", "csrf_token": mallorys}).status_code == 403
     now[0] = T0 + timedelta(hours=1)

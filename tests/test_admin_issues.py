@@ -26,8 +26,8 @@ from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.admin.issues import MAX_CONTENT_BYTES, MAX_DIGEST_FORM_BYTES
 from newsletter_connector.web.app import create_app
 
+from .support.admin import PASSWORD, csrf_token, get_page, post_form, sign_in
 from .support.pages_helpers import FORM, ORIGIN
-from .test_admin_pages import PASSWORD, _page, _post, _sign_in, _token
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 PREVIEW_POLICY = "sandbox; default-src 'none'; img-src https: data:; style-src 'unsafe-inline'"
@@ -100,8 +100,8 @@ def test_each_issue_is_previewed_in_a_sandboxed_frame(
     client: Any, service: Any, admin_user: str
 ) -> None:
     record = _record(service)
-    session = _sign_in(client)
-    page = _page(client, "/admin/issues", session)
+    session = sign_in(client)
+    page = get_page(client, "/admin/issues", session)
     assert page.status_code == 200
     assert "frame-src 'self'" in page.headers["content-security-policy"]
     [frame] = re.findall(r"<iframe [^>]*>", page.text)
@@ -109,25 +109,25 @@ def test_each_issue_is_previewed_in_a_sandboxed_frame(
     assert frame.startswith(f'<iframe sandbox src="{src}" ')
     assert "allow-" not in frame
     assert "Hi &lt;there&gt;" in page.text and "<there>" not in page.text
-    preview = _page(client, f"/admin/issues/{record.id}/preview", session)
+    preview = get_page(client, f"/admin/issues/{record.id}/preview", session)
     assert preview.status_code == 200
     assert preview.text == service.issues.get(record.id).html
     assert preview.headers["content-security-policy"] == PREVIEW_POLICY
     assert preview.headers["x-frame-options"] == "SAMEORIGIN"
     assert preview.headers["cache-control"] == "no-store"
     assert preview.headers["content-type"] == "text/html; charset=utf-8"
-    assert _page(client, "/admin/issues/999/preview", session).status_code == 404
+    assert get_page(client, "/admin/issues/999/preview", session).status_code == 404
 
 
 @pytest.mark.parametrize("content", ["with content"], indirect=True)
 def test_record_a_test_digest_runs_the_cli_s_service_method_and_is_audited(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
-    page = _page(client, "/admin/issues", session)
+    session = sign_in(client)
+    page = get_page(client, "/admin/issues", session)
     assert "No content plugin is installed" not in page.text
-    fields = {"csrf_token": _token(page)}
-    result = _post(client, "/admin/issues/digest", fields, cookies={COOKIE_NAME: session})
+    fields = {"csrf_token": csrf_token(page)}
+    result = post_form(client, "/admin/issues/digest", fields, cookies={COOKIE_NAME: session})
     [issue] = service.issues.list()
     assert result.status_code == 303
     assert result.headers["location"] == f"{BASE}/admin/issues#issue-{issue.id}"
@@ -145,12 +145,12 @@ def test_record_a_test_digest_runs_the_cli_s_service_method_and_is_audited(
 def test_without_a_content_plugin_the_page_says_so_and_the_act_fails_clearly(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
-    page = _page(client, "/admin/issues", session)
+    session = sign_in(client)
+    page = get_page(client, "/admin/issues", session)
     assert "No content plugin is installed" in page.text
     assert "No issue has been recorded yet." in page.text
-    fields = {"csrf_token": _token(page)}
-    result = _post(client, "/admin/issues/digest", fields, cookies={COOKIE_NAME: session})
+    fields = {"csrf_token": csrf_token(page)}
+    result = post_form(client, "/admin/issues/digest", fields, cookies={COOKIE_NAME: session})
     assert result.status_code == 400
     assert 'role="alert" id="digest-error">Nothing was recorded: no issue content: no plugin' in (
         result.text
@@ -164,8 +164,8 @@ def test_without_a_content_plugin_the_page_says_so_and_the_act_fails_clearly(
 def test_a_test_digest_without_its_token_or_from_elsewhere_records_nothing(
     client: Any, service: Any, admin_user: str, token: str, origin: str, given: str
 ) -> None:
-    session = _sign_in(client)
-    token = token or _token(_page(client, "/admin/issues", session))
+    session = sign_in(client)
+    token = token or csrf_token(get_page(client, "/admin/issues", session))
     result = client.simulate_post(
         "/admin/issues/digest",
         body=urlencode({"csrf_token": token, "content": given}),
@@ -178,8 +178,8 @@ def test_a_test_digest_without_its_token_or_from_elsewhere_records_nothing(
 
 
 def _digest(client: Any, session: str, **fields: str) -> Any:
-    token = _token(_page(client, "/admin/issues", session))
-    return _post(
+    token = csrf_token(get_page(client, "/admin/issues", session))
+    return post_form(
         client,
         "/admin/issues/digest",
         {**fields, "csrf_token": token},
@@ -191,8 +191,8 @@ def _digest(client: Any, session: str, **fields: str) -> Any:
 def test_the_form_records_the_chosen_kind_and_date(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
-    page = _page(client, "/admin/issues", session)
+    session = sign_in(client)
+    page = get_page(client, "/admin/issues", session)
     assert '<option value="test" selected>test</option>' in page.text
     result = _digest(client, session, kind="weekly", date="2026-02-18")
     assert result.status_code == 303
@@ -233,7 +233,7 @@ def test_a_refused_digest_shows_the_form_again_and_records_nothing(
     field: str,
 ) -> None:
     service.issues.run_digest("daily", "2026-02-10")
-    session = _sign_in(client)
+    session = sign_in(client)
     result = _digest(client, session, **fields)
     assert result.status_code == 400
     assert f'role="alert" id="digest-error">Nothing was recorded: {message}' in result.text
@@ -257,7 +257,7 @@ def _textarea(page: Any) -> str:
 
 
 def test_the_content_field_is_labelled_and_hinted(client: Any, admin_user: str) -> None:
-    page = _page(client, "/admin/issues", _sign_in(client))
+    page = get_page(client, "/admin/issues", sign_in(client))
     assert '<label for="content">Content (JSON, optional)</label>' in page.text
     hint = re.search(r'<span class="hint" id="content-hint">(.*?)</span>', page.text)[1]
     for key in ("briefing", "on_this_day", "puzzle_hint", "topics", "subject"):
@@ -271,7 +271,7 @@ def test_content_given_as_json_is_recorded_verbatim_with_or_without_a_plugin(
     client: Any, service: Any, admin_user: str
 ) -> None:
     given = sample_issue_content(subject="Given <subject> & more")
-    session = _sign_in(client)
+    session = sign_in(client)
     text = "\n" + json.dumps(given, indent=2)
     result = _digest(client, session, kind="manual", date="2026-02-18", content=text)
     [issue] = service.issues.list(include_html=True)
@@ -288,7 +288,7 @@ def test_content_given_as_json_is_recorded_verbatim_with_or_without_a_plugin(
     [act] = service.admin_audit.latest(1)
     assert (act.action, act.target) == ("issue.digest", f"manual issue {issue.id}")
     # the redirect leads to the issue's heading, followed by its preview
-    page = _page(client, "/admin/issues", session)
+    page = get_page(client, "/admin/issues", session)
     anchor = f'<h3 id="issue-{issue.id}">Given &lt;subject&gt; &amp; more</h3>'
     after = page.text[page.text.index(anchor) :]
     assert f'src="{BASE}/admin/issues/{issue.id}/preview"' in after.split("</section>")[0]
@@ -297,7 +297,7 @@ def test_content_given_as_json_is_recorded_verbatim_with_or_without_a_plugin(
 def test_a_test_issue_from_content_is_marked_test(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     given = json.dumps(sample_issue_content(subject="Dry run"))
     assert _digest(client, session, content=given).status_code == 303
     [issue] = service.issues.list()
@@ -332,7 +332,7 @@ def _escaped(text: str) -> str:
 def test_content_that_is_no_json_object_shows_the_form_again_naming_where(
     client: Any, service: Any, admin_user: str, text: str, where: str | None
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     result = _digest(client, session, kind="weekly", date="2026-02-18", content=text)
     with pytest.raises(InvalidRequest) as caught:
         load_content(text)  # what `digest --content FILE` reports too
@@ -365,7 +365,7 @@ def test_content_that_is_no_json_object_shows_the_form_again_naming_where(
 def test_content_the_service_refuses_shows_its_message(
     client: Any, service: Any, admin_user: str, content: dict[str, Any], message: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     text = json.dumps(content)
     result = _digest(client, session, kind="manual", content=text)
     _refused(result, service, message)
@@ -375,7 +375,7 @@ def test_content_the_service_refuses_shows_its_message(
 def test_content_over_the_limit_is_refused_and_echoed_cut(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     text = json.dumps(sample_issue_content(puzzle_hint="x" * MAX_CONTENT_BYTES))
     result = _digest(client, session, kind="manual", date="2026-02-18", content=text)
     size = len(text.encode("utf-8"))
@@ -391,7 +391,7 @@ def test_content_over_the_limit_is_refused_and_echoed_cut(
 def test_content_at_the_limit_fits_the_form_even_when_every_byte_is_escaped(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     bare = json.dumps(sample_issue_content(puzzle_hint=""), ensure_ascii=False)
     room = MAX_CONTENT_BYTES - len(bare.encode("utf-8"))
     text = bare.replace('"puzzle_hint": ""', '"puzzle_hint": "' + "é" * (room // 2) + '"')
@@ -406,7 +406,7 @@ def test_content_at_the_limit_fits_the_form_even_when_every_byte_is_escaped(
 def test_a_form_body_over_the_digest_form_s_cap_is_413(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     result = _digest(client, session, kind="manual", content="x" * MAX_DIGEST_FORM_BYTES)
     assert result.status_code == 413
     assert service.issues.list() == []
@@ -417,6 +417,6 @@ def test_a_form_body_over_the_digest_form_s_cap_is_413(
 def test_without_a_plugin_an_empty_content_field_asks_the_plugin_and_fails(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     result = _digest(client, session, kind="manual", content="  \n ")
     _refused(result, service, "no issue content: no plugin answered newsletter_issue_content")

@@ -7,7 +7,6 @@ import logging
 import re
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
 import falcon.testing
 import pytest
@@ -16,12 +15,19 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
-from newsletter_connector.web.pages.csrf import COOKIE_NAME as LOGIN_CSRF_COOKIE
 
+from .support.admin import (
+    PASSWORD,
+    T0,
+    csrf_token,
+    get_page,
+    login_attempt,
+    post_form,
+    sign_in,
+    submit,
+)
 from .support.pages_helpers import FORM, ORIGIN, text_of
 
-PASSWORD = "correct horse battery"
-T0 = datetime(2026, 3, 1, 12, 0, 0)
 UNKNOWN_PATHS = ("/no-such-path", "/adminx")
 ADMIN_PATHS = (
     ("GET", "/admin"),
@@ -43,70 +49,6 @@ ADMIN_PATHS = (
 )
 #: What a signed-out GET of an admin page gets: a redirect to the login page.
 GET_REDIRECT = 303
-_TOKEN_RE = re.compile(r'name="csrf_token" value="([^"]*)"')
-
-
-@pytest.fixture
-def now() -> list[datetime]:
-    return [T0]
-
-
-@pytest.fixture
-def service(newsletter_settings: Any, newsletter_storage: Any, now: list[datetime]) -> Any:
-    return NewsletterService.build(
-        newsletter_settings, storage=newsletter_storage, clock=lambda: now[0]
-    )
-
-
-@pytest.fixture
-def client(service: Any) -> Any:
-    return falcon.testing.TestClient(create_app(service=service))
-
-
-@pytest.fixture
-def admin_user(service: Any) -> str:
-    service.admin_access.create_user("ada", PASSWORD)
-    return "ada"
-
-
-def _post(client: Any, path: str, fields: dict[str, str], **options: Any) -> Any:
-    headers = {**FORM, "Origin": ORIGIN, **options.pop("headers", {})}
-    return client.simulate_post(path, body=urlencode(fields), headers=headers, **options)
-
-
-def _login_attempt(client: Any, username: str, password: str, **headers: str) -> Any:
-    page = client.simulate_get("/admin/login")
-    token = _TOKEN_RE.search(page.text).group(1)
-    cookie = page.cookies[LOGIN_CSRF_COOKIE].value
-    fields = {"username": username, "password": password, "csrf_token": token}
-    return _post(
-        client, "/admin/login", fields, cookies={LOGIN_CSRF_COOKIE: cookie}, headers=headers
-    )
-
-
-def _sign_in(client: Any, username: str = "ada") -> str:
-    result = _login_attempt(client, username, PASSWORD)
-    assert result.status_code == 303, result.text
-    return result.cookies[COOKIE_NAME].value
-
-
-def _page(client: Any, path: str, session: str) -> Any:
-    return client.simulate_get(path, cookies={COOKIE_NAME: session})
-
-
-def _token(page: Any) -> str:
-    return _TOKEN_RE.search(page.text).group(1)
-
-
-def _act(client: Any, path: str, session: str, fields: dict[str, str], **headers: str) -> Any:
-    token = _token(_page(client, path, session))
-    return _post(
-        client,
-        path,
-        {**fields, "csrf_token": token},
-        cookies={COOKIE_NAME: session},
-        headers=headers,
-    )
 
 
 # -- off until configured ---------------------------------------------------------------------
@@ -133,19 +75,44 @@ def test_signed_out_admin_pages_send_to_the_login(client: Any, admin_user: str) 
     assert forged.status_code == 303
 
 
+def test_a_request_asks_the_store_whether_admin_users_exist_once(
+    client: Any, service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The middleware's answer serves the gate and the login page of the same request."""
+    asked: list[str] = []
+    has_users = service.admin_access.has_users
+
+    def counted() -> bool:
+        asked.append("has_users")
+        return has_users()
+
+    monkeypatch.setattr(service.admin_access, "has_users", counted)
+    assert client.simulate_get("/admin").status_code == 404
+    assert asked == ["has_users"]
+    service.admin_access.create_user("ada", PASSWORD)
+    session = sign_in(client)
+    for path, status in (("/admin", 200), ("/admin/login", 303), ("/admin/settings/api-keys", 200)):
+        asked.clear()
+        assert get_page(client, path, session).status_code == status
+        assert asked == ["has_users"], path
+    asked.clear()
+    assert client.simulate_get("/admin/settings/api-keys").status_code == 303
+    assert asked == ["has_users"]
+
+
 # -- login ------------------------------------------------------------------------------------
 
 
 def test_login_sets_a_strict_http_only_secure_cookie_on_the_admin_path(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    result = _login_attempt(client, "ada", PASSWORD)
+    result = login_attempt(client, "ada", PASSWORD)
     assert result.status_code == 303
     assert result.headers["location"] == BASE + "/admin/"
     cookie = result.cookies[COOKIE_NAME]
     assert cookie.http_only and cookie.secure and cookie.path == "/newsletter/admin"
     assert cookie.same_site == "Strict" and len(cookie.value) == 43
-    home = _page(client, "/admin", cookie.value)
+    home = get_page(client, "/admin", cookie.value)
     assert home.status_code == 200
     assert "<h1>Dashboard</h1>" in home.text and "Signed in as ada" in text_of(home.text)
     assert "<h2>Settings</h2>" in home.text
@@ -157,7 +124,7 @@ def test_wrong_username_or_password_says_only_that(
     client: Any, service: Any, admin_user: str
 ) -> None:
     for username, password in (("ada", "wrong password!"), ("bob", PASSWORD)):
-        result = _login_attempt(client, username, password)
+        result = login_attempt(client, username, password)
         assert result.status_code == 401
         assert "wrong username or password" in result.text
         assert COOKIE_NAME not in result.cookies
@@ -168,9 +135,9 @@ def test_failed_logins_are_throttled_with_a_429_saying_when(
     client: Any, now: list[datetime], admin_user: str
 ) -> None:
     for _ in range(5):
-        assert _login_attempt(client, "ada", "wrong password!").status_code == 401
+        assert login_attempt(client, "ada", "wrong password!").status_code == 401
     now[0] = T0 + timedelta(minutes=5)
-    result = _login_attempt(client, "ada", PASSWORD)
+    result = login_attempt(client, "ada", PASSWORD)
     assert result.status_code == 429
     assert result.headers["retry-after"] == "600"
     assert "Try again in 10 minutes" in text_of(result.text)
@@ -178,9 +145,9 @@ def test_failed_logins_are_throttled_with_a_429_saying_when(
 
 
 def test_login_form_from_another_site_is_refused(client: Any, admin_user: str) -> None:
-    result = _login_attempt(client, "ada", PASSWORD, **{"Sec-Fetch-Site": "cross-site"})
+    result = login_attempt(client, "ada", PASSWORD, **{"Sec-Fetch-Site": "cross-site"})
     assert result.status_code == 403 and COOKIE_NAME not in result.cookies
-    no_token = _post(client, "/admin/login", {"username": "ada", "password": PASSWORD})
+    no_token = post_form(client, "/admin/login", {"username": "ada", "password": PASSWORD})
     assert no_token.status_code == 403 and COOKIE_NAME not in no_token.cookies
 
 
@@ -190,42 +157,44 @@ def test_login_form_from_another_site_is_refused(client: Any, admin_user: str) -
 def test_session_ends_after_two_idle_hours(
     client: Any, now: list[datetime], admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     now[0] = T0 + timedelta(hours=1, minutes=50)
-    assert _page(client, "/admin", session).status_code == 200
+    assert get_page(client, "/admin", session).status_code == 200
     now[0] = T0 + timedelta(hours=3, minutes=50)
-    assert _page(client, "/admin", session).status_code == GET_REDIRECT
+    assert get_page(client, "/admin", session).status_code == GET_REDIRECT
 
 
 def test_session_ends_twelve_hours_after_sign_in(
     client: Any, now: list[datetime], admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     for hour in range(1, 12):
         now[0] = T0 + timedelta(hours=hour)
-        assert _page(client, "/admin", session).status_code == 200
+        assert get_page(client, "/admin", session).status_code == 200
     now[0] = T0 + timedelta(hours=12)
-    assert _page(client, "/admin", session).status_code == GET_REDIRECT
+    assert get_page(client, "/admin", session).status_code == GET_REDIRECT
 
 
 def test_logout_deletes_the_session(client: Any, service: Any, admin_user: str) -> None:
-    session = _sign_in(client)
-    token = _token(_page(client, "/admin", session))
-    result = _post(client, "/admin/logout", {"csrf_token": token}, cookies={COOKIE_NAME: session})
+    session = sign_in(client)
+    token = csrf_token(get_page(client, "/admin", session))
+    result = post_form(
+        client, "/admin/logout", {"csrf_token": token}, cookies={COOKIE_NAME: session}
+    )
     assert result.status_code == 303
     assert result.headers["location"] == BASE + "/admin/login"
     assert result.cookies[COOKIE_NAME].value == ""
-    assert _page(client, "/admin", session).status_code == GET_REDIRECT
+    assert get_page(client, "/admin", session).status_code == GET_REDIRECT
     assert service.admin_audit.latest(1)[0].action == "logout"
 
 
 def test_logout_without_its_token_keeps_the_session(client: Any, admin_user: str) -> None:
-    session = _sign_in(client)
-    result = _post(
+    session = sign_in(client)
+    result = post_form(
         client, "/admin/logout", {"csrf_token": "forged"}, cookies={COOKIE_NAME: session}
     )
     assert result.status_code == 403
-    assert _page(client, "/admin", session).status_code == 200
+    assert get_page(client, "/admin", session).status_code == 200
 
 
 # -- API keys ---------------------------------------------------------------------------------
@@ -235,16 +204,16 @@ def test_a_new_key_is_shown_exactly_once(
     client: Any, service: Any, admin_user: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    session = _sign_in(client)
-    created = _act(client, "/admin/settings/api-keys", session, {"label": "site backend"})
+    session = sign_in(client)
+    created = submit(client, "/admin/settings/api-keys", session, {"label": "site backend"})
     assert created.status_code == 200
     assert created.headers["cache-control"] == "no-store"
     key = re.search(r'value="(nlk_[^"]+)"', created.text).group(1)
     assert "Copy it now; it will not be shown again" in created.text
     assert service.admin.authenticate_api_key(key).label == "site backend"
-    listed = _page(client, "/admin/settings/api-keys", session)
+    listed = get_page(client, "/admin/settings/api-keys", session)
     assert "site backend" in listed.text and key[:8] in listed.text
-    assert key not in listed.text and key not in _page(client, "/admin", session).text
+    assert key not in listed.text and key not in get_page(client, "/admin", session).text
     assert key not in caplog.text
     [act, _login] = service.admin_audit.latest(5)
     assert (act.actor, act.action, act.target) == ("ada", "api_key.create", "site backend")
@@ -254,9 +223,9 @@ def test_a_new_key_is_shown_exactly_once(
 def test_an_invalid_label_is_shown_with_the_form(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
-    _act(client, "/admin/settings/api-keys", session, {"label": "taken"})
-    again = _act(client, "/admin/settings/api-keys", session, {"label": "taken"})
+    session = sign_in(client)
+    submit(client, "/admin/settings/api-keys", session, {"label": "taken"})
+    again = submit(client, "/admin/settings/api-keys", session, {"label": "taken"})
     assert again.status_code == 400 and "already exists" in again.text
     assert 'value="nlk_' not in again.text
     assert len(service.admin.list_api_keys()) == 1
@@ -275,14 +244,14 @@ def test_an_invalid_label_is_shown_with_the_form(
 def test_forms_without_their_token_or_from_elsewhere_change_nothing(
     client: Any, service: Any, admin_user: str, fields: dict[str, str], headers: dict[str, str]
 ) -> None:
-    session = _sign_in(client)
-    token = _token(_page(client, "/admin/settings/api-keys", session))
+    session = sign_in(client)
+    token = csrf_token(get_page(client, "/admin/settings/api-keys", session))
     service.admin.create_api_key("kept")
     for path, extra in (
         ("/admin/settings/api-keys", {"label": "new"}),
         ("/admin/settings/api-keys/1/revoke", {}),
     ):
-        result = _post(
+        result = post_form(
             client,
             path,
             {"csrf_token": token, **extra, **fields},
@@ -299,13 +268,13 @@ def test_forms_without_their_token_or_from_elsewhere_change_nothing(
 def test_revoke_asks_first_then_revokes_and_audits(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     issued = service.admin.create_api_key("old client")
     path = f"/admin/settings/api-keys/{issued.record.id}/revoke"
-    confirm = _page(client, path, session)
+    confirm = get_page(client, path, session)
     assert confirm.status_code == 200 and "Revoke the key “old client”?" in confirm.text
     assert service.admin.list_api_keys()[0].active
-    result = _act(client, path, session, {})
+    result = submit(client, path, session, {})
     assert result.status_code == 303
     assert result.headers["location"] == BASE + "/admin/settings/api-keys"
     assert not service.admin.list_api_keys()[0].active
@@ -319,11 +288,11 @@ def test_revoke_asks_first_then_revokes_and_audits(
     assert "Key &#39;old client&#39; revoked" in listed.text and "Revoked 2026-03-01" in listed.text
     act = service.admin_audit.latest(1)[0]
     assert (act.actor, act.action, act.target) == ("ada", "api_key.revoke", "old client")
-    assert _page(client, "/admin/settings/api-keys/999/revoke", session).status_code == 404
+    assert get_page(client, "/admin/settings/api-keys/999/revoke", session).status_code == 404
 
 
 def test_a_forged_flash_message_is_not_shown(client: Any, admin_user: str) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     page = client.simulate_get(
         "/admin", cookies={COOKIE_NAME: session, "newsletter_admin_flash": "SGVsbG8.abc"}
     )
@@ -346,5 +315,5 @@ def test_links_and_cookie_path_follow_the_mount_prefix(
     login = client.simulate_get("/admin/login")
     assert 'action="https://example.org/news/admin/login"' in login.text
     assert 'href="https://example.org/news/admin/assets/admin.css"' in login.text
-    result = _login_attempt(client, "ada", PASSWORD, Origin="https://example.org")
+    result = login_attempt(client, "ada", PASSWORD, Origin="https://example.org")
     assert result.cookies[COOKIE_NAME].path == "/news/admin"

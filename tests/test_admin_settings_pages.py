@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import falcon.testing
 import pytest
 from click.testing import CliRunner
 
@@ -19,16 +18,24 @@ from newsletter_connector.service.admin import ListSourceStatus
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
-from newsletter_connector.web.app import create_app
 
+from .support.admin import (
+    PASSWORD,
+    T0,
+    audit_acts,
+    csrf_token,
+    followed,
+    get_page,
+    post_form,
+    submit,
+    without_token,
+)
 from .support.tls_receiver import TlsReceiver
-from .test_admin_pages import PASSWORD, T0, _page, _post, _sign_in, _token
 
 LIST_KEY = "list-source-key-0123"
 TOKEN = "platform-token-0123456789"
 SETTINGS = "/admin/settings"
 CONNECTION = "/admin/settings/connection"
-FLASH = "newsletter_admin_flash"
 NEW_POSTS = (
     "/admin/settings/list-source",
     "/admin/settings/list-source/off",
@@ -53,34 +60,9 @@ def service(newsletter_settings: Any, newsletter_storage: Any, receiver: TlsRece
     return NewsletterService.build(settings, storage=newsletter_storage, clock=lambda: T0)
 
 
-@pytest.fixture
-def client(service: Any) -> Any:
-    return falcon.testing.TestClient(create_app(service=service))
-
-
-@pytest.fixture
-def session(client: Any, service: Any) -> str:
-    service.admin_access.create_user("ada", PASSWORD)
-    return _sign_in(client)
-
-
 def _act(client: Any, path: str, session: str, fields: dict[str, str]) -> Any:
     """Post ``fields`` to ``path`` with the CSRF token of the settings page's forms."""
-    token = _token(_page(client, SETTINGS, session))
-    return _post(client, path, {**fields, "csrf_token": token}, cookies={COOKIE_NAME: session})
-
-
-def _followed(client: Any, result: Any, session: str) -> Any:
-    """The page a 303 leads to, with the flash cookie it set."""
-    assert result.status_code == 303, result.text
-    path = result.headers["location"].removeprefix(BASE)
-    return client.simulate_get(
-        path, cookies={COOKIE_NAME: session, FLASH: result.cookies[FLASH].value}
-    )
-
-
-def _acts(service: Any) -> list[tuple[str, str | None]]:
-    return [(act.action, act.target) for act in service.admin_audit.latest(20)]
+    return submit(client, path, session, fields, form=SETTINGS)
 
 
 def _assert_nowhere(secret: str, service: Any, caplog: Any, *pages: Any) -> None:
@@ -116,22 +98,22 @@ def test_list_source_turned_on_shown_with_its_user_then_off(
     client: Any, service: Any, session: str, caplog: Any
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    page = _page(client, SETTINGS, session)
+    page = get_page(client, SETTINGS, session)
     assert page.status_code == 200 and "Off: every list-source request is answered 404" in page.text
     result = _act(
         client, "/admin/settings/list-source", session, {"user": "platform", "key": LIST_KEY}
     )
-    shown = _followed(client, result, session)
+    shown = followed(client, result, session)
     assert "List-source surface on for user &#39;platform&#39;." in shown.text
     assert "On, for user <strong>platform</strong>" in shown.text
     assert service.admin.verify_listsource_credentials("platform", LIST_KEY) is True
-    assert _acts(service)[0] == ("listsource.set", "platform")
+    assert audit_acts(service)[0] == ("listsource.set", "platform")
     _assert_nowhere(LIST_KEY, service, caplog, result, shown)
 
-    off = _followed(client, _act(client, "/admin/settings/list-source/off", session, {}), session)
+    off = followed(client, _act(client, "/admin/settings/list-source/off", session, {}), session)
     assert "List-source surface turned off." in off.text and "Off: every" in off.text
     assert service.admin.listsource_status().enabled is False
-    assert _acts(service)[0] == ("listsource.disable", "turned off")
+    assert audit_acts(service)[0] == ("listsource.disable", "turned off")
 
 
 @pytest.mark.parametrize(
@@ -155,7 +137,7 @@ def test_bad_list_source_credentials_are_shown_again_with_the_reason(
     )
     assert fields["key"] not in result.text
     assert service.admin.listsource_status().enabled is False
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 # -- outbox ---------------------------------------------------------------------------------
@@ -185,7 +167,7 @@ def _state(service: Any, batch_id: str) -> tuple[str, int, Any]:
 
 def test_outbox_counts_retry_now_and_replay(client: Any, service: Any, session: str) -> None:
     waiting, failed = _waiting_and_failed(service)
-    page = _page(client, SETTINGS, session)
+    page = get_page(client, SETTINGS, session)
     assert '<td id="outbox-unbatched">1 event(s)</td>' in page.text
     assert '<td id="outbox-waiting">1</td>' in page.text
     assert '<td id="outbox-failed">1 (1 event(s))</td>' in page.text
@@ -193,21 +175,19 @@ def test_outbox_counts_retry_now_and_replay(client: Any, service: Any, session: 
     assert last_error in ("HTTP 503", "HTTP 400 from POST /v1/events")
     assert f"<td>{last_error}</td>" in page.text
 
-    retried = _followed(
+    retried = followed(
         client, _act(client, "/admin/settings/outbox/retry-now", session, {}), session
     )
     assert "1 batch(es) waiting for a retry are due now" in retried.text
     assert _state(service, waiting) == ("pending", 1, T0)
     assert _state(service, failed)[0] == "failed"
-    assert _acts(service)[0] == ("outbox.retry_now", "1 batch(es)")
+    assert audit_acts(service)[0] == ("outbox.retry_now", "1 batch(es)")
 
-    replayed = _followed(
-        client, _act(client, "/admin/settings/outbox/replay", session, {}), session
-    )
+    replayed = followed(client, _act(client, "/admin/settings/outbox/replay", session, {}), session)
     assert "1 failed batch(es) replayed with a fresh retry ladder" in replayed.text
     assert _state(service, failed) == ("pending", 0, T0)
     assert '<td id="outbox-failed">0 (0 event(s))</td>' in replayed.text
-    assert _acts(service)[0] == ("outbox.replay", "1 failed batch(es)")
+    assert audit_acts(service)[0] == ("outbox.replay", "1 failed batch(es)")
 
 
 def test_replay_of_one_batch_names_what_is_wrong(service: Any) -> None:
@@ -231,12 +211,12 @@ def test_a_connection_is_set_shown_without_its_token_and_disabled(
     client: Any, service: Any, session: str, receiver: TlsReceiver, caplog: Any
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    empty = _page(client, CONNECTION, session)
+    empty = get_page(client, CONNECTION, session)
     assert "No connection: nothing is pushed" in empty.text
     assert '<option value="events" selected>' in empty.text
     assert '<option value="platform"' in empty.text
     result = _set_connection(client, session, receiver.base + "/")
-    shown = _followed(client, result, session)
+    shown = followed(client, result, session)
     assert f"Connection set: {receiver.base} via events." in shown.text
     assert f"<code>{receiver.base}</code>" in shown.text and "Set (not shown)" in shown.text
     record = service.admin.connection()
@@ -245,15 +225,13 @@ def test_a_connection_is_set_shown_without_its_token_and_disabled(
         "events",
         TOKEN,
     )
-    assert _acts(service)[0] == ("connection.set", f"{receiver.base} via events")
+    assert audit_acts(service)[0] == ("connection.set", f"{receiver.base} via events")
     _assert_nowhere(TOKEN, service, caplog, result, shown)
 
-    off = _followed(
-        client, _act(client, "/admin/settings/connection/disable", session, {}), session
-    )
+    off = followed(client, _act(client, "/admin/settings/connection/disable", session, {}), session)
     assert "Connection disabled." in off.text and "No connection" in off.text
     assert service.admin.connection() is None
-    assert _acts(service)[0] == ("connection.disable", "disabled")
+    assert audit_acts(service)[0] == ("connection.disable", "disabled")
 
 
 @pytest.mark.parametrize(
@@ -274,7 +252,7 @@ def test_a_bad_connection_is_shown_again_with_the_reason(
     assert result.status_code == 400 and message in result.text, result.text
     assert 'role="alert"' in result.text and fields.get("token", TOKEN) not in result.text
     assert service.admin.connection() is None
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 def test_credentials_in_the_address_are_refused_and_never_shown_again(
@@ -292,13 +270,13 @@ def test_the_connection_test_reaches_the_receiver_with_an_empty_batch(
     caplog.set_level(logging.DEBUG)
     _set_connection(client, session, receiver.base)
     result = _act(client, "/admin/settings/connection/test", session, {})
-    shown = _followed(client, result, session)
+    shown = followed(client, result, session)
     expected = f"reachable: HTTP 200 from {receiver.base}/v1/events"
     assert f"Connection test: {expected}." in shown.text
     [request] = receiver.received
     assert (request.path, request.body) == ("/v1/events", [])
     assert request.headers["Authorization"] == f"Bearer {TOKEN}"
-    assert _acts(service)[0] == ("connection.test", expected)
+    assert audit_acts(service)[0] == ("connection.test", expected)
     _assert_nowhere(TOKEN, service, caplog, result, shown)
 
 
@@ -350,15 +328,15 @@ def test_a_transport_without_a_test_says_so(service: Any) -> None:
 def test_testing_without_a_connection_says_there_is_none(
     client: Any, service: Any, session: str
 ) -> None:
-    token = _token(_page(client, CONNECTION, session))
-    result = _post(
+    token = csrf_token(get_page(client, CONNECTION, session))
+    result = post_form(
         client,
         "/admin/settings/connection/test",
         {"csrf_token": token},
         cookies={COOKIE_NAME: session},
     )
     assert result.status_code == 400 and "no connection is configured" in result.text
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 def test_the_cli_twin_tests_the_connection(
@@ -388,13 +366,13 @@ def test_the_cli_twin_tests_the_connection(
 def test_the_audit_log_pages_newest_first_by_id(client: Any, service: Any, session: str) -> None:
     for n in range(60):
         service.admin_audit.record("bob", "api_key.create", f"key-{n:02d}")
-    first = _page(client, "/admin/audit", session)
+    first = get_page(client, "/admin/audit", session)
     assert first.status_code == 200
     assert first.text.index("key-59") < first.text.index("key-58")
     assert "key-10" in first.text and "key-09" not in first.text
     older = service.admin_audit.latest(50)[-1].id
     assert f'href="{BASE}/admin/audit?before={older}"' in first.text
-    second = _page(client, f"/admin/audit?before={older}", session)
+    second = get_page(client, f"/admin/audit?before={older}", session)
     assert "key-09" in second.text and "key-00" in second.text and "key-10" not in second.text
     assert ">login<" in second.text.replace("<code>", ">").replace("</code>", "<")
     assert "Older acts" not in second.text and "Newest acts" in second.text
@@ -402,7 +380,7 @@ def test_the_audit_log_pages_newest_first_by_id(client: Any, service: Any, sessi
 
 @pytest.mark.parametrize("before", ["abc", "-1", "9" * 40])
 def test_a_bad_audit_page_is_a_clear_400(client: Any, session: str, before: str) -> None:
-    result = _page(client, f"/admin/audit?before={before}", session)
+    result = get_page(client, f"/admin/audit?before={before}", session)
     assert result.status_code == 400 and "before must be a positive whole number" in result.text
 
 
@@ -412,7 +390,7 @@ def test_no_secret_reaches_the_audit_log_page(
     _act(client, "/admin/settings/list-source", session, {"user": "platform", "key": LIST_KEY})
     _set_connection(client, session, receiver.base)
     _act(client, "/admin/settings/connection/test", session, {})
-    page = _page(client, "/admin/audit", session)
+    page = get_page(client, "/admin/audit", session)
     assert "listsource.set" in page.text and "connection.test" in page.text
     assert LIST_KEY not in page.text and TOKEN not in page.text
 
@@ -421,11 +399,7 @@ def test_no_secret_reaches_the_audit_log_page(
 
 
 @pytest.mark.parametrize("path", NEW_POSTS)
-@pytest.mark.parametrize(
-    ("fields", "headers"),
-    [({"csrf_token": "forged"}, {}), ({}, {"Origin": "https://evil.example"})],
-    ids=["forged", "foreign-origin"],
-)
+@without_token
 def test_the_new_forms_without_their_token_change_nothing(
     client: Any,
     service: Any,
@@ -437,17 +411,17 @@ def test_the_new_forms_without_their_token_change_nothing(
 ) -> None:
     service.admin.set_listsource_credentials("platform", LIST_KEY)
     service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
-    token = _token(_page(client, SETTINGS, session))
+    token = csrf_token(get_page(client, SETTINGS, session))
     form = {"csrf_token": token, "user": "other", "key": "another-key-0123"}
     form.update(platform_base="https://other.example", transport="events", token="x" * 20)
-    result = _post(
+    result = post_form(
         client, path, {**form, **fields}, cookies={COOKIE_NAME: session}, headers=headers
     )
     assert result.status_code == 403 and "nothing was changed" in result.text
     assert service.admin.listsource_status().user == "platform"
     assert service.admin.connection().platform_base == receiver.base
     assert receiver.received == []
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 def test_credentials_stored_without_the_user_name_show_as_not_recorded(
@@ -460,15 +434,16 @@ def test_credentials_stored_without_the_user_name_show_as_not_recorded(
         uow.settings.put("listsource_credentials", stored, at=T0)
     assert service.admin.listsource_status() == ListSourceStatus(enabled=True, user=None)
     assert (
-        "On, for user <strong>(name not recorded)</strong>" in _page(client, SETTINGS, session).text
+        "On, for user <strong>(name not recorded)</strong>"
+        in get_page(client, SETTINGS, session).text
     )
     assert service.admin.verify_listsource_credentials("platform", LIST_KEY) is True
 
 
 def test_turning_off_an_off_list_source_says_so(client: Any, service: Any, session: str) -> None:
-    off = _followed(client, _act(client, "/admin/settings/list-source/off", session, {}), session)
+    off = followed(client, _act(client, "/admin/settings/list-source/off", session, {}), session)
     assert "List-source surface already off." in off.text
-    assert _acts(service)[0] == ("listsource.disable", "already off")
+    assert audit_acts(service)[0] == ("listsource.disable", "already off")
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,6 @@ import falcon.testing
 import pytest
 
 from newsletter_connector.json_encoding import json_values
-from newsletter_connector.service import NewsletterService
 from newsletter_connector.service import subscribers as subscriber_service
 from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.service.subscriber_export import CSV_COLUMNS, csv_row
@@ -25,32 +24,21 @@ from newsletter_connector.testing.conformance_subscribers import make_subscriber
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin import subscribers as subscribers_page
 from newsletter_connector.web.admin.gate import COOKIE_NAME
-from newsletter_connector.web.app import create_app
 
+from .support.admin import (
+    csrf_token,
+    flash_of,
+    followed,
+    get_page,
+    post_form,
+    sign_in,
+    submit,
+)
 from .support.analytics_helpers import connect
 from .support.pages_helpers import FORM, ORIGIN
-from .test_admin_pages import PASSWORD, T0, _page, _post, _sign_in, _token
 
 _ROW_LINK = re.compile(r'<td><a href="[^"]*">([^<]*)</a></td>')
 _NEXT = re.compile(r'<a href="([^"]*)" rel="next">')
-
-
-@pytest.fixture
-def service(newsletter_settings: Any, newsletter_storage: Any) -> Any:
-    return NewsletterService.build(
-        newsletter_settings, storage=newsletter_storage, clock=lambda: T0
-    )
-
-
-@pytest.fixture
-def client(service: Any) -> Any:
-    return falcon.testing.TestClient(create_app(service=service))
-
-
-@pytest.fixture
-def admin_user(service: Any) -> str:
-    service.admin_access.create_user("ada", PASSWORD)
-    return "ada"
 
 
 def _add(service: Any, email: str, **fields: Any) -> Any:
@@ -67,23 +55,15 @@ def _relative(url: str) -> str:
 
 
 def _search(client: Any, session: str, query: str) -> Any:
-    return _page(client, "/admin/subscribers?" + urlencode({"q": query}), session)
+    return get_page(client, "/admin/subscribers?" + urlencode({"q": query}), session)
 
 
 def _act(client: Any, path: str, session: str, fields: dict[str, str]) -> Any:
-    token = _token(_page(client, "/admin/subscribers", session))
-    return _post(client, path, {**fields, "csrf_token": token}, cookies={COOKIE_NAME: session})
+    return submit(client, path, session, fields, form="/admin/subscribers")
 
 
 def _flash(client: Any, result: Any, session: str) -> str:
-    follow = client.simulate_get(
-        _relative(result.headers["location"]),
-        cookies={
-            COOKIE_NAME: session,
-            "newsletter_admin_flash": result.cookies["newsletter_admin_flash"].value,
-        },
-    )
-    return unescape(re.search(r'<p class="flash" role="status">([^<]*)</p>', follow.text)[1])
+    return flash_of(followed(client, result, session))
 
 
 # -- signed out, CSRF -------------------------------------------------------------------------
@@ -140,12 +120,14 @@ def test_acts_without_their_token_or_from_elsewhere_change_nothing(
     client: Any, service: Any, admin_user: str, path: str, token: str | None, origin: str
 ) -> None:
     _add(service, "a@example.org", status="confirmed")
-    session = _sign_in(client)
+    session = sign_in(client)
     fields = {
         "email": "a@example.org",
-        "csrf_token": token or _token(_page(client, "/admin/subscribers", session)),
+        "csrf_token": token or csrf_token(get_page(client, "/admin/subscribers", session)),
     }
-    result = _post(client, path, fields, cookies={COOKIE_NAME: session}, headers={"Origin": origin})
+    result = post_form(
+        client, path, fields, cookies={COOKIE_NAME: session}, headers={"Origin": origin}
+    )
     assert result.status_code == 403 and "nothing was changed" in result.text
     assert "text/csv" not in result.headers["content-type"]
     assert service.subscribers.get("a@example.org").status == "confirmed"
@@ -161,14 +143,14 @@ def test_prefix_search_pages_by_address_with_a_next_link(
     monkeypatch.setattr(subscribers_page, "PAGE_SIZE", 2)
     for email in ("pe@example.org", "pa@example.org", "q@example.org", "pc@example.org", "o@x.org"):
         _add(service, email)
-    session = _sign_in(client)
-    assert "Results" not in _page(client, "/admin/subscribers", session).text
+    session = sign_in(client)
+    assert "Results" not in get_page(client, "/admin/subscribers", session).text
     first = _search(client, session, "P")
     assert first.status_code == 200
     assert _listed(first) == ["pa@example.org", "pc@example.org"]
     next_url = _relative(_NEXT.search(first.text)[1])
     assert next_url == "/admin/subscribers?q=P&after=pc%40example.org"
-    second = _page(client, next_url, session)
+    second = get_page(client, next_url, session)
     assert _listed(second) == ["pe@example.org"] and _NEXT.search(second.text) is None
     everyone = _search(client, session, "")
     assert _listed(everyone) == ["o@x.org", "pa@example.org"]
@@ -191,17 +173,17 @@ def test_percent_underscore_and_backslash_in_a_prefix_are_literal(
 ) -> None:
     for email in ("aab@example.org", "a%b@example.org", "a_b@example.org", "a\\b@example.org"):
         _add(service, email)
-    session = _sign_in(client)
+    session = sign_in(client)
     assert _listed(_search(client, session, query)) == expected
 
 
 def test_a_bad_prefix_is_named_with_a_400(client: Any, admin_user: str) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     for query in ("a\x01", "x" * 255):
         result = _search(client, session, query)
         assert result.status_code == 400
         assert "prefix must" in result.text
-    after = _page(client, "/admin/subscribers?q=a&after=" + "x" * 300, session)
+    after = get_page(client, "/admin/subscribers?q=a&after=" + "x" * 300, session)
     assert after.status_code == 400 and "after must be at most" in after.text
 
 
@@ -212,8 +194,8 @@ def test_the_contact_is_shown_as_the_api_returns_it_with_tokens_hidden(
     client: Any, service: Any, admin_user: str
 ) -> None:
     record = _add(service, "ann@example.org", first_name="<Ann>")
-    session = _sign_in(client)
-    page = _page(client, "/admin/subscribers/show?email=Ann%40Example.org", session)
+    session = sign_in(client)
+    page = get_page(client, "/admin/subscribers/show?email=Ann%40Example.org", session)
     assert page.status_code == 200
     shown = unescape(re.search(r'<pre class="contact"[^>]*>(.*?)</pre>', page.text, re.S)[1])
     expected = json_values(service.subscribers.contact(record))
@@ -237,15 +219,15 @@ def test_the_page_shows_what_the_platform_reported(
     report = {"id": "fb-1", "email": "b@example.org", "occurred_at": "2026-02-25T08:00:00Z"}
     service.feedback.apply([{**report, "type": "bounce", "reason": "550 user unknown"}])
     service.feedback.apply([{**report, "id": "fb-2", "type": "complaint", "email": "s@x.org"}])
-    session = _sign_in(client)
-    page = _page(client, "/admin/subscribers/show?email=b%40example.org", session)
+    session = sign_in(client)
+    page = get_page(client, "/admin/subscribers/show?email=b%40example.org", session)
     assert "Status: <strong>bounced</strong>" in page.text
     assert "<td>550 user unknown</td>" in page.text and "<td>bounced</td>" in page.text
-    unknown = _page(client, "/admin/subscribers/show?email=s%40x.org", session)
+    unknown = get_page(client, "/admin/subscribers/show?email=s%40x.org", session)
     assert unknown.status_code == 404 and "No subscriber has this address." in unknown.text
     assert "Suppressed: the platform reported a complaint" in unknown.text
     assert "Unsubscribe</button>" not in unknown.text
-    bad = _page(client, "/admin/subscribers/show?email=not-an-address", session)
+    bad = get_page(client, "/admin/subscribers/show?email=not-an-address", session)
     assert bad.status_code == 400 and "Not an address" in bad.text
 
 
@@ -260,7 +242,7 @@ def test_unsubscribe_and_bounce_change_the_status_audited_with_the_address(
     client: Any, service: Any, admin_user: str, path: str, action: str, before: str, after: str
 ) -> None:
     _add(service, "c@example.org", status=before)
-    session = _sign_in(client)
+    session = sign_in(client)
     result = _act(client, path, session, {"email": "C@example.org"})
     assert result.status_code == 303
     assert result.headers["location"] == BASE + "/admin/subscribers/show?email=c%40example.org"
@@ -279,10 +261,10 @@ def test_erase_asks_first_then_forgets_the_address_in_its_audit(
 ) -> None:
     _add(service, "gone@example.org", status="confirmed")
     service.messages.record("gone@example.org", "G", "hello")
-    session = _sign_in(client)
-    page = _page(client, "/admin/subscribers/show?email=gone%40example.org", session)
+    session = sign_in(client)
+    page = get_page(client, "/admin/subscribers/show?email=gone%40example.org", session)
     erase_link = _relative(re.search(r'<a href="([^"]*)">Erase everything', page.text)[1])
-    confirm = _page(client, erase_link, session)
+    confirm = get_page(client, erase_link, session)
     assert confirm.status_code == 200
     assert "Erase everything stored about gone@example.org?" in confirm.text
     assert service.subscribers.get("gone@example.org").status == "confirmed"
@@ -302,7 +284,7 @@ def test_erase_asks_first_then_forgets_the_address_in_its_audit(
 def test_erase_of_a_bad_address_shows_the_confirm_step_with_the_error(
     client: Any, service: Any, admin_user: str
 ) -> None:
-    session = _sign_in(client)
+    session = sign_in(client)
     result = _act(client, "/admin/subscribers/erase", session, {"email": "no address"})
     assert result.status_code == 400 and 'role="alert"' in result.text
     assert [act.action for act in service.admin_audit.latest(5)] == ["login"]
@@ -317,7 +299,7 @@ def test_export_is_a_csv_attachment_of_confirmed_subscribers_without_tokens(
     kept = _add(service, "k@example.org", status="confirmed", first_name="=cmd", categories=())
     _add(service, "p@example.org", status="pending")
     _add(service, "u@example.org", status="unsubscribed")
-    session = _sign_in(client)
+    session = sign_in(client)
     result = _act(client, "/admin/subscribers/export", session, {})
     assert result.status_code == 200
     assert result.headers["content-type"] == "text/csv; charset=utf-8"
@@ -338,8 +320,8 @@ def test_export_is_a_csv_attachment_of_confirmed_subscribers_without_tokens(
 
 def test_export_streams_reading_the_list_lazily(client: Any, service: Any, admin_user: str) -> None:
     _add(service, "first@example.org", status="confirmed")
-    session = _sign_in(client)
-    token = _token(_page(client, "/admin/subscribers", session))
+    session = sign_in(client)
+    token = csrf_token(get_page(client, "/admin/subscribers", session))
     environ = falcon.testing.create_environ(
         path="/admin/subscribers/export",
         method="POST",

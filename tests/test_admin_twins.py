@@ -24,49 +24,27 @@ from newsletter_connector.web.admin import outbox_failed
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
 
+from .support.admin import (
+    PASSWORD,
+    T0,
+    audit_acts,
+    csrf_token,
+    followed,
+    get_page,
+    post_form,
+    sign_in,
+    submit,
+    without_token,
+)
 from .support.pages_helpers import FORM, ORIGIN
-from .test_admin_pages import PASSWORD, T0, _page, _post, _sign_in, _token
 
-FLASH = "newsletter_admin_flash"
 FAILED = "/admin/settings/outbox/failed"
 FAILED_REPLAY = "/admin/settings/outbox/failed/replay"
 
 
-@pytest.fixture
-def service(newsletter_settings: Any, newsletter_storage: Any) -> Any:
-    return NewsletterService.build(
-        newsletter_settings, storage=newsletter_storage, clock=lambda: T0
-    )
-
-
-@pytest.fixture
-def client(service: Any) -> Any:
-    return falcon.testing.TestClient(create_app(service=service))
-
-
-@pytest.fixture
-def session(client: Any, service: Any) -> str:
-    service.admin_access.create_user("ada", PASSWORD)
-    return _sign_in(client)
-
-
 def _act(client: Any, page: str, path: str, session: str, fields: dict[str, str]) -> Any:
     """Post ``fields`` to ``path`` with the CSRF token of ``page``'s forms."""
-    token = _token(_page(client, page, session))
-    return _post(client, path, {**fields, "csrf_token": token}, cookies={COOKIE_NAME: session})
-
-
-def _followed(client: Any, result: Any, session: str) -> Any:
-    """The page a 303 leads to, with the flash cookie it set."""
-    assert result.status_code == 303, result.text
-    path = result.headers["location"].removeprefix(BASE)
-    return client.simulate_get(
-        path, cookies={COOKIE_NAME: session, FLASH: result.cookies[FLASH].value}
-    )
-
-
-def _acts(service: Any) -> list[tuple[str, str | None]]:
-    return [(act.action, act.target) for act in service.admin_audit.latest(20)]
+    return submit(client, path, session, fields, form=page)
 
 
 # -- failed outbox batches ------------------------------------------------------------------
@@ -104,7 +82,7 @@ def _state(service: Any, batch_id: str) -> str:
 
 
 def test_the_settings_page_links_to_the_failed_batches(client: Any, session: str) -> None:
-    page = _page(client, "/admin/settings", session)
+    page = get_page(client, "/admin/settings", session)
     assert f'href="{BASE}{FAILED}" id="failed-batches-link"' in page.text
 
 
@@ -113,13 +91,13 @@ def test_failed_batches_are_listed_by_id_and_paged_with_more(
 ) -> None:
     monkeypatch.setattr(outbox_failed, "PAGE_SIZE", 2)
     failed, waiting = _batches(service, 3, waiting=1)
-    first = _page(client, FAILED, session)
+    first = get_page(client, FAILED, session)
     assert first.status_code == 200
     assert [batch_id for batch_id in failed if batch_id in first.text] == failed[:2]
     assert waiting[0] not in first.text
     assert f"<td>HTTP 400 &lt;{failed[0]}&gt;</td>" in first.text
     assert f'href="{BASE}{FAILED}?after={failed[1]}">More</a>' in first.text
-    second = _page(client, f"{FAILED}?after={failed[1]}", session)
+    second = get_page(client, f"{FAILED}?after={failed[1]}", session)
     assert [b for b in failed if b in second.text] == [failed[2]]
     assert ">More</a>" not in second.text and ">First page</a>" in second.text
     assert "2026-03-01 11:55 UTC" in second.text
@@ -147,7 +125,7 @@ def test_the_cli_and_the_page_read_the_same_service_method(
 
 
 def test_a_bad_after_is_a_clear_400(client: Any, session: str) -> None:
-    result = _page(client, f"{FAILED}?after={'x' * 101}", session)
+    result = get_page(client, f"{FAILED}?after={'x' * 101}", session)
     assert result.status_code == 400
     assert "after must be a batch id of 1-100 characters" in result.text
 
@@ -157,12 +135,12 @@ def test_replay_puts_one_batch_back_and_is_audited_with_its_id(
 ) -> None:
     failed, _ = _batches(service, 2)
     result = _act(client, FAILED, FAILED_REPLAY, session, {"batch_id": failed[0]})
-    shown = _followed(client, result, session)
+    shown = followed(client, result, session)
     assert f"Batch {failed[0]} replayed with a fresh retry ladder" in shown.text
     assert _state(service, failed[0]) == "pending"
     assert _state(service, failed[1]) == "failed"
     assert shown.text.count(failed[0]) == 1  # in the flash only: no longer listed
-    assert _acts(service)[0] == ("outbox.replay", failed[0])
+    assert audit_acts(service)[0] == ("outbox.replay", failed[0])
 
 
 @pytest.mark.parametrize("which", ["waiting", "unknown", "blank"])
@@ -180,24 +158,20 @@ def test_a_refused_replay_names_why_and_changes_nothing(
     assert result.status_code == 400 and message in result.text
     assert 'role="alert"' in result.text and failed[0] in result.text
     assert (_state(service, failed[0]), _state(service, waiting[0])) == ("failed", "pending")
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
-@pytest.mark.parametrize(
-    ("fields", "headers"),
-    [({"csrf_token": "forged"}, {}), ({}, {"Origin": "https://evil.example"})],
-    ids=["forged", "foreign-origin"],
-)
+@without_token
 def test_a_replay_without_its_token_changes_nothing(
     client: Any, service: Any, session: str, fields: dict[str, str], headers: dict[str, str]
 ) -> None:
     failed, _ = _batches(service, 1)
-    token = _token(_page(client, FAILED, session))
+    token = csrf_token(get_page(client, FAILED, session))
     form = {"csrf_token": token, "batch_id": failed[0], **fields}
-    result = _post(client, FAILED_REPLAY, form, cookies={COOKIE_NAME: session}, headers=headers)
+    result = post_form(client, FAILED_REPLAY, form, cookies={COOKIE_NAME: session}, headers=headers)
     assert result.status_code == 403 and "nothing was changed" in result.text
     assert _state(service, failed[0]) == "failed"
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 @pytest.mark.parametrize(("method", "path"), [("GET", FAILED), ("POST", FAILED_REPLAY)])
@@ -224,7 +198,7 @@ def test_the_users_are_listed_with_a_delete_link_for_others_only(
     client: Any, service: Any, session: str
 ) -> None:
     service.admin_access.create_user("grace", NEW_PASSWORD)
-    page = _page(client, USERS, session)
+    page = get_page(client, USERS, session)
     assert page.status_code == 200
     assert ">ada (you)</td>" in page.text and ">grace</td>" in page.text
     assert "2026-03-01 12:00 UTC" in page.text
@@ -240,10 +214,10 @@ def test_a_new_user_is_created_audited_without_the_password_and_can_sign_in(
     caplog.set_level("DEBUG")
     fields = {"username": "grace", "password": NEW_PASSWORD, "password_again": NEW_PASSWORD}
     result = _act(client, USERS, USERS, session, fields)
-    shown = _followed(client, result, session)
+    shown = followed(client, result, session)
     assert "Admin user &#39;grace&#39; created; they can sign in now." in shown.text
     assert _usernames(service) == ["ada", "grace"]
-    assert _acts(service)[0] == ("admin_user.create", "grace")
+    assert audit_acts(service)[0] == ("admin_user.create", "grace")
     for text in (result.text, shown.text, caplog.text, repr(service.admin_audit.latest(20))):
         assert NEW_PASSWORD not in text
     assert service.admin_access.login("grace", NEW_PASSWORD, client_hash="c").username == "grace"
@@ -290,30 +264,30 @@ def test_a_refused_user_is_shown_again_without_the_password(
     assert f'value="{fields["username"]}"' in result.text
     assert fields["password"] not in result.text and fields["password_again"] not in result.text
     assert _usernames(service) == ["ada"]
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 def test_deleting_asks_first_then_deletes_and_ends_the_users_sessions(
     client: Any, service: Any, session: str
 ) -> None:
     service.admin_access.create_user("grace", PASSWORD)
-    grace = _sign_in(client, "grace")
-    confirm = _page(client, f"{DELETE}?username=grace", session)
+    grace = sign_in(client, "grace")
+    confirm = get_page(client, f"{DELETE}?username=grace", session)
     assert confirm.status_code == 200
     assert "Delete the admin user “grace”?" in confirm.text
     assert _usernames(service) == ["ada", "grace"]
     result = _act(client, USERS, DELETE, session, {"username": "grace"})
-    shown = _followed(client, result, session)
+    shown = followed(client, result, session)
     assert "Admin user &#39;grace&#39; deleted; their sessions are ended." in shown.text
     assert _usernames(service) == ["ada"]
-    assert _acts(service)[0] == ("admin_user.delete", "grace")
+    assert audit_acts(service)[0] == ("admin_user.delete", "grace")
     with service.storage.transaction(write=False) as uow:
         assert uow.admin_sessions.get(sha256_hex(grace)) is None
-    assert _page(client, USERS, grace).status_code == 303  # signed out
+    assert get_page(client, USERS, grace).status_code == 303  # signed out
 
 
 def test_an_admin_cannot_delete_themselves(client: Any, service: Any, session: str) -> None:
-    confirm = _page(client, f"{DELETE}?username=ada", session)
+    confirm = get_page(client, f"{DELETE}?username=ada", session)
     assert "This is your own user" in confirm.text and "Delete admin user</button>" not in (
         confirm.text
     )
@@ -321,27 +295,23 @@ def test_an_admin_cannot_delete_themselves(client: Any, service: Any, session: s
     assert result.status_code == 400
     assert "you cannot delete your own admin user" in result.text
     assert _usernames(service) == ["ada"]
-    assert _page(client, USERS, session).status_code == 200
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert get_page(client, USERS, session).status_code == 200
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 def test_deleting_an_unknown_user_is_a_404_changing_nothing(
     client: Any, service: Any, session: str
 ) -> None:
-    assert _page(client, f"{DELETE}?username=nobody", session).status_code == 404
-    assert _page(client, DELETE, session).status_code == 404
+    assert get_page(client, f"{DELETE}?username=nobody", session).status_code == 404
+    assert get_page(client, DELETE, session).status_code == 404
     result = _act(client, USERS, DELETE, session, {"username": "nobody"})
     assert result.status_code == 404
     assert _usernames(service) == ["ada"]
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 @pytest.mark.parametrize("path", [USERS, DELETE])
-@pytest.mark.parametrize(
-    ("fields", "headers"),
-    [({"csrf_token": "forged"}, {}), ({}, {"Origin": "https://evil.example"})],
-    ids=["forged", "foreign-origin"],
-)
+@without_token
 def test_user_forms_without_their_token_change_nothing(
     client: Any,
     service: Any,
@@ -351,15 +321,15 @@ def test_user_forms_without_their_token_change_nothing(
     headers: dict[str, str],
 ) -> None:
     service.admin_access.create_user("grace", NEW_PASSWORD)
-    token = _token(_page(client, USERS, session))
+    token = csrf_token(get_page(client, USERS, session))
     form = {"csrf_token": token, "username": "grace", **fields}
     form.update(password=NEW_PASSWORD, password_again=NEW_PASSWORD)
     if path == USERS:
         form["username"] = "hopper"
-    result = _post(client, path, form, cookies={COOKIE_NAME: session}, headers=headers)
+    result = post_form(client, path, form, cookies={COOKIE_NAME: session}, headers=headers)
     assert result.status_code == 403 and "nothing was changed" in result.text
     assert _usernames(service) == ["ada", "grace"]
-    assert [action for action, _ in _acts(service)] == ["login"]
+    assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
 def test_the_cli_deletes_through_the_same_service_method(service: Any, monkeypatch: Any) -> None:

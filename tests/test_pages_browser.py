@@ -20,53 +20,17 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.browser import SITE_NAME, VIEWPORT, served_site
 from tests.support.pages_helpers import path_of
-from tests.support.servers import running
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "images" / "pages"
-VIEWPORT = {"width": 1000, "height": 800}
-SITE_NAME = "Senior News Today"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")
 def site(newsletter_database_url: str) -> Iterator[str]:
-    """The app under gunicorn (2 workers); ``base_url`` defaults to the bound (http) address,
-    which the development setting allows, so the browser can follow the pages' links."""
-    env = {
-        "NEWSLETTER_CONFIG": "",
-        "NEWSLETTER_BASE_URL": "",
-        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",
-        "NEWSLETTER_TEMPLATE_DIR": "",
-        "NEWSLETTER_DATABASE_URL": newsletter_database_url,
-        "NEWSLETTER_SITE_SECRET": "browser-test-secret",
-        "NEWSLETTER_SITE_NAME": SITE_NAME,
-        "NEWSLETTER_POSTAL_ADDRESS": "12 Main Street, Springfield, IL 62701",
-    }
-    with running(["serve", "--workers", "2"], env=env, probe_path="/signup") as (base, _):
+    """The app under gunicorn, with a postal address for the reader pages to show."""
+    postal_address = "12 Main Street, Springfield, IL 62701"
+    with served_site(newsletter_database_url, NEWSLETTER_POSTAL_ADDRESS=postal_address) as base:
         yield base
 
 

@@ -43,13 +43,19 @@ class AdminGate:
         self.cookie_path = (base.path.rstrip("/") or "") + ROOT
         self.secure = base.scheme == "https"
 
-    def configured(self) -> bool:
-        """Whether the admin area is on: a host hook, or at least one admin user."""
-        return self.host_hook or self.service.admin_access.has_users()
+    def configured(self, req: falcon.Request) -> bool:
+        """Whether the admin area is on for ``req``: a host hook, or at least one admin user.
+        The store is asked once a request; the answer is kept on ``req.context``."""
+        if self.host_hook:
+            return True
+        known: bool | None = getattr(req.context, "admin_configured", None)
+        if known is None:
+            known = req.context.admin_configured = self.service.admin_access.has_users()
+        return known
 
-    def require_configured(self) -> None:
+    def require_configured(self, req: falcon.Request) -> None:
         """Raise the unknown-path 404 while the admin area is off."""
-        if not self.configured():
+        if not self.configured(req):
             raise falcon.HTTPNotFound()
 
     def client_hash(self, req: falcon.Request) -> str:
@@ -74,7 +80,7 @@ class AdminGate:
             if user is None:
                 self._send_to_host_login()
             return Admin(name=str(user.name))
-        self.require_configured()
+        self.require_configured(req)
         session = self.session(req)
         if session is None:
             raise falcon.HTTPSeeOther(self.settings.public_base_url + LOGIN)

@@ -26,7 +26,7 @@ class LoginPage:
         if self.pages.gate.host_hook:
             self.pages.gate.admin(req)  # the host's answer for a signed-out visitor
             raise falcon.HTTPSeeOther(self.pages.url(HOME))
-        self.pages.gate.require_configured()
+        self.pages.gate.require_configured(req)
 
     def _form(
         self,

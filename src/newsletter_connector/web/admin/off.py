@@ -22,4 +22,4 @@ class AdminOffMiddleware:
     ) -> None:
         if resource is None or not (req.path == ROOT or req.path.startswith(ROOT + "/")):
             return
-        self._gate.require_configured()
+        self._gate.require_configured(req)

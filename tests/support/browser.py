@@ -1,0 +1,88 @@
+"""The browser tests' Chromium and site: headless Chromium (Debian's ``chromium`` package)
+driven by Playwright, and the app served by gunicorn in a subprocess for it to visit.
+
+The ``browser`` fixture is registered for every test module by ``tests/conftest.py``. It
+FAILS, never skips, when Chromium is missing: install it with ``apt-get install -y chromium``
+(``scripts/install-system-deps`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .admin import PASSWORD
+from .servers import running
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1000, "height": 800}
+SITE_NAME = "Senior News Today"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium, one for the test module."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@contextmanager
+def served_site(database_url: str, **env: str) -> Iterator[str]:
+    """The app under gunicorn (2 workers) on ``database_url``, with ``env`` added to its
+    environment; its base URL. ``base_url`` defaults to the bound (http) address, which the
+    development setting allows, so the browser can follow the pages' links."""
+    environment = {
+        "NEWSLETTER_CONFIG": "",
+        "NEWSLETTER_BASE_URL": "",
+        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",
+        "NEWSLETTER_TEMPLATE_DIR": "",
+        "NEWSLETTER_DATABASE_URL": database_url,
+        "NEWSLETTER_SITE_SECRET": "browser-test-secret",
+        "NEWSLETTER_SITE_NAME": SITE_NAME,
+        **env,
+    }
+    with running(["serve", "--workers", "2"], env=environment, probe_path="/signup") as (base, _):
+        yield base
+
+
+@contextmanager
+def scriptless_tab(browser: Any) -> Iterator[Any]:
+    """A page in a new browser context with JavaScript off (as the pages need none) and a
+    20-second timeout; the context is closed afterwards."""
+    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
+    context.set_default_timeout(20_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def sign_in(page: Any, site: str, *, path: str = "/admin") -> None:
+    """Open ``path`` (which shows the login form), sign in as ``ada`` with
+    :data:`~tests.support.admin.PASSWORD` and land on the dashboard."""
+    page.goto(site + path)
+    page.get_by_label("Username").fill("ada")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    assert page.locator("h1").inner_text() == "Dashboard"
