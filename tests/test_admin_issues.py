@@ -13,7 +13,6 @@ from html import unescape
 from typing import Any
 from urllib.parse import urlencode
 
-import falcon.testing
 import pytest
 
 from newsletter_connector.errors import InvalidRequest
@@ -24,9 +23,8 @@ from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.admin.issues import MAX_CONTENT_BYTES, MAX_DIGEST_FORM_BYTES
-from newsletter_connector.web.app import create_app
 
-from .support.admin import PASSWORD, csrf_token, get_page, post_form, sign_in
+from .support.admin import csrf_token, get_page, post_form, sign_in
 from .support.pages_helpers import FORM, ORIGIN
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
@@ -52,17 +50,6 @@ def service(newsletter_settings: Any, newsletter_storage: Any, content: bool) ->
         plugins=[ContentPlugin()] if content else [],
         clock=lambda: T0,
     )
-
-
-@pytest.fixture
-def client(service: Any) -> Any:
-    return falcon.testing.TestClient(create_app(service=service))
-
-
-@pytest.fixture
-def admin_user(service: Any) -> str:
-    service.admin_access.create_user("ada", PASSWORD)
-    return "ada"
 
 
 def _record(service: Any) -> Any:
