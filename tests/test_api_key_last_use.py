@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
 
+from .support.admin import PASSWORD, get_page, sign_in
 from .support.analytics_helpers import client_for, clocked_service
-from .test_admin_pages import PASSWORD, _page, _sign_in
 
 NOW = datetime(2026, 11, 25, 9, 30)
 STATUS = "/api/newsletter/v1/status"
@@ -98,7 +98,7 @@ def test_the_admin_api_keys_page_shows_the_last_day_of_use(clocked: Any) -> None
     service.admin.authenticate_api_key(key)
     service.admin_access.create_user("ada", PASSWORD)
     client = client_for(service)
-    page = _page(client, "/admin/settings/api-keys", _sign_in(client))
+    page = get_page(client, "/admin/settings/api-keys", sign_in(client))
     assert page.status_code == 200
     assert '<th scope="col">Last used</th>' in page.text
     rows = page.text.split("<tr>")
