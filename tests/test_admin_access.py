@@ -3,22 +3,56 @@ the ``newsletter-connector admin`` commands."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, extract_parameters
 from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
 from newsletter_connector.errors import InvalidRequest, NotFound, Unauthorized
-from newsletter_connector.service.admin_access import LoginThrottled
+from newsletter_connector.service.admin_access import (
+    MAX_FAILURES_PER_CLIENT,
+    MAX_FAILURES_PER_USER,
+    UNKNOWN_USER_ACTOR,
+    LoginThrottled,
+)
 from newsletter_connector.service.context import sha256_hex
+from newsletter_connector.testing.threads import run_together
 
 from .support.admin import PASSWORD, T0
 
 CLIENT = "c" * 64
+OTHER_CLIENT = "d" * 64
+
+
+class CountingHasher(PasswordHasher):
+    """The service's hasher, noting every password it verifies (from any thread)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checked: list[str] = []
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        self.checked.append(str(password))  # list.append is atomic
+        return super().verify(hash, password)
+
+
+@pytest.fixture
+def hasher(service: Any) -> CountingHasher:
+    """Installed as the admin access service's hasher (the decoy hash is made with it)."""
+    service.admin_access.hasher = CountingHasher()
+    return service.admin_access.hasher
+
+
+def refused(service: Any, username: str, password: str, client_hash: str = CLIENT) -> str:
+    """The name of what ``login`` raised: ``Unauthorized`` or ``LoginThrottled``."""
+    with pytest.raises((Unauthorized, LoginThrottled)) as caught:
+        service.admin_access.login(username, password, client_hash=client_hash)
+    return type(caught.value).__name__
 
 
 def test_users_created_listed_and_deleted_with_hashed_passwords(service: Any) -> None:
@@ -67,7 +101,32 @@ def test_wrong_username_and_wrong_password_fail_alike(service: Any) -> None:
             access.login(username, password, client_hash=CLIENT)
         assert caught.value.message == "wrong username or password"
     actions = [(act.actor, act.action) for act in service.admin_audit.latest(10)]
-    assert actions == [("nobody", "login.failed"), ("ada", "login.failed")]
+    assert actions == [(UNKNOWN_USER_ACTOR, "login.failed"), ("ada", "login.failed")]
+
+
+def test_a_password_typed_as_the_username_is_never_audited(service: Any) -> None:
+    access = service.admin_access
+    access.create_user("ada", PASSWORD)
+    with pytest.raises(Unauthorized):
+        access.login(PASSWORD, "", client_hash=CLIENT)
+    [act] = service.admin_audit.latest(10)
+    assert (act.actor, act.action, act.target) == ("(unknown user)", "login.failed", None)
+    assert PASSWORD not in repr(act)
+    with pytest.raises(InvalidRequest):  # no user can be named like the marker
+        access.create_user(UNKNOWN_USER_ACTOR, PASSWORD)
+
+
+def test_an_unknown_username_costs_and_counts_as_a_wrong_password(
+    service: Any, hasher: CountingHasher
+) -> None:
+    access = service.admin_access
+    stored = access.create_user("ada", PASSWORD).password_hash
+    for username in ("ada", "nobody"):
+        outcomes = [refused(service, username, f"guess {n}") for n in range(6)]
+        assert outcomes == ["Unauthorized"] * 5 + ["LoginThrottled"]
+    # One argon2 check per failed attempt, none for a refused one, with equal parameters.
+    assert hasher.checked == [f"guess {n}" for n in range(5)] * 2
+    assert extract_parameters(access._decoy_hash) == extract_parameters(stored)
 
 
 def test_sessions_expire_after_idle_or_absolute_time(service: Any, now: list[datetime]) -> None:
@@ -101,29 +160,87 @@ def test_logout_deletes_the_session_and_audits(service: Any) -> None:
     assert service.admin_audit.latest(1)[0].action == "logout"
 
 
-def test_failed_logins_throttled_per_username(service: Any, now: list[datetime]) -> None:
+def test_failures_from_other_clients_never_lock_a_username_out(
+    service: Any, now: list[datetime]
+) -> None:
     access = service.admin_access
     access.create_user("ada", PASSWORD)
-    for n in range(5):
-        with pytest.raises(Unauthorized):
-            access.login("ada", "wrong password!", client_hash=f"{n}" * 64)
+    for window in range(3):  # an attacker repeating every window locks nobody out
+        now[0] = T0 + window * timedelta(minutes=15)
+        for n in range(MAX_FAILURES_PER_USER):
+            assert refused(service, "ada", "wrong password!", f"{n}" * 64) == "Unauthorized"
+        assert access.login("ada", PASSWORD, client_hash=CLIENT).username == "ada"
+
+
+def test_failed_logins_throttled_per_username_from_one_client(
+    service: Any, now: list[datetime]
+) -> None:
+    access = service.admin_access
+    access.create_user("ada", PASSWORD)
+    for _ in range(MAX_FAILURES_PER_USER):
+        assert refused(service, "ada", "wrong password!") == "Unauthorized"
     now[0] = T0 + timedelta(minutes=5)
     with pytest.raises(LoginThrottled) as caught:
-        access.login("ada", PASSWORD, client_hash="f" * 64)  # even the right password
+        access.login("ada", PASSWORD, client_hash=CLIENT)  # even the right password
     assert caught.value.retry_after == 600
+    assert refused(service, "bob", "wrong password!") == "Unauthorized"  # another username
+    assert access.login("ada", PASSWORD, client_hash=OTHER_CLIENT).username == "ada"
     now[0] = T0 + timedelta(minutes=15)
-    assert access.login("ada", PASSWORD, client_hash="f" * 64).username == "ada"
+    assert access.login("ada", PASSWORD, client_hash=CLIENT).username == "ada"
 
 
 def test_failed_logins_throttled_per_client(service: Any) -> None:
     access = service.admin_access
     access.create_user("ada", PASSWORD)
-    for n in range(20):
-        with pytest.raises(Unauthorized):
-            access.login(f"user{n}", "wrong password!", client_hash=CLIENT)
+    for n in range(MAX_FAILURES_PER_CLIENT):
+        assert refused(service, f"user{n}", "wrong password!") == "Unauthorized"
     with pytest.raises(LoginThrottled):
         access.login("ada", PASSWORD, client_hash=CLIENT)
-    assert access.login("ada", PASSWORD, client_hash="d" * 64).username == "ada"
+    assert access.login("ada", PASSWORD, client_hash=OTHER_CLIENT).username == "ada"
+
+
+def test_a_successful_sign_in_clears_its_count_and_is_no_failure(service: Any) -> None:
+    access = service.admin_access
+    access.create_user("ada", PASSWORD)
+    for _ in range(MAX_FAILURES_PER_USER - 1):
+        assert refused(service, "ada", "wrong password!") == "Unauthorized"
+    access.login("ada", PASSWORD, client_hash=CLIENT)
+    outcomes = [refused(service, "ada", "wrong password!") for _ in range(6)]
+    assert outcomes == ["Unauthorized"] * MAX_FAILURES_PER_USER + ["LoginThrottled"]
+    # Signing in never uses up the client's allowance for failures.
+    access.create_user("bob", PASSWORD)
+    for n in range(MAX_FAILURES_PER_CLIENT - 1):
+        assert refused(service, f"user{n}", "wrong password!", OTHER_CLIENT) == "Unauthorized"
+    for _ in range(3):
+        assert access.login("bob", PASSWORD, client_hash=OTHER_CLIENT).username == "bob"
+    assert refused(service, "nobody", "wrong password!", OTHER_CLIENT) == "Unauthorized"
+    assert refused(service, "bob", PASSWORD, OTHER_CLIENT) == "LoginThrottled"
+
+
+@pytest.mark.parametrize(
+    ("username_of", "attempts", "limit"),
+    [
+        (lambda n: "ada", 20, MAX_FAILURES_PER_USER),
+        (lambda n: "nobody", 20, MAX_FAILURES_PER_USER),
+        (lambda n: f"user{n}", 30, MAX_FAILURES_PER_CLIENT),
+    ],
+    ids=["known-username", "unknown-username", "any-username"],
+)
+def test_parallel_guesses_get_no_more_password_checks_than_the_limit(
+    service: Any, hasher: CountingHasher, username_of: Any, attempts: int, limit: int
+) -> None:
+    service.admin_access.create_user("ada", PASSWORD)
+    numbers = itertools.count()  # next() on it is atomic
+
+    def guess() -> None:
+        n = next(numbers)
+        service.admin_access.login(username_of(n), f"guess {n}", client_hash=CLIENT)
+
+    errors = run_together(guess, attempts)
+    assert len(hasher.checked) == limit
+    assert sorted(type(error).__name__ for error in errors) == (
+        ["LoginThrottled"] * (attempts - limit) + ["Unauthorized"] * limit
+    )
 
 
 def test_hash_with_old_parameters_is_replaced_at_login(service: Any) -> None:

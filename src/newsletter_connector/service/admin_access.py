@@ -3,8 +3,14 @@ server-side sessions, and the throttling of failed logins. The web pages and the
 through this; it knows no HTTP.
 
 A session's cookie token is 32 random bytes (urlsafe); only its SHA-256 is stored. A session
-ends 2 hours after its last use or 12 hours after sign-in, whichever comes first. Failed logins
-count per username and per client (a keyed hash, never an address): 5 and 20 per 15 minutes.
+ends 2 hours after its last use or 12 hours after sign-in, whichever comes first.
+
+Sign-in attempts are counted before the password is checked, per username *and* client (5 per
+15 minutes) and per client whatever the username (20 per 15 minutes); a client is its keyed
+hash, never an address. An attempt over either limit is refused without a password check, so
+parallel requests get no more checks than serial ones, and one client's failures never lock
+another client out. A successful sign-in takes its attempt back and clears that client's count
+for the username.
 """
 
 from __future__ import annotations
@@ -31,11 +37,15 @@ LOGIN_WINDOW = timedelta(minutes=15)
 MAX_FAILURES_PER_USER = 5
 MAX_FAILURES_PER_CLIENT = 20
 WRONG_CREDENTIALS = "wrong username or password"
+#: The actor of a failed login whose username is no user's: what was typed may be a password.
+#: No username can take it (usernames have no spaces).
+UNKNOWN_USER_ACTOR = "(unknown user)"
 _USERNAME_PURPOSE = "admin-login-username"
 
 
 class LoginThrottled(NewsletterError):
-    """Too many failed logins for this username or client; ``retry_after`` in seconds."""
+    """Too many sign-in attempts for this username from this client, or from this client;
+    ``retry_after`` in seconds."""
 
     code = "rate_limited"
 
@@ -131,20 +141,25 @@ class AdminAccessService:
     def login(self, username: str, password: str, *, client_hash: str) -> NewSession:
         """Sign in: a new session, audited as ``login``.
 
-        :raises LoginThrottled: too many recent failures for this username or client.
-        :raises Unauthorized: wrong username or password (the same message for both; the
-            failure is counted and audited as ``login.failed``).
+        The attempt is counted before the password is checked (see the module's docstring).
+
+        :raises LoginThrottled: too many recent attempts for this username from this client, or
+            from this client; the password is not checked.
+        :raises Unauthorized: wrong username or password (the same message and cost for both;
+            audited as ``login.failed`` by the username, or :data:`UNKNOWN_USER_ACTOR` when it
+            is no user's).
         """
         now = self.context.clock()
         keys = self._throttle_keys(username, client_hash)
-        with self.context.storage.transaction(write=False) as uow:
-            self._refuse_if_throttled(uow, keys, now)
+        with self.context.storage.transaction() as uow:
             user = uow.admin_users.get(username)
+            retry_after = self._count_attempt(uow, keys, now)
+            if retry_after is not None:
+                # Rolls the counts back: a refused attempt checked no password.
+                raise LoginThrottled(retry_after)
         if not self._password_matches(user, password):
-            with self.context.storage.transaction() as uow:
-                for key in keys:
-                    uow.rate_limits.hit(key, now=now, expires_at=now + LOGIN_WINDOW)
-            self.audit.record(username[:200], "login.failed", None, client_hash=client_hash)
+            actor = user.username if user is not None else UNKNOWN_USER_ACTOR
+            self.audit.record(actor, "login.failed", None, client_hash=client_hash)
             raise Unauthorized(WRONG_CREDENTIALS)
         assert user is not None  # a match implies a user
         session = NewSession(
@@ -155,7 +170,7 @@ class AdminAccessService:
         with self.context.storage.transaction() as uow:
             if self.hasher.check_needs_rehash(user.password_hash):
                 uow.admin_users.set_password_hash(user.username, self.hasher.hash(password))
-            uow.rate_limits.clear(keys[0])
+            self._forgive_attempt(uow, keys, now)
             uow.admin_sessions.prune(
                 seen_before=now - IDLE_TIMEOUT, created_before=now - ABSOLUTE_TIMEOUT
             )
@@ -208,12 +223,28 @@ class AdminAccessService:
         return bool(matched) and user is not None
 
     def _throttle_keys(self, username: str, client_hash: str) -> tuple[str, str]:
-        user_key = self.context.keyed_hash(_USERNAME_PURPOSE, username)
-        return (f"admin-login-user:{user_key}", f"admin-login-client:{client_hash}")
+        """The counters of an attempt: this username from this client, and this client."""
+        pair_key = self.context.keyed_hash(_USERNAME_PURPOSE, f"{username}\x00{client_hash}")
+        return (f"admin-login-user-client:{pair_key}", f"admin-login-client:{client_hash}")
 
-    def _refuse_if_throttled(self, uow: UnitOfWork, keys: tuple[str, str], now: datetime) -> None:
+    def _count_attempt(self, uow: UnitOfWork, keys: tuple[str, str], now: datetime) -> int | None:
+        """Count one attempt on each of ``keys``; the seconds to wait if it is over a limit.
+
+        Each count comes from the store's atomic hit, so of any number of attempts at once at
+        most the limit's number get through."""
         limits = (MAX_FAILURES_PER_USER, MAX_FAILURES_PER_CLIENT)
+        waits = []
         for key, limit in zip(keys, limits, strict=True):
-            count, expires_at = uow.rate_limits.peek(key, now=now)
-            if count >= limit and expires_at is not None:
-                raise LoginThrottled(max(1, math.ceil((expires_at - now).total_seconds())))
+            if uow.rate_limits.hit(key, now=now, expires_at=now + LOGIN_WINDOW) > limit:
+                expires_at = uow.rate_limits.peek(key, now=now)[1] or now + LOGIN_WINDOW
+                waits.append(max(1, math.ceil((expires_at - now).total_seconds())))
+        return max(waits, default=None)
+
+    def _forgive_attempt(self, uow: UnitOfWork, keys: tuple[str, str], now: datetime) -> None:
+        """After a successful sign-in: forget the username's count from this client, and take
+        this attempt back from the client's count (signing in is not a failure)."""
+        pair_key, client_key = keys
+        uow.rate_limits.clear(pair_key)
+        # ``now`` is the attempt's own time, so the counter it hit is the one found live here.
+        if uow.rate_limits.peek(client_key, now=now)[0] > 0:
+            uow.rate_limits.hit(client_key, now=now, expires_at=now + LOGIN_WINDOW, amount=-1)
