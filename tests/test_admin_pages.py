@@ -144,6 +144,35 @@ def test_failed_logins_are_throttled_with_a_429_saying_when(
     assert COOKIE_NAME not in result.cookies
 
 
+def test_failed_logins_from_other_clients_leave_the_admin_signing_in(
+    newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    settings = newsletter_settings.model_copy(update={"trusted_proxies": 1})
+    service = NewsletterService.build(settings, storage=newsletter_storage)
+    service.admin_access.create_user("ada", PASSWORD)
+    client = falcon.testing.TestClient(create_app(service=service))
+    attacker = {"X-Forwarded-For": "192.0.2.1"}
+    for n in range(5):
+        forwarded = {"X-Forwarded-For": f"192.0.2.{n}"}
+        assert login_attempt(client, "ada", "wrong password!", **forwarded).status_code == 401
+    admin = login_attempt(client, "ada", PASSWORD, **{"X-Forwarded-For": "198.51.100.7"})
+    assert admin.status_code == 303 and COOKIE_NAME in admin.cookies
+    for _ in range(4):
+        assert login_attempt(client, "ada", "wrong password!", **attacker).status_code == 401
+    result = login_attempt(client, "ada", PASSWORD, **attacker)
+    assert result.status_code == 429
+    assert 0 < int(result.headers["retry-after"]) <= 900
+    assert "Too many failed sign-ins" in text_of(result.text)
+
+
+def test_a_password_typed_as_the_username_is_not_on_the_audit_page(
+    client: Any, service: Any, admin_user: str
+) -> None:
+    assert login_attempt(client, PASSWORD, "").status_code == 401
+    page = get_page(client, "/admin/audit", sign_in(client))
+    assert "(unknown user)" in page.text and PASSWORD not in page.text
+
+
 def test_login_form_from_another_site_is_refused(client: Any, admin_user: str) -> None:
     result = login_attempt(client, "ada", PASSWORD, **{"Sec-Fetch-Site": "cross-site"})
     assert result.status_code == 403 and COOKIE_NAME not in result.cookies
