@@ -1,5 +1,5 @@
 """Who may use the admin area: the built-in login's users (argon2id password hashes), their
-server-side sessions, and the throttling of failed logins. The web pages and the CLI both go
+server-side sessions, and the throttling of sign-in attempts. The web pages and the CLI both go
 through this; it knows no HTTP.
 
 A session's cookie token is 32 random bytes (urlsafe); only its SHA-256 is stored. A session
