@@ -378,7 +378,9 @@ def test_the_audit_log_pages_newest_first_by_id(client: Any, service: Any, sessi
     assert "Older acts" not in second.text and "Newest acts" in second.text
 
 
-@pytest.mark.parametrize("before", ["abc", "-1", "9" * 40])
+@pytest.mark.parametrize(
+    "before", ["abc", "-1", "0", "9" * 40, "\u00b2", "%C2%B2", "9223372036854775808", "+5"]
+)
 def test_a_bad_audit_page_is_a_clear_400(client: Any, session: str, before: str) -> None:
     result = get_page(client, f"/admin/audit?before={before}", session)
     assert result.status_code == 400 and "before must be a positive whole number" in result.text

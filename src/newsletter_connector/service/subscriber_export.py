@@ -44,8 +44,9 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 def csv_row(contact: dict[str, Any]) -> list[str]:
     """The CSV cells of a contact in JSON values (as ``shown_contact`` returns it):
-    ``categories`` joined by spaces, booleans ``true``/``false``, ``null`` empty, and an address
-    or free-text cell starting like a formula prefixed with ``'`` so a spreadsheet shows it as text."""
+    ``categories`` joined by spaces, booleans ``true``/``false``, ``null`` empty, and an
+    address or free-text cell starting like a formula prefixed with ``'`` so a spreadsheet shows
+    it as text."""
     email_prefs = contact["prefs"]["email"]
     flat = {
         **{name: value for name, value in contact.items() if name not in LINK_FIELDS},

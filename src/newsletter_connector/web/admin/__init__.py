@@ -10,6 +10,7 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
+from ...service.cursors import MAX_ID
 from . import (
     admin_users,
     analytics,
@@ -82,7 +83,9 @@ def add_routes(
     app.add_route(SUBSCRIBER_ERASE, subscribers.ErasePage(pages))
     app.add_route(SUBSCRIBERS_EXPORT, subscribers.ExportAction(pages))
     app.add_route(MESSAGES, messages.MessagesPage(pages))
-    app.add_route(ISSUES + "/{issue_id:int}/preview", issues.IssuePreview(pages))
+    # A larger id names no issue: the 404, never a query (SQLite raises on it).
+    preview = ISSUES + f"/{{issue_id:int(min=1, max={MAX_ID})}}/preview"
+    app.add_route(preview, issues.IssuePreview(pages))
     issues_page = issues.IssuesPage(pages)
     app.add_route(ISSUES, issues_page)
     app.add_route(ISSUES_DIGEST, issues.RecordDigest(issues_page))
