@@ -27,6 +27,7 @@ from . import (
 )
 from .assets import AdminStylesheet
 from .base import AdminPages
+from .input import AdminInputMiddleware, AdminInputRefused
 from .off import AdminOffMiddleware
 from .paths import (
     ADMIN_USER_DELETE,
@@ -70,6 +71,8 @@ def add_routes(
     configured)."""
     pages = AdminPages(service)
     app.add_middleware(AdminOffMiddleware(pages.gate))
+    app.add_middleware(AdminInputMiddleware())
+    app.add_error_handler(AdminInputRefused, pages.input_refused)
     app.add_route(ROOT, dashboard.DashboardPage(pages))
     app.add_route(HOME, dashboard.DashboardPage(pages))
     app.add_route(LOGIN, login.LoginPage(pages))
