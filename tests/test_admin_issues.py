@@ -106,6 +106,13 @@ def test_each_issue_is_previewed_in_a_sandboxed_frame(
     assert get_page(client, "/admin/issues/999/preview", session).status_code == 404
 
 
+@pytest.mark.parametrize("issue_id", ["0", "9223372036854775808", "9" * 23, "-1", "\u00b2"])
+def test_a_preview_id_out_of_range_is_the_404_of_an_unknown_issue(
+    client: Any, session: str, issue_id: str
+) -> None:
+    assert get_page(client, f"/admin/issues/{issue_id}/preview", session).status_code == 404
+
+
 @pytest.mark.parametrize("content", ["with content"], indirect=True)
 def test_record_a_test_digest_runs_the_cli_s_service_method_and_is_audited(
     client: Any, service: Any, admin_user: str

@@ -16,9 +16,11 @@ from newsletter_connector.cli import cli
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.admin import ListSourceStatus
 from newsletter_connector.service.events import queue_event
+from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 
+from .support import sync_payloads
 from .support.admin import (
     PASSWORD,
     T0,
@@ -242,8 +244,13 @@ def test_a_connection_is_set_shown_without_its_token_and_disabled(
         ("https://mail.example.org:99999", {}, "platform_base is not a valid URL"),
         ("https://mail.example.org", {"token": "short"}, "token must be at least 16 characters"),
         ("https://mail.example.org", {"transport": "pigeon"}, "unknown outbound transport"),
+        (
+            "https://mail.example.org",
+            {"token": "t\u00f6ken-1234567890abcdef"},
+            "token must be at least 16 characters of printable ASCII",
+        ),
     ],
-    ids=["http", "unparsable", "bad-port", "short-token", "unknown-transport"],
+    ids=["http", "unparsable", "bad-port", "short-token", "unknown-transport", "non-ascii"],
 )
 def test_a_bad_connection_is_shown_again_with_the_reason(
     client: Any, service: Any, session: str, base: str, fields: dict[str, str], message: str
@@ -378,7 +385,9 @@ def test_the_audit_log_pages_newest_first_by_id(client: Any, service: Any, sessi
     assert "Older acts" not in second.text and "Newest acts" in second.text
 
 
-@pytest.mark.parametrize("before", ["abc", "-1", "9" * 40])
+@pytest.mark.parametrize(
+    "before", ["abc", "-1", "0", "9" * 40, "\u00b2", "%C2%B2", "9223372036854775808", "+5"]
+)
 def test_a_bad_audit_page_is_a_clear_400(client: Any, session: str, before: str) -> None:
     result = get_page(client, f"/admin/audit?before={before}", session)
     assert result.status_code == 400 and "before must be a positive whole number" in result.text
@@ -465,3 +474,28 @@ def test_an_address_the_runner_would_not_use_is_not_tested(
     check = service.admin.test_connection()
     assert not check.reachable and check.message.startswith(expected.format(host=host))
     assert "secretpass" not in check.message and receiver.received == []
+
+
+def test_a_stored_token_no_header_can_carry_is_named_not_sent(
+    newsletter_settings: Any, service: Any, receiver: TlsReceiver, caplog: Any
+) -> None:
+    """A connection stored while only whitespace was refused in a token."""
+    with service.storage.transaction() as uow:
+        uow.connections.replace(
+            platform_base=receiver.base, transport="events", token="t\u00f6ken" * 4, at=T0
+        )
+        queue_event(uow, service.context, "contact.message", sync_payloads.message())
+    env = {
+        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+        "NEWSLETTER_SITE_SECRET": "cli-test-secret",
+        "NEWSLETTER_CA_BUNDLE": str(receiver.ca_file),
+        "NEWSLETTER_CONFIG": "",
+    }
+    tested = CliRunner().invoke(cli, ["connection", "test"], env=env)
+    assert tested.exit_code == 1 and "an HTTP header cannot carry" in tested.stderr
+    caplog.set_level(logging.DEBUG)
+    settings = newsletter_settings.model_copy(update={"ca_bundle": str(receiver.ca_file)})
+    runner_service = NewsletterService.build(settings, storage=service.storage)
+    report = SyncRunner(runner_service, periodic_tasks=[]).run_once()
+    assert report.delivered_events == 0 and receiver.received == []
+    assert "an HTTP header cannot carry" in caplog.text and "\u00f6" not in caplog.text

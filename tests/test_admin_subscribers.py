@@ -17,6 +17,7 @@ import falcon.testing
 import pytest
 
 from newsletter_connector.json_encoding import json_values
+from newsletter_connector.model.contact import normalise_email
 from newsletter_connector.service import subscribers as subscriber_service
 from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.service.subscriber_export import CSV_COLUMNS, csv_row
@@ -179,10 +180,10 @@ def test_percent_underscore_and_backslash_in_a_prefix_are_literal(
 
 def test_a_bad_prefix_is_named_with_a_400(client: Any, admin_user: str) -> None:
     session = sign_in(client)
-    for query in ("a\x01", "x" * 255):
+    for query, named in (("a\x01", "q must not contain control"), ("x" * 255, "prefix must")):
         result = _search(client, session, query)
         assert result.status_code == 400
-        assert "prefix must" in result.text
+        assert named in result.text
     after = get_page(client, "/admin/subscribers?q=a&after=" + "x" * 300, session)
     assert after.status_code == 400 and "after must be at most" in after.text
 
@@ -362,3 +363,14 @@ def test_a_csv_row_keeps_phone_numbers_and_neutralises_formulas_in_names(service
     assert row["phone"] == "+49 30 1234567" and row["last_name"] == "'+SUM(A1)"
     assert row["categories"] == "politics science" and row["prefs_sms_enabled"] == "true"
     assert row["confirmed_at"] == ""
+
+
+@pytest.mark.parametrize("address", ["=cmd|'/ccalc'!a0@evil.co", "+1+1@x.co", "-2+3@x.co"])
+def test_a_csv_row_neutralises_an_address_starting_like_a_formula(
+    service: Any, address: str
+) -> None:
+    email = normalise_email(address)  # a stranger may sign up with it
+    record = _add(service, email, phone="-030 1234567", sms_enabled=True)
+    row = dict(zip(CSV_COLUMNS, csv_row(service.subscribers.shown_contact(record)), strict=True))
+    assert row["email"] == "'" + email
+    assert row["phone"] == "-030 1234567"  # no letter: at most arithmetic, left exact

@@ -87,6 +87,19 @@ def test_connection_rejects_http_and_unknown_transport(run: Any) -> None:
     assert unknown.exit_code == 1
     assert "is the plugin installed?" in unknown.stderr
     assert "t" * 32 not in unknown.stderr
+    non_ascii = run(
+        "connection",
+        "set",
+        "--platform-base",
+        "https://p.example",
+        "--transport",
+        "events",
+        input="t\u00f6ken-1234567890abcdef\n",
+    )
+    assert (
+        non_ascii.exit_code == 1
+        and "token must be at least 16 characters of printable ASCII" in non_ascii.stderr
+    )
     assert run("connection", "show").stdout.strip() == "no connection configured"
 
 

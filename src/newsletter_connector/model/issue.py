@@ -100,6 +100,13 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _no_nul(value: str) -> str:
+    # Stored in the issue's text and HTML, which PostgreSQL cannot hold with a NUL.
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
 def _subject(value: str) -> str:
     if len(value) > MAX_SUBJECT_LENGTH:
         raise ValueError(f"must have at most {MAX_SUBJECT_LENGTH} characters")
@@ -116,7 +123,8 @@ def _slug(value: str) -> str:
 
 Url = Annotated[StrictStr, AfterValidator(_http_url)]
 IsoDate = Annotated[StrictStr, AfterValidator(_iso_date)]
-Text = Annotated[StrictStr, AfterValidator(_not_blank)]
+PlainText = Annotated[StrictStr, AfterValidator(_no_nul)]
+Text = Annotated[StrictStr, AfterValidator(_no_nul), AfterValidator(_not_blank)]
 Slug = Annotated[StrictStr, AfterValidator(_slug)]
 
 
@@ -145,7 +153,7 @@ class TopicItem(_Strict):
 
     title: Text
     url: Url
-    source: StrictStr
+    source: PlainText
 
 
 class Topic(_Strict):
@@ -153,7 +161,7 @@ class Topic(_Strict):
 
     slug: Slug
     label: Text
-    summary: StrictStr
+    summary: PlainText
     items: list[TopicItem]
 
 
@@ -163,7 +171,7 @@ class IssueContent(_Strict):
 
     briefing: Briefing
     on_this_day: list[OnThisDay]
-    puzzle_hint: StrictStr
+    puzzle_hint: PlainText
     topics: list[Topic]
     subject: Annotated[Text, AfterValidator(_subject)] | None = None
 

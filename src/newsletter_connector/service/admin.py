@@ -15,6 +15,7 @@ from ..errors import DbUnavailable, InvalidRequest, Unauthorized
 from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
 from ..plugin_manager import outbound_transports, pick
 from ..storage import ApiKeyRecord, ConnectionRecord, OutboxBatchRecord, OutboxStatus
+from ..sync.transport import header_safe_token
 from .connection_check import ConnectionCheck, check_connection
 from .context import ServiceContext, digests_equal, sha256_hex
 
@@ -196,9 +197,10 @@ class AdminService:
                 "token is the only credential, read from standard input",
                 field="platform_base",
             )
-        if len(token) < 16 or any(c.isspace() for c in token):
+        if len(token) < 16 or not header_safe_token(token):
             raise InvalidRequest(
-                "token must be at least 16 characters with no whitespace", field="token"
+                "token must be at least 16 characters of printable ASCII, with no whitespace",
+                field="token",
             )
         pick("outbound transport", outbound_transports(self.context.plugins), transport)
         with self.context.storage.transaction() as uow:

@@ -18,10 +18,15 @@ from ..plugins.events_transport import EVENTS_PATH
 from ..settings import Settings
 from ..storage import ConnectionRecord
 from ..sync.http import REQUEST_DEADLINE_SECONDS, build_http_client
-from ..sync.transport import bearer_headers
+from ..sync.transport import bearer_headers, header_safe_token
 
 #: The transport whose pushes this test imitates.
 TESTABLE_TRANSPORT = "events"
+#: The outcome for a token stored before tokens had to be printable ASCII.
+UNSENDABLE_OUTCOME = (
+    "not tested: the token has characters an HTTP header cannot carry (only printable ASCII "
+    "can), so nothing is pushed; set the connection again with a new token"
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ def check_connection(
             f"not tested: the address {shown} carries credentials, so nothing is pushed; "
             "set the connection again without them",
         )
+    if not header_safe_token(connection.token):
+        return ConnectionCheck(False, UNSENDABLE_OUTCOME)
     try:
         with build_http_client(settings, deadline=deadline) as client:
             response = client.post(url, content=b"[]", headers=bearer_headers(connection.token))

@@ -35,15 +35,18 @@ CSV_COLUMNS = (
     "confirmed_at",
     "unsubscribed_at",
 )
-#: Free-text columns a spreadsheet could read as a formula.
-_FREE_TEXT = frozenset({"first_name", "last_name", "gender_self"})
+#: Columns a stranger fills with text a spreadsheet could read as a formula: the names and the
+#: address (``=cmd|'/c calc'!a0@example.com`` is a valid one). A phone number cannot hold a
+#: letter, so at most it reads as arithmetic, and stays exact.
+_FREE_TEXT = frozenset({"email", "first_name", "last_name", "gender_self"})
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_row(contact: dict[str, Any]) -> list[str]:
     """The CSV cells of a contact in JSON values (as ``shown_contact`` returns it):
-    ``categories`` joined by spaces, booleans ``true``/``false``, ``null`` empty, and a free-text
-    cell starting like a formula prefixed with ``'`` so a spreadsheet shows it as text."""
+    ``categories`` joined by spaces, booleans ``true``/``false``, ``null`` empty, and an
+    address or free-text cell starting like a formula prefixed with ``'`` so a spreadsheet shows
+    it as text."""
     email_prefs = contact["prefs"]["email"]
     flat = {
         **{name: value for name, value in contact.items() if name not in LINK_FIELDS},

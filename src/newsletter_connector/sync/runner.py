@@ -34,7 +34,7 @@ from ..storage import ClaimedBatch, ConnectionRecord
 from .http import REQUEST_DEADLINE_SECONDS, build_http_client
 from .periodic import PeriodicTask, default_periodic_tasks
 from .settle import BatchOutcome, SentBatch, settle
-from .transport import MAX_BATCH_SIZE, DeliveryError, Transport
+from .transport import MAX_BATCH_SIZE, DeliveryError, Transport, header_safe_token
 
 if TYPE_CHECKING:
     from ..service import NewsletterService
@@ -139,8 +139,8 @@ class SyncRunner:
 
     def transport(self, *, max_age: float = 0.0) -> Transport | None:
         """The transport for the active connection; ``None`` when none is configured or it
-        is not allowed (plain http without ``allow_insecure_http_delivery``, or credentials
-        in its address).
+        is not allowed (plain http without ``allow_insecure_http_delivery``, credentials
+        in its address, or a token no HTTP header can carry).
 
         :param max_age: reuse the last answer if the connection was read within these seconds.
         """
@@ -165,6 +165,13 @@ class SyncRunner:
             log.error(
                 "connection %s carries credentials in its address; nothing is pushed "
                 "(set the connection again without them)",
+                shown,
+            )
+            return None
+        if not header_safe_token(connection.token):
+            log.error(
+                "the token of connection %s has characters an HTTP header cannot carry; "
+                "nothing is pushed (set the connection again with a new token)",
                 shown,
             )
             return None

@@ -16,6 +16,7 @@ ids, and settling it, belong to the runner.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -25,6 +26,8 @@ from ..storage import OutboxEvent
 
 #: SPEC section 8: an ingest batch holds at most 100 events.
 MAX_BATCH_SIZE = 100
+#: A bearer token an HTTP header can carry: printable ASCII without spaces.
+_HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")
 
 
 class DeliveryError(Exception):
@@ -44,6 +47,12 @@ class Transport(Protocol):
 
     def deliver(self, events: Sequence[OutboxEvent]) -> None:
         """Push ``events``; return only when all were accepted, raise otherwise."""
+
+
+def header_safe_token(token: str) -> bool:
+    """Whether ``token`` can travel in an ``Authorization`` header (printable ASCII, 0x21-0x7E):
+    any other character makes building the request fail."""
+    return _HEADER_TOKEN.fullmatch(token) is not None
 
 
 def bearer_headers(token: str, *, idempotency_key: str | None = None) -> dict[str, str]:

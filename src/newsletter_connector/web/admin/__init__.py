@@ -10,6 +10,7 @@ from __future__ import annotations
 import falcon
 
 from ...service import NewsletterService
+from ...service.cursors import MAX_ID
 from . import (
     admin_users,
     analytics,
@@ -26,6 +27,7 @@ from . import (
 )
 from .assets import AdminStylesheet
 from .base import AdminPages
+from .input import AdminInputMiddleware, AdminInputRefused
 from .off import AdminOffMiddleware
 from .paths import (
     ADMIN_USER_DELETE,
@@ -69,6 +71,8 @@ def add_routes(
     configured)."""
     pages = AdminPages(service)
     app.add_middleware(AdminOffMiddleware(pages.gate))
+    app.add_middleware(AdminInputMiddleware())
+    app.add_error_handler(AdminInputRefused, pages.input_refused)
     app.add_route(ROOT, dashboard.DashboardPage(pages))
     app.add_route(HOME, dashboard.DashboardPage(pages))
     app.add_route(LOGIN, login.LoginPage(pages))
@@ -82,7 +86,9 @@ def add_routes(
     app.add_route(SUBSCRIBER_ERASE, subscribers.ErasePage(pages))
     app.add_route(SUBSCRIBERS_EXPORT, subscribers.ExportAction(pages))
     app.add_route(MESSAGES, messages.MessagesPage(pages))
-    app.add_route(ISSUES + "/{issue_id:int}/preview", issues.IssuePreview(pages))
+    # A larger id names no issue: the 404, never a query (SQLite raises on it).
+    preview = ISSUES + f"/{{issue_id:int(min=1, max={MAX_ID})}}/preview"
+    app.add_route(preview, issues.IssuePreview(pages))
     issues_page = issues.IssuesPage(pages)
     app.add_route(ISSUES, issues_page)
     app.add_route(ISSUES_DIGEST, issues.RecordDigest(issues_page))

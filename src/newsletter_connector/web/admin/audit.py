@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import falcon
 
+from ...service.cursors import MAX_ID
+from ..params import decimal_integer
 from .base import AdminPages
 from .paths import AUDIT
 
@@ -26,7 +28,8 @@ class AuditPage:
         before = req.get_param("before")
         before_id: int | None = None
         if before:
-            if not before.isdigit() or len(before) > 18:
+            before_id = decimal_integer(before)
+            if before_id is None or not 0 < before_id <= MAX_ID:
                 self.pages.bad_request(
                     req,
                     resp,
@@ -38,7 +41,6 @@ class AuditPage:
                     back_text="Newest acts",
                 )
                 return
-            before_id = int(before)
         # One more than shown tells whether an older page exists.
         acts = self.pages.service.admin_audit.latest(PAGE_SIZE + 1, before_id=before_id)
         older = len(acts) > PAGE_SIZE

@@ -18,6 +18,8 @@ from ..pages.forms import MAX_FORM_BYTES, FormData, read_form
 from .csrf import FIELD_NAME, AdminCsrf
 from .flash import Flash
 from .gate import Admin, AdminGate
+from .input import AdminInputRefused, check_fields
+from .paths import HOME
 from .rendering import AdminRenderer
 
 #: Shown for a form sent without its valid token (or from another site): nothing was changed.
@@ -119,6 +121,21 @@ class AdminPages:
             link_text=f"Go to {self.settings.site_name}",
         )
 
+    def input_refused(
+        self, req: falcon.Request, resp: falcon.Response, ex: AdminInputRefused, params: Any
+    ) -> None:
+        """400 naming the field that held a control character (error handler of
+        :class:`~.input.AdminInputRefused`); nothing was changed."""
+        self.renderer.render(
+            resp,
+            "message.html",
+            status=falcon.HTTP_400,
+            title="Not accepted",
+            message=ex.message,
+            link_url=self.url(HOME),
+            link_text="Back to the admin area",
+        )
+
     def read_checked_form(
         self,
         req: falcon.Request,
@@ -128,11 +145,15 @@ class AdminPages:
         max_bytes: int = MAX_FORM_BYTES,
     ) -> FormData | None:
         """The submitted form (413 over ``max_bytes``) when its CSRF check passes; else
-        answers 403 and gives None."""
+        answers 403 and gives None.
+
+        :raises AdminInputRefused: a field holding a control character (see :mod:`.input`).
+        """
         form = read_form(req, max_bytes=max_bytes)
         if self.csrf.check(req, admin, form.get(FIELD_NAME)) != "ok":
             self.refuse(resp, admin)
             return None
+        check_fields(form.fields)
         return form
 
     def audit(self, req: falcon.Request, admin: Admin, action: str, target: str | None) -> None:

@@ -11,6 +11,7 @@ from ..pages.csrf import FIELD_NAME as LOGIN_CSRF_FIELD
 from ..pages.csrf import CsrfGuard
 from ..pages.forms import read_form
 from .base import AdminPages
+from .input import check_fields
 from .paths import HOME, LOGIN
 
 
@@ -57,11 +58,12 @@ class LoginPage:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._built_in_only(req)
         form = read_form(req)
-        username = form.get("username").strip()[:100]
         verdict = self.login_csrf.check(req, form.get(LOGIN_CSRF_FIELD))
         if verdict != "ok":
             self.pages.refuse(resp)
             return
+        check_fields(form.fields)  # before the store is asked about the username
+        username = form.get("username").strip()[:100]
         try:
             session = self.pages.service.admin_access.login(
                 username, form.get("password"), client_hash=self.pages.gate.client_hash(req)
