@@ -346,15 +346,20 @@ def test_testing_without_a_connection_says_there_is_none(
     assert [action for action, _ in audit_acts(service)] == ["login"]
 
 
-def test_the_cli_twin_tests_the_connection(
-    newsletter_settings: Any, service: Any, receiver: TlsReceiver
-) -> None:
-    env = {
-        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+def _cli_env(settings: Any, receiver: TlsReceiver) -> dict[str, str]:
+    """The environment of a CLI run on the test database that trusts ``receiver``'s CA."""
+    return {
+        "NEWSLETTER_DATABASE_URL": settings.database_url,
         "NEWSLETTER_SITE_SECRET": "cli-test-secret",
         "NEWSLETTER_CA_BUNDLE": str(receiver.ca_file),
         "NEWSLETTER_CONFIG": "",
     }
+
+
+def test_the_cli_twin_tests_the_connection(
+    newsletter_settings: Any, service: Any, receiver: TlsReceiver
+) -> None:
+    env = _cli_env(newsletter_settings, receiver)
     none = CliRunner().invoke(cli, ["connection", "test"], env=env)
     assert none.exit_code == 1 and "no connection is configured" in none.stderr
     service.admin.set_connection(platform_base=receiver.base, transport="events", token=TOKEN)
@@ -485,12 +490,7 @@ def test_a_stored_token_no_header_can_carry_is_named_not_sent(
             platform_base=receiver.base, transport="events", token="t\u00f6ken" * 4, at=T0
         )
         queue_event(uow, service.context, "contact.message", sync_payloads.message())
-    env = {
-        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
-        "NEWSLETTER_SITE_SECRET": "cli-test-secret",
-        "NEWSLETTER_CA_BUNDLE": str(receiver.ca_file),
-        "NEWSLETTER_CONFIG": "",
-    }
+    env = _cli_env(newsletter_settings, receiver)
     tested = CliRunner().invoke(cli, ["connection", "test"], env=env)
     assert tested.exit_code == 1 and "an HTTP header cannot carry" in tested.stderr
     caplog.set_level(logging.DEBUG)
