@@ -2,10 +2,11 @@
 it delivers thousands of events, and restarted each time. In the end every event has been
 delivered, none is lost, and the only repeats are whole batches resent with the same ids.
 
-The first kill always lands while a batch is on the wire (so a resend is always exercised), the
-second during start-up or the first claim, before anything is sent; the rest are random (a
-seeded generator; the seed is in the failure message) so over many runs they land everywhere:
-mid-request, mid-claim, mid-settle, between batches. The long variant (``--run-slow``)
+The first kill always lands while a batch is on the wire (the receiver holds that request
+unanswered until the runner is dead, so a resend is always exercised), the second during
+start-up or the first claim, before anything is sent; the rest are random (a seeded generator;
+the seed is in the failure message) so over many runs they land everywhere: mid-request,
+mid-claim, mid-settle, between batches. The long variant (``--run-slow``)
 delivers 20,000 events through 15 kills.
 """
 
@@ -89,16 +90,19 @@ def crash_and_recover(
                 while len(receiver.received) == before and time.monotonic() < deadline:
                     time.sleep(0.01)
                 if kill == 0:
-                    # the first kill lands while a batch is on the wire (each answer takes
-                    # 50 ms): sent, never settled, so it must come back and be resent whole
-                    while not receiver.in_flight and time.monotonic() < deadline:
-                        time.sleep(0.001)
+                    # the first kill lands while a batch is on the wire: the receiver holds the
+                    # next request unanswered, so it is sent, never settled, and must come back
+                    # and be resent whole
+                    with receiver.lock:
+                        receiver.script.append("hold")
+                    assert receiver.held.wait(20), f"no request was held (seed {seed})"
                 else:
                     time.sleep(rng.uniform(0, 0.3))
             in_flight = bool(receiver.in_flight)
             runner.send_signal(signal.SIGKILL)
             assert runner.wait(10) == -signal.SIGKILL
             killed_mid_request += in_flight and bool(receiver.in_flight)
+            receiver.release.set()
         assert undelivered(service) > 0, f"all delivered before the last kill (seed {seed})"
         last = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
         try:

@@ -3,7 +3,8 @@
 Each request is answered by the next action of ``script`` (then ``default``):
 ``ok`` (200), ``500``, ``302``, ``drip`` (status line one byte per ``drip_interval`` s, never
 finishing), ``reset`` (TCP RST after reading the request), ``hang`` (read, record, never
-answer until the receiver stops), ``slow`` (200 after ``slow_seconds``).
+answer until the receiver stops), ``hold`` (read, record, set ``held``, then close without an
+answer once ``release`` is set), ``slow`` (200 after ``slow_seconds``).
 Every request that arrives is recorded (path, headers, parsed JSON body) before it is answered.
 """
 
@@ -48,6 +49,8 @@ class TlsReceiver:
         self.drip_interval = 0.05
         self.slow_seconds = 1.0
         self.stopping = threading.Event()
+        self.held = threading.Event()  # a ``hold`` request has arrived and is being held
+        self.release = threading.Event()  # lets every held request go, unanswered
         self.lock = threading.Lock()
         self.arrived = threading.Condition(self.lock)
         receiver = self
@@ -117,6 +120,11 @@ class TlsReceiver:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             handler.close_connection = True
             sock.close()
+        elif action == "hold":
+            self.held.set()
+            while not (self.release.wait(0.05) or self.stopping.is_set()):
+                pass
+            handler.close_connection = True
         elif action == "hang":
             self.stopping.wait(60)
             handler.close_connection = True
@@ -134,5 +142,6 @@ class TlsReceiver:
 
     def close(self) -> None:
         self.stopping.set()
+        self.release.set()
         self.server.shutdown()
         self.server.server_close()
