@@ -2,8 +2,9 @@
 
 ``GET`` and the page's CSRF-checked ``POST`` confirm a pending subscriber. A request announcing
 itself as a prefetch or preview gets a "Confirm my subscription" button instead, and ``HEAD``
-changes nothing. Unsubscribed or bounced readers are told the link cannot restart the
-newsletter; an unknown token gets the not-found page. See docs/decisions.md, "Reader pages".
+changes nothing. The visit that confirms offers the profile page; later visits do not hand out
+its token. Unsubscribed or bounced readers are told the link cannot restart the newsletter; an
+unknown token gets the not-found page. See docs/decisions.md, "Reader pages".
 """
 
 from __future__ import annotations
@@ -46,12 +47,9 @@ class ConfirmPage:
             state = "confirmed"
         else:
             state = "already"
-        self.pages.render(
-            resp,
-            "confirm.html",
-            state=state,
-            profile_url=profile_url(self.pages.settings, after.profile_token),
-        )
+        # only the visit that confirms hands out the profile link (docs/decisions.md)
+        link = profile_url(self.pages.settings, after.profile_token) if state == "confirmed" else ""
+        self.pages.render(resp, "confirm.html", state=state, profile_url=link)
 
     def _ask(self, req: falcon.Request, resp: falcon.Response) -> partial[None]:
         """Shows the page with the confirm button, given ``status`` and ``notice``."""
