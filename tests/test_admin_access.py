@@ -30,10 +30,12 @@ OTHER_CLIENT = "d" * 64
 
 
 class CountingHasher(PasswordHasher):
-    """The service's hasher, noting every password it verifies (from any thread)."""
+    """An argon2id hasher noting every password it verifies (from any thread). Its parameters
+    are cheap: the tests that use it count checks, and the service's own hasher is checked for
+    cost by ``test_users_created_listed_and_deleted_with_hashed_passwords``."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(time_cost=1, memory_cost=8192, parallelism=1)
         self.checked: list[str] = []
 
     def verify(self, hash: str | bytes, password: str | bytes) -> bool:
@@ -60,6 +62,8 @@ def test_users_created_listed_and_deleted_with_hashed_passwords(service: Any) ->
     assert access.has_users() is False
     user = access.create_user("ada", PASSWORD)
     assert user.password_hash.startswith("$argon2id$")
+    cost = extract_parameters(user.password_hash)  # memory-hard: at least OWASP's 19 MiB, t=2
+    assert cost.memory_cost >= 19 * 1024 and cost.time_cost >= 2
     assert PASSWORD not in repr(user) and user.password_hash not in repr(user)
     assert access.has_users() is True
     with pytest.raises(InvalidRequest, match="already exists"):
@@ -160,6 +164,7 @@ def test_logout_deletes_the_session_and_audits(service: Any) -> None:
     assert service.admin_audit.latest(1)[0].action == "logout"
 
 
+@pytest.mark.usefixtures("hasher")
 def test_failures_from_other_clients_never_lock_a_username_out(
     service: Any, now: list[datetime]
 ) -> None:
@@ -172,6 +177,7 @@ def test_failures_from_other_clients_never_lock_a_username_out(
         assert access.login("ada", PASSWORD, client_hash=CLIENT).username == "ada"
 
 
+@pytest.mark.usefixtures("hasher")
 def test_failed_logins_throttled_per_username_from_one_client(
     service: Any, now: list[datetime]
 ) -> None:
@@ -189,6 +195,7 @@ def test_failed_logins_throttled_per_username_from_one_client(
     assert access.login("ada", PASSWORD, client_hash=CLIENT).username == "ada"
 
 
+@pytest.mark.usefixtures("hasher")
 def test_failed_logins_throttled_per_client(service: Any) -> None:
     access = service.admin_access
     access.create_user("ada", PASSWORD)
@@ -199,6 +206,7 @@ def test_failed_logins_throttled_per_client(service: Any) -> None:
     assert access.login("ada", PASSWORD, client_hash=OTHER_CLIENT).username == "ada"
 
 
+@pytest.mark.usefixtures("hasher")
 def test_a_successful_sign_in_clears_its_count_and_is_no_failure(service: Any) -> None:
     access = service.admin_access
     access.create_user("ada", PASSWORD)

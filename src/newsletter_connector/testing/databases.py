@@ -71,12 +71,24 @@ def _migrate(url: str) -> None:
 
 
 def empty_all_tables(engine: Engine) -> None:
-    """Delete every row of every table (the schema and its version stay)."""
+    """Delete every row of every table of the package (the schema and its version stay) and
+    start their ids at 1 again. Tables that refer to the package's must be emptied first."""
     tables = [t.name for t in reversed(metadata.sorted_tables)]
-    with engine.begin() as connection:
-        if engine.dialect.name == "postgresql":
-            connection.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
-        else:
-            for table in tables:
-                connection.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - our table names
     assert VERSION_TABLE not in tables
+    with engine.begin() as connection:
+        # DELETE, not TRUNCATE: on PostgreSQL a TRUNCATE of every table costs ten times as
+        # much as deleting the few rows a test leaves (it replaces each table's files).
+        for table in tables:
+            connection.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - our table names
+        if engine.dialect.name == "postgresql":
+            connection.execute(_RESTART_OWNED_SEQUENCES, {"tables": tables})
+
+
+#: Starts at 1 again every sequence owned by a column of the named tables (PostgreSQL).
+_RESTART_OWNED_SEQUENCES = text(
+    "SELECT setval(sequence.oid, 1, false) FROM pg_class sequence"
+    " JOIN pg_depend owner ON owner.objid = sequence.oid"
+    " AND owner.classid = 'pg_class'::regclass AND owner.refclassid = 'pg_class'::regclass"
+    " JOIN pg_class owning ON owning.oid = owner.refobjid"
+    " WHERE sequence.relkind = 'S' AND owning.relname = ANY(:tables)"
+)
