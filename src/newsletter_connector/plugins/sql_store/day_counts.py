@@ -43,8 +43,13 @@ def changes_per_day(
 
 
 def _counted(
-    connection: Connection, columns: tuple[Column[datetime], ...], first: date, last: date
+    connection: Connection,
+    columns: tuple[Column[datetime], Column[datetime], Column[datetime]],
+    first: date,
+    last: date,
 ) -> list[SubscriberDay]:
+    """``changes_per_day`` for at most :data:`DAYS_PER_STATEMENT` days, in one statement;
+    ``columns`` are the created, unsubscribed and bounced stamps, in that order."""
     midnights = [
         datetime.combine(first + timedelta(days=n), time.min)
         for n in range((last - first).days + 2)
