@@ -86,7 +86,10 @@ class TlsReceiver:
         self.server.socket = self.context.wrap_socket(self.server.socket, server_side=True)
         self.port = self.server.server_address[1]
         self.base = f"https://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # a short poll interval, so close() (server.shutdown) returns at once rather than in 0.5 s
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
 
     def answer(self, handler: BaseHTTPRequestHandler, action: str) -> None:
