@@ -1,17 +1,21 @@
 """The admin pages' rollups: the export's figures, with each settled day computed once and
-kept (``service.analytics.kept_rollups``)."""
+kept (``service.analytics.kept_rollups``), by the page's first reader or ahead of it by the
+runner's periodic task (``keep_settled_rollups``)."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from newsletter_connector.errors import DbUnavailable, InvalidRequest
 from newsletter_connector.plugins.sql_store.tables import day_rollups
+from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.analytics import SETTLE_AFTER
+from newsletter_connector.testing.threads import run_together
 
 from .support.analytics_helpers import Clock, clocked_service, pageview
 from .test_rollups import add_issue
@@ -43,6 +47,32 @@ def _traffic_on_five_days(service: Any, clock: Clock) -> None:
 def _kept_days(service: Any) -> list[date]:
     with service.storage.engine.connect() as connection:
         return sorted(connection.scalars(select(day_rollups.c.day)))
+
+
+def _count_computed(service: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[date, date]]:
+    """The first and last day of each range ``service`` computes rollups for from now on."""
+    computed: list[tuple[date, date]] = []
+    real = service.analytics._rollups
+
+    def counting(uow: Any, first: date, last: date) -> Any:
+        computed.append((first, last))
+        return real(uow, first, last)
+
+    monkeypatch.setattr(service.analytics, "_rollups", counting)
+    return computed
+
+
+def _refuse_writes(service: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write transaction of ``service``'s store fails as a database that does not answer
+    (reads still work) until ``monkeypatch.undo()``."""
+    real = service.storage.transaction
+
+    def no_writes(*, write: bool = True) -> Any:
+        if write:
+            raise DbUnavailable("the database is not answering")
+        return real(write=False)
+
+    monkeypatch.setattr(service.storage, "transaction", no_writes)
 
 
 def test_kept_rollups_are_the_exports_and_keep_only_settled_days(
@@ -119,14 +149,7 @@ def test_kept_days_between_missing_ones_are_not_computed_again(
     clock.now = DAY0 + timedelta(days=10)
     day0 = DAY0.date()
     service.analytics.kept_rollups(day0 + timedelta(days=2), day0 + timedelta(days=3))
-    computed: list[tuple[date, date]] = []
-    real = service.analytics._rollups
-
-    def counting(uow: Any, first: date, last: date) -> Any:
-        computed.append((first, last))
-        return real(uow, first, last)
-
-    monkeypatch.setattr(service.analytics, "_rollups", counting)
+    computed = _count_computed(service, monkeypatch)
     rollups = service.analytics.kept_rollups(day0, day0 + timedelta(days=10))
     assert [r["date"] for r in rollups] == [
         (day0 + timedelta(days=n)).isoformat() for n in range(11)
@@ -160,17 +183,84 @@ def test_a_failed_keep_is_logged_and_the_figures_still_shown(
     service, clock = clocked
     pageview(service)
     clock.now = DAY0 + timedelta(days=3)
-    storage = service.storage
-    real = storage.transaction
-
-    def no_writes(*, write: bool = True) -> Any:
-        if write:
-            raise DbUnavailable("the database is not answering")
-        return real(write=False)
-
-    monkeypatch.setattr(storage, "transaction", no_writes)
+    _refuse_writes(service, monkeypatch)
     shown = service.analytics.kept_rollups(DAY0.date(), clock.now.date())
     assert [day["pageviews"] for day in shown] == [1, 0, 0, 0]
     assert "could not keep 3 settled days' rollups: the database is not answering" in caplog.text
     monkeypatch.undo()
     assert _kept_days(service) == []
+
+
+def _midnight_after(day: int) -> datetime:
+    """Midnight at the end of ``DAY0``'s date plus ``day`` days."""
+    return datetime.combine(DAY0.date() + timedelta(days=day + 1), datetime.min.time())
+
+
+def test_the_runner_task_keeps_each_settled_day_ahead_of_the_page_once(
+    clocked: tuple[Any, Clock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service, clock = clocked
+    _traffic_on_five_days(service, clock)
+    # Day 4 ended less than the settling hour ago: days up to 3 are kept, 92 days back at most.
+    clock.now = _midnight_after(4) + SETTLE_AFTER - timedelta(seconds=1)
+    first = clock.now.date() - timedelta(days=91)
+    assert service.analytics.keep_settled_rollups(clock.now) == 90
+    kept = _kept_days(service)
+    assert kept == [first + timedelta(days=n) for n in range(90)]
+    assert kept[-1] == DAY0.date() + timedelta(days=3)
+    assert service.analytics.keep_settled_rollups(clock.now) == 0  # once per settled day
+
+    computed = _count_computed(service, monkeypatch)
+    today = clock.now.date()
+    shown = service.analytics.kept_rollups(first, today)
+    assert computed == [(today - timedelta(days=1), today)]  # the page computes only the rest
+    monkeypatch.undo()
+    assert shown == service.analytics.rollups(first, today)
+
+    clock.now += timedelta(seconds=1)  # day 4 has settled: the next call keeps just that day
+    assert service.analytics.keep_settled_rollups(clock.now) == 1
+    assert _kept_days(service)[-1] == DAY0.date() + timedelta(days=4)
+    assert service.analytics.keep_settled_rollups(clock.now + timedelta(hours=5)) == 0
+
+
+def test_runners_keeping_at_once_write_each_day_once(
+    clocked: tuple[Any, Clock], newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    service, clock = clocked
+    _traffic_on_five_days(service, clock)
+    now = _midnight_after(4) + SETTLE_AFTER
+    runners = [
+        NewsletterService.build(newsletter_settings, storage=newsletter_storage) for _ in range(4)
+    ]
+    counts: list[int] = []
+    numbers = itertools.count()  # next() on it is atomic
+
+    def keep() -> None:
+        counts.append(runners[next(numbers)].analytics.keep_settled_rollups(now))
+
+    assert run_together(keep, len(runners)) == []
+    assert sorted(counts) == [0, 0, 0, 91]  # the 92 days up to today, less today
+    assert len(_kept_days(service)) == 91
+    # Later calls for the same settled day read only the job's claim, not the kept days.
+    with newsletter_storage.engine.begin() as connection:
+        connection.execute(delete(day_rollups))
+    assert runners[0].analytics.keep_settled_rollups(now + timedelta(hours=3)) == 0
+    assert _kept_days(service) == []
+    assert service.analytics.kept_rollups(DAY0.date(), now.date()) == service.analytics.rollups(
+        DAY0.date(), now.date()
+    )
+
+
+def test_a_failed_keep_by_the_task_is_tried_again_on_its_next_call(
+    clocked: tuple[Any, Clock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service, clock = clocked
+    pageview(service)
+    clock.now = DAY0 + timedelta(days=3)
+    _refuse_writes(service, monkeypatch)
+    with pytest.raises(DbUnavailable):
+        service.analytics.keep_settled_rollups(clock.now)
+    monkeypatch.undo()
+    assert _kept_days(service) == []
+    assert service.analytics.keep_settled_rollups(clock.now) == 91
+    assert _kept_days(service)[-1] == DAY0.date() + timedelta(days=2)

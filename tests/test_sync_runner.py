@@ -384,16 +384,17 @@ class ContentForDigests:
 def test_default_periodic_tasks_queue_rollups_and_run_digests(service: Any) -> None:
     from newsletter_connector.sync.periodic import default_periodic_tasks
 
-    assert [t.__name__ for t in default_periodic_tasks(service)] == [
-        "queue_completed_day_rollups"  # no content plugin: scheduled digests are off
-    ]
+    rollup_tasks = ["queue_completed_day_rollups", "keep_settled_rollups"]
+    # no content plugin: scheduled digests are off
+    assert [t.__name__ for t in default_periodic_tasks(service)] == rollup_tasks
     service = NewsletterService.build(
         service.settings, storage=service.storage, plugins=[ContentForDigests()]
     )
     tasks = default_periodic_tasks(service)
-    assert [t.__name__ for t in tasks] == ["queue_completed_day_rollups", "run_scheduled_digests"]
+    assert [t.__name__ for t in tasks] == [*rollup_tasks, "run_scheduled_digests"]
     assert tasks[0].__self__ is service.analytics  # type: ignore[attr-defined]
-    assert tasks[1].__self__ is service.issues  # type: ignore[attr-defined]
+    assert tasks[1].__self__ is service.analytics  # type: ignore[attr-defined]
+    assert tasks[2].__self__ is service.issues  # type: ignore[attr-defined]
 
 
 def test_two_runners_never_send_the_same_batch_at_once(service: Any, recorder: Recorder) -> None:

@@ -28,6 +28,8 @@ SETTLE_AFTER = timedelta(hours=1)
 MAX_EVENTS_LIMIT = 1000
 TOP_PAGES = 10
 ROLLUP_JOB_PREFIX = "rollup:"
+#: Job key prefix of :meth:`AnalyticsService.keep_settled_rollups`, one key per settled day.
+KEEP_JOB_PREFIX = "rollups-kept:"
 #: nc_settings entry holding the first UTC day the rollup job covers (the day of its first run).
 ROLLUP_START_SETTING = "analytics_rollups_start"
 MAX_TOKENS = 2**31 - 1
@@ -88,6 +90,18 @@ def _check_range(from_date: date, to_date: date) -> None:
         raise InvalidRequest("to must be on or after from", field="to")
     if (to_date - from_date).days + 1 > MAX_ROLLUP_DAYS:
         raise InvalidRequest(f"from..to may span at most {MAX_ROLLUP_DAYS} days", field="to")
+
+
+def _store(uow: UnitOfWork, rollups: list[dict[str, Any]], now: datetime) -> None:
+    """Keep each of ``rollups`` without ``source`` (which follows the site's URL setting)."""
+    for rollup in rollups:
+        figures = {key: value for key, value in rollup.items() if key != "source"}
+        uow.day_rollups.keep(date.fromisoformat(rollup["date"]), figures, at=now)
+
+
+def _settled_through(now: datetime) -> date:
+    """The last UTC day that ended :data:`SETTLE_AFTER` or more before ``now``."""
+    return (now - SETTLE_AFTER).date() - timedelta(days=1)
 
 
 def _days(first: date, last: date) -> list[date]:
@@ -233,7 +247,8 @@ class AnalyticsService:
         is stamped when it is recorded, so nothing can join it); its rollup is computed once,
         kept, and read from there on. Only the days not yet settled are computed every time."""
         _check_range(from_date, to_date)
-        settled_through = (self.context.clock() - SETTLE_AFTER).date() - timedelta(days=1)
+        now = self.context.clock()
+        settled_through = _settled_through(now)
         with self.context.storage.transaction(write=False) as uow:
             kept = uow.day_rollups.kept(from_date, min(to_date, settled_through))
             wanted = _days(from_date, to_date)
@@ -242,11 +257,36 @@ class AnalyticsService:
                 for first, last in _runs([day for day in wanted if day not in kept])
                 for entry in self._rollups(uow, first, last)
             }
-        self._keep([computed[day] for day in computed if day <= settled_through])
+        self._keep([computed[day] for day in computed if day <= settled_through], now)
         source = self.source
         return [
             computed[day] if day in computed else _with_source(kept[day], source) for day in wanted
         ]
+
+    def keep_settled_rollups(self, now: datetime | None = None) -> int:
+        """Keep the rollup of every settled day an admin range can show (the last
+        :data:`MAX_ROLLUP_DAYS` days) that is not kept yet, so the analytics page reads them
+        instead of computing them; return how many days this call kept. A periodic task of the
+        runner: once a day has settled, the first call keeps what is missing, in one write
+        with its job claim (of racing runners one writes; a failure leaves it to the next
+        call), and later calls only read the claim.
+        """
+        now = to_naive_utc(now) if now is not None else self.context.clock()
+        last = _settled_through(now)
+        job = KEEP_JOB_PREFIX + last.isoformat()
+        first = now.date() - timedelta(days=MAX_ROLLUP_DAYS - 1)
+        with self.context.storage.transaction(write=False) as uow:
+            latest = uow.jobs.latest(KEEP_JOB_PREFIX)
+            if latest is not None and latest >= job:
+                return 0
+            kept = uow.day_rollups.kept(first, last)
+            missing = [day for day in _days(first, last) if day not in kept]
+            computed = [entry for a, b in _runs(missing) for entry in self._rollups(uow, a, b)]
+        with self.context.storage.transaction() as uow:
+            if not uow.jobs.claim(job, at=now):
+                return 0
+            _store(uow, computed, now)
+        return len(computed)
 
     def _rollups(self, uow: UnitOfWork, from_date: date, to_date: date) -> list[dict[str, Any]]:
         start, end = _day_start(from_date), _day_end(to_date)
@@ -264,17 +304,14 @@ class AnalyticsService:
             result.append(rollup.to_wire())
         return result
 
-    def _keep(self, rollups: list[dict[str, Any]]) -> None:
+    def _keep(self, rollups: list[dict[str, Any]], now: datetime) -> None:
         """Keep settled days' ``rollups`` (without ``source``); a failed write is only logged
         (the figures were computed, and a later read keeps them)."""
         if not rollups:
             return
-        now = self.context.clock()
         try:
             with self.context.storage.transaction() as uow:
-                for rollup in rollups:
-                    figures = {k: v for k, v in rollup.items() if k != "source"}
-                    uow.day_rollups.keep(date.fromisoformat(rollup["date"]), figures, at=now)
+                _store(uow, rollups, now)
         except DbUnavailable as exc:
             log.warning("could not keep %d settled days' rollups: %s", len(rollups), exc.message)
 

@@ -27,11 +27,15 @@ SCHEDULING_DOCS = "docs/issues.md#scheduling"
 
 def default_periodic_tasks(service: NewsletterService) -> list[PeriodicTask]:
     """The periodic tasks every runner calls: one ``analytics.daily_rollup`` per completed UTC
-    day, and, when :func:`schedules_digests`, the daily and weekly digests once per period.
+    day; keeping each settled day's rollup for the admin analytics page; and, when
+    :func:`schedules_digests`, the daily and weekly digests once per period.
 
     :raises SettingsError: ``scheduled_digests`` is ``on`` but no content plugin is installed.
     """
-    tasks: list[PeriodicTask] = [service.analytics.queue_completed_day_rollups]
+    tasks: list[PeriodicTask] = [
+        service.analytics.queue_completed_day_rollups,
+        service.analytics.keep_settled_rollups,
+    ]
     if schedules_digests(service):
         tasks.append(service.issues.run_scheduled_digests)
     return tasks
