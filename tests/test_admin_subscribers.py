@@ -261,25 +261,34 @@ def test_erase_asks_first_then_forgets_the_address_in_its_audit(
     client: Any, service: Any, admin_user: str
 ) -> None:
     _add(service, "gone@example.org", status="confirmed")
+    _add(service, "kept@example.org", status="confirmed")
     service.messages.record("gone@example.org", "G", "hello")
     session = sign_in(client)
+    for address in ("gone@example.org", "kept@example.org"):
+        _act(client, "/admin/subscribers/unsubscribe", session, {"email": address})
     page = get_page(client, "/admin/subscribers/show?email=gone%40example.org", session)
     erase_link = _relative(re.search(r'<a href="([^"]*)">Erase everything', page.text)[1])
     confirm = get_page(client, erase_link, session)
     assert confirm.status_code == 200
     assert "Erase everything stored about gone@example.org?" in confirm.text
-    assert service.subscribers.get("gone@example.org").status == "confirmed"
+    assert service.subscribers.get("gone@example.org").status == "unsubscribed"  # not erased yet
     result = _act(client, "/admin/subscribers/erase", session, {"email": "gone@example.org"})
     assert result.status_code == 303 and result.headers["location"] == BASE + "/admin/subscribers"
     assert _search(client, session, "gone").text.count("gone@example.org") == 0
     flash = _flash(client, result, session)
-    assert flash.startswith("Subscriber erased (was confirmed); 1 contact messages erased")
+    assert flash.startswith("Subscriber erased (was unsubscribed); 1 contact messages erased")
     assert "gone@example.org" not in flash
     act = service.admin_audit.latest(1)[0]
     assert act.action == "subscriber.erase"
     assert act.target == subscriber_key(service.context, "gone@example.org")
     assert "gone" not in act.target
     assert len(service.subscribers.erasure_evidence("gone@example.org")) == 1
+    # The earlier acts that named the address now name its keyed hash; others keep theirs.
+    acts = {(a.action, a.target) for a in service.admin_audit.latest(10)}
+    assert ("subscriber.unsubscribe", act.target) in acts
+    assert ("subscriber.unsubscribe", "kept@example.org") in acts
+    assert not any("gone@" in (target or "") for _, target in acts)
+    assert "gone@example.org" not in get_page(client, "/admin/audit", session).text
 
 
 def test_erase_of_a_bad_address_shows_the_confirm_step_with_the_error(

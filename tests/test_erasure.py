@@ -181,10 +181,14 @@ def test_nothing_of_the_address_remains_in_any_table_after_erase(
     assert deliver_everything_queued(newsletter_service) >= 2  # sent: delivered batches
     patch(newsletter_client, auth, ADDRESS, {"status": "unsubscribed"})  # still queued
     newsletter_service.messages.record(ADDRESS, None, "Once more")
+    newsletter_service.admin_audit.record("ada", "subscriber.bounce", ADDRESS.lower())
     before = traces(newsletter_service, NEEDLE)
-    assert {"nc_subscribers.email", "nc_contact_messages.email", "nc_outbox_events.payload"} <= set(
-        before
-    )
+    assert {
+        "nc_subscribers.email",
+        "nc_contact_messages.email",
+        "nc_outbox_events.payload",
+        "nc_admin_audit.target",
+    } <= set(before)
     assert traces(newsletter_service, "keep.me")  # the scan finds what is there
 
     result = erase_cli(ADDRESS)

@@ -492,6 +492,10 @@ class AdminAuditRepository(Protocol):
         """Up to ``limit`` acts, newest first, only those with ``id < before_id`` when given
         (the keyset of the next page)."""
 
+    def replace_target(self, target: str, replacement: str) -> int:
+        """Make every act whose target is ``target`` name ``replacement`` instead (an erasure:
+        the address becomes its keyed hash); how many acts changed."""
+
 
 class UnitOfWork(Protocol):
     """One transaction's view of the store."""

@@ -467,7 +467,8 @@ class SubscriberService:
 
     def erase_address(self, email: str) -> ErasureResult:
         """Erase everything stored about an address, subscriber or not: the subscriber row,
-        the contact messages sent from it and every outbox event carrying it. A deletion
+        the contact messages sent from it and every outbox event carrying it; admin audit acts
+        that named it name its keyed hash instead. A deletion
         record (keyed hash of the address, time, previous status, counts) is always kept as
         evidence; it never holds the address. :class:`InvalidRequest` for a bad address."""
         return self._erase(email, subscriber_required=False)
@@ -486,6 +487,7 @@ class SubscriberService:
             discarded = uow.outbox.discard_for_subscriber(key)
             messages = uow.messages.delete_from(address)
             uow.feedback.forget(key)
+            uow.admin_audit.replace_target(address, key)
             uow.deletions.add(
                 email_hmac=key,
                 previous_status=previous_status,

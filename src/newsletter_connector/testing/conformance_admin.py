@@ -111,3 +111,20 @@ class AdminConformance:
             assert [act.target for act in rest] == ["key-2", "key-1", "key-0"]
             assert rest[-1].client_hash == "h" * 64 and rest[-1].action == "api_key.create"
             assert rest[-1].at == T0 and rest[-1].actor == "ada"
+
+    def test_admin_audit_replace_target_renames_only_that_target(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            for n, target in enumerate(["a@example.org", "b@example.org", "a@example.org", None]):
+                uow.admin_audit.add(
+                    at=T0 + timedelta(seconds=n),
+                    actor="ada",
+                    action="subscriber.unsubscribe",
+                    target=target,
+                    client_hash=None,
+                )
+        with storage.transaction() as uow:
+            assert uow.admin_audit.replace_target("a@example.org", "k" * 64) == 2
+            assert uow.admin_audit.replace_target("nobody@example.org", "x") == 0
+        with storage.transaction(write=False) as uow:
+            targets = [act.target for act in uow.admin_audit.latest(10)]
+        assert targets == [None, "k" * 64, "b@example.org", "k" * 64]

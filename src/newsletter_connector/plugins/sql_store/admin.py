@@ -129,3 +129,9 @@ class SqlAdminAudit(SqlRepository):
             query = query.where(admin_audit.c.id < before_id)
         rows = self.connection.execute(query).mappings()
         return [record_of(AdminAuditRecord, row) for row in rows]
+
+    def replace_target(self, target: str, replacement: str) -> int:
+        statement = (
+            update(admin_audit).where(admin_audit.c.target == target).values(target=replacement)
+        )
+        return int(self.connection.execute(statement).rowcount)

@@ -350,6 +350,8 @@ admin_audit = Table(
     Column("target", String(200)),
     # Keyed hash of the client address (as the rate limits key it), never the address.
     Column("client_hash", String(64)),
+    # An erasure rewrites the acts that name its address.
+    Index(None, "target"),
 )
 
 ALL_TABLES = tuple(metadata.sorted_tables)
