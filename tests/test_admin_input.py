@@ -177,12 +177,14 @@ def test_a_control_character_in_a_query_parameter_or_path_is_a_400_naming_it(
     assert _nothing_stored(service) == before
 
 
-def test_a_signed_out_visitor_gets_the_400_too_and_the_area_stays_off_until_configured(
+def test_a_signed_out_visitor_is_sent_to_the_login_and_the_area_stays_off_until_configured(
     client: Any, service: Any
 ) -> None:
     assert client.simulate_get("/admin/subscribers?q=%00").status_code == 404
     service.admin_access.create_user("ada", "correct horse battery")
-    assert client.simulate_get("/admin/subscribers?q=%00").status_code == 400
+    signed_out = client.simulate_get("/admin/subscribers?q=%00")
+    assert signed_out.status_code == 303 and signed_out.headers["location"].endswith("/login")
+    assert client.simulate_get("/admin/login?next=%00").status_code == 400  # the open page
 
 
 def test_the_digest_content_may_hold_tabs_and_line_breaks() -> None:

@@ -27,8 +27,8 @@ from . import (
 )
 from .assets import AdminStylesheet
 from .base import AdminPages
+from .door import AdminDoorMiddleware, AdminUnknownPages
 from .input import AdminInputMiddleware, AdminInputRefused
-from .off import AdminOffMiddleware
 from .paths import (
     ADMIN_USER_DELETE,
     ADMIN_USERS,
@@ -67,10 +67,12 @@ __all__ = ["AdminPages", "add_routes"]
 def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService
 ) -> AdminPages:
-    """Mount the admin pages on ``app`` (and the middleware keeping them off until
-    configured)."""
+    """Mount the admin pages on ``app``, and the middleware keeping them off until configured
+    and closed to signed-out visitors."""
     pages = AdminPages(service)
-    app.add_middleware(AdminOffMiddleware(pages.gate))
+    app.add_middleware(AdminDoorMiddleware(pages.gate))
+    unknown_pages = AdminUnknownPages(pages.gate)
+    app.add_sink(unknown_pages, unknown_pages.pattern)
     app.add_middleware(AdminInputMiddleware())
     app.add_error_handler(AdminInputRefused, pages.input_refused)
     app.add_route(ROOT, dashboard.DashboardPage(pages))

@@ -74,7 +74,14 @@ class AdminGate:
 
     def admin(self, req: falcon.Request) -> Admin:
         """The admin making ``req``; otherwise raises what a visitor gets instead: the 404
-        while unconfigured, the host's sign-in redirect or 403, or a redirect to the login."""
+        while unconfigured, the host's sign-in redirect or 403, or a redirect to the login.
+        The admin found is kept on ``req.context`` for the rest of the request."""
+        known: Admin | None = getattr(req.context, "admin", None)
+        if known is None:
+            known = req.context.admin = self._find_admin(req)
+        return known
+
+    def _find_admin(self, req: falcon.Request) -> Admin:
         if self.host_hook:
             user = self.service.context.plugins.hook.newsletter_admin_user(environ=req.env)
             if user is None:

@@ -1,0 +1,52 @@
+"""The admin area's door, before any admin resource runs (any method, and addresses under
+``/admin`` that name no page): while the area is off, the app's unknown-path 404, so nothing
+tells that it exists; once it is on, a signed-out visitor gets what :meth:`AdminGate.admin`
+answers (the login page, or the host's answer) everywhere except the login page and its
+stylesheet, so no other address answers them anything, not even a ``405``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import falcon
+
+from .gate import AdminGate
+from .paths import LOGIN, ROOT, STYLESHEET
+
+#: The admin addresses a signed-out visitor may reach.
+OPEN_TO_VISITORS = frozenset({LOGIN, STYLESHEET})
+
+
+class AdminDoorMiddleware:
+    """Falcon middleware: the 404 while the admin area is off, and sign-in for every admin
+    address but :data:`OPEN_TO_VISITORS` once it is on."""
+
+    def __init__(self, gate: AdminGate) -> None:
+        self._gate = gate
+
+    def process_resource(
+        self, req: falcon.Request, resp: falcon.Response, resource: Any, params: dict[str, Any]
+    ) -> None:
+        if not (req.path == ROOT or req.path.startswith(ROOT + "/")):
+            return
+        self._gate.require_configured(req)
+        if req.path not in OPEN_TO_VISITORS:
+            self._gate.admin(req)
+
+
+class AdminUnknownPages:
+    """Falcon sink for the addresses under ``/admin`` that name no page (the middleware never
+    sees them): the 404 for a signed-in admin, and while the area is off; otherwise what the
+    gate answers a visitor."""
+
+    def __init__(self, gate: AdminGate) -> None:
+        self._gate = gate
+        #: The addresses it answers: ``/admin`` and every one below it (``pattern``).
+        self.prefix = ROOT
+        self.pattern = re.compile(re.escape(ROOT) + r"(?=/|\Z)")
+
+    def __call__(self, req: falcon.Request, resp: falcon.Response, **kwargs: Any) -> None:
+        self._gate.require_configured(req)
+        self._gate.admin(req)
+        raise falcon.HTTPNotFound()
