@@ -22,7 +22,11 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
-from newsletter_connector.web.admin.issues import MAX_CONTENT_BYTES, MAX_DIGEST_FORM_BYTES
+from newsletter_connector.web.admin.issues import (
+    LIST_LIMIT,
+    MAX_CONTENT_BYTES,
+    MAX_DIGEST_FORM_BYTES,
+)
 
 from .support.admin import csrf_token, get_page, post_form, sign_in
 from .support.pages_helpers import FORM, ORIGIN
@@ -104,6 +108,30 @@ def test_each_issue_is_previewed_in_a_sandboxed_frame(
     assert preview.headers["cache-control"] == "no-store"
     assert preview.headers["content-type"] == "text/html; charset=utf-8"
     assert get_page(client, "/admin/issues/999/preview", session).status_code == 404
+
+
+@pytest.mark.parametrize("content", ["with content"], indirect=True)
+def test_the_list_pages_back_by_id_twenty_issues_a_page(
+    client: Any, service: Any, admin_user: str
+) -> None:
+    ids = [_record(service).id for _ in range(LIST_LIMIT + 5)]
+    session = sign_in(client)
+
+    def shown(page: Any) -> list[int]:
+        return [int(n) for n in re.findall(r'<h3 id="issue-(\d+)">', page.text)]
+
+    newest = get_page(client, "/admin/issues", session)
+    assert shown(newest) == ids[::-1][:LIST_LIMIT]
+    assert "Newest issues</a>" not in newest.text
+    older_link = re.search(r'<a href="([^"]*)">Older issues</a>', newest.text)[1]
+    assert older_link == f"{BASE}/admin/issues?before={ids[5]}"
+    older = get_page(client, older_link[len(BASE) :], session)
+    assert shown(older) == ids[:5][::-1]
+    assert "Older issues</a>" not in older.text and "Newest issues</a>" in older.text
+    for bad in ("x", "0", "-3", "9223372036854775808"):
+        refused = get_page(client, f"/admin/issues?before={bad}", session)
+        assert refused.status_code == 400
+        assert "before must be a positive whole number (the id of an issue)." in refused.text
 
 
 @pytest.mark.parametrize("issue_id", ["0", "9223372036854775808", "9" * 23, "-1", "\u00b2"])

@@ -201,8 +201,11 @@ class IssueRepository(Protocol):
     def latest(self) -> IssueRecord | None:
         """The most recently recorded issue, or ``None``."""
 
-    def list_recent(self, limit: int, *, include_bodies: bool) -> list[IssueRecord]:
-        """Up to ``limit`` issues, most recently recorded first; ``html`` and ``text`` are
+    def list_recent(
+        self, limit: int, *, include_bodies: bool, before_id: int | None = None
+    ) -> list[IssueRecord]:
+        """Up to ``limit`` issues, most recently recorded first, only those with
+        ``id < before_id`` when given (the keyset of the next page); ``html`` and ``text`` are
         ``None`` (and unread) unless ``include_bodies``."""
 
     def get(self, issue_id: int) -> IssueRecord | None:

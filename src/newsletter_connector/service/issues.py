@@ -139,10 +139,15 @@ class IssueService:
         return has_issue_content(self.context.plugins)
 
     def list(
-        self, limit: int = DEFAULT_LIST_LIMIT, include_html: bool = False
+        self,
+        limit: int = DEFAULT_LIST_LIMIT,
+        include_html: bool = False,
+        *,
+        before_id: int | None = None,
     ) -> builtins.list[IssueRecord]:
         """Up to ``limit`` (1-500, else :class:`InvalidRequest`) issues, most recently recorded
-        first; ``html``/``text`` only with ``include_html``."""
+        first, only those older than the issue ``before_id`` when given (the next page);
+        ``html``/``text`` only with ``include_html``."""
         if (
             isinstance(limit, bool)
             or not isinstance(limit, int)
@@ -150,7 +155,7 @@ class IssueService:
         ):
             raise InvalidRequest(f"limit must be between 1 and {MAX_LIST_LIMIT}", field="limit")
         with self.context.storage.transaction(write=False) as uow:
-            return uow.issues.list_recent(limit, include_bodies=include_html)
+            return uow.issues.list_recent(limit, include_bodies=include_html, before_id=before_id)
 
     # -- steps of a run --------------------------------------------------------------------------
 

@@ -121,8 +121,10 @@ class IssuesConformance:
         with storage.transaction(write=False) as uow:
             listed = uow.issues.list_recent(3, include_bodies=False)
             latest = uow.issues.latest()
+            older = uow.issues.list_recent(3, include_bodies=False, before_id=listed[-1].id)
         assert [r.id for r in listed] == list(reversed(ids))[:3]
         assert latest is not None and latest.id == ids[-1]
+        assert [r.id for r in older] == list(reversed(ids))[3:]  # the next page, by keyset
 
     def test_issues_list_without_bodies_leaves_them_out(self, storage: Any) -> None:
         with storage.transaction() as uow:

@@ -60,11 +60,14 @@ class SqlIssues(SqlRepository):
     def latest(self) -> IssueRecord | None:
         return self._first(select(issues).order_by(issues.c.id.desc()).limit(1))
 
-    def list_recent(self, limit: int, *, include_bodies: bool) -> list[IssueRecord]:
+    def list_recent(
+        self, limit: int, *, include_bodies: bool, before_id: int | None = None
+    ) -> list[IssueRecord]:
         columns = list(issues.c) if include_bodies else _WITHOUT_BODIES
-        rows = self.connection.execute(
-            select(*columns).order_by(issues.c.id.desc()).limit(limit)
-        ).mappings()
+        query = select(*columns).order_by(issues.c.id.desc()).limit(limit)
+        if before_id is not None:
+            query = query.where(issues.c.id < before_id)
+        rows = self.connection.execute(query).mappings()
         return [_record(row, bodies=include_bodies) for row in rows]
 
     def get(self, issue_id: int) -> IssueRecord | None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import falcon
 
-from ...service.cursors import MAX_ID
-from ..params import decimal_integer
+from ...errors import InvalidRequest
 from .base import AdminPages
+from .paging import before_param
 from .paths import AUDIT
 
 #: Acts per page.
@@ -25,22 +25,20 @@ class AuditPage:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         admin = self.pages.gate.admin(req)
-        before = req.get_param("before")
-        before_id: int | None = None
-        if before:
-            before_id = decimal_integer(before)
-            if before_id is None or not 0 < before_id <= MAX_ID:
-                self.pages.bad_request(
-                    req,
-                    resp,
-                    admin,
-                    current="Audit log",
-                    title="No such page of the audit log",
-                    message="before must be a positive whole number (the id of an act).",
-                    back_to=AUDIT,
-                    back_text="Newest acts",
-                )
-                return
+        try:
+            before_id = before_param(req, "an act")
+        except InvalidRequest as problem:
+            self.pages.bad_request(
+                req,
+                resp,
+                admin,
+                current="Audit log",
+                title="No such page of the audit log",
+                message=problem.message,
+                back_to=AUDIT,
+                back_text="Newest acts",
+            )
+            return
         # One more than shown tells whether an older page exists.
         acts = self.pages.service.admin_audit.latest(PAGE_SIZE + 1, before_id=before_id)
         older = len(acts) > PAGE_SIZE

@@ -1,5 +1,5 @@
-"""``/admin/issues``: the recorded issues, newest first, each previewed in a sandboxed frame,
-and "Record a digest": a kind (test by default), an optional date (today, UTC, by default) and
+"""``/admin/issues``: the recorded issues, newest first, 20 to a page (``?before=<id>``: the
+issues older than that one), each previewed in a sandboxed frame, and "Record a digest": a kind (test by default), an optional date (today, UTC, by default) and
 optional content as JSON (else the content plugin is asked), recorded through
 :meth:`IssueService.run_digest` as ``newsletter-connector digest --kind KIND --date DATE
 --content FILE`` does, the JSON read by the same
@@ -26,6 +26,7 @@ from ..bodies import MAX_BODY_BYTES
 from ..pages.rendering import SECURITY_HEADERS
 from .base import AdminPages
 from .gate import Admin
+from .paging import before_param
 from .paths import ISSUES, ISSUES_DIGEST
 
 #: Issues listed (each with its preview), newest first.
@@ -102,7 +103,22 @@ class IssuesPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.show(req, resp, self.pages.gate.admin(req))
+        admin = self.pages.gate.admin(req)
+        try:
+            before_id = before_param(req, "an issue")
+        except InvalidRequest as problem:
+            self.pages.bad_request(
+                req,
+                resp,
+                admin,
+                current=LABEL,
+                title="No such page of issues",
+                message=problem.message,
+                back_to=ISSUES,
+                back_text="Newest issues",
+            )
+            return
+        self.show(req, resp, admin, before_id=before_id)
 
     def show(
         self,
@@ -115,11 +131,16 @@ class IssuesPage:
         kind: str = DEFAULT_KIND,
         issue_date: str = "",
         content: str = "",
+        before_id: int | None = None,
     ) -> None:
         """The page; with ``error`` the digest form is shown again with the chosen ``kind``,
         ``issue_date`` and ``content`` (each cut to a bounded length) and the reason nothing
         was recorded."""
         issues = self.pages.service.issues
+        # One more than shown tells whether an older page exists.
+        listed = issues.list(LIST_LIMIT + 1, before_id=before_id)
+        older = len(listed) > LIST_LIMIT
+        listed = listed[:LIST_LIMIT]
         self.pages.show(
             req,
             resp,
@@ -136,8 +157,10 @@ class IssuesPage:
             error_field=_form_field(error),
             issues=[
                 (record, issue_anchor(record.id), self.pages.url(preview_path(record.id)))
-                for record in issues.list(LIST_LIMIT)
+                for record in listed
             ],
+            older_url=self.pages.url(f"{ISSUES}?before={listed[-1].id}") if older else None,
+            newest_url=self.pages.url(ISSUES) if before_id is not None else None,
             content_installed=issues.content_plugin_installed(),
             digest_url=self.pages.url(ISSUES_DIGEST),
         )
