@@ -61,6 +61,7 @@ def test_sign_in_issue_a_key_once_and_revoke_it(
         page.get_by_label("Password").fill("wrong password!")
         page.get_by_role("button", name="Sign in").click()
         assert page.locator(".error").inner_text() == "wrong username or password"
+        _audit(browser, page, "login-error", screenshot=False)
         page.get_by_label("Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
         assert page.locator("h1").inner_text() == "Dashboard"
@@ -73,6 +74,7 @@ def test_sign_in_issue_a_key_once_and_revoke_it(
         key = page.get_by_label("The new key").input_value()
         assert key.startswith("nlk_")
         assert "it will not be shown again" in page.content()
+        _audit(browser, page, "api-key-shown", screenshot=False)
         assert newsletter_service.admin.authenticate_api_key(key).label == "site backend"
 
         page.get_by_role("link", name="Back to API keys").click()
@@ -86,8 +88,12 @@ def test_sign_in_issue_a_key_once_and_revoke_it(
         page.goto(site + "/admin/settings/api-keys")
         page.get_by_role("link", name="Revoke site backend").click()
         assert page.locator("h1").inner_text() == "Revoke the key “site backend”?"
+        _audit(browser, page, "api-key-revoke", screenshot=False)
         page.get_by_role("button", name="Revoke key").click()
         assert "revoked: it no longer works" in page.locator(".flash").inner_text()
         assert not newsletter_service.admin.list_api_keys()[0].active
         actions = [act.action for act in newsletter_service.admin_audit.latest(10)]
         assert actions == ["api_key.revoke", "api_key.create", "login", "login.failed"]
+        page.goto(site + "/admin/audit?before=x")  # a 400 page of the admin area
+        assert page.locator("h1").inner_text() == "No such page of the audit log"
+        _audit(browser, page, "bad-request", screenshot=False)
