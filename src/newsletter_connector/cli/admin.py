@@ -22,6 +22,7 @@ def admin_create_user(state: CliState, username: str) -> None:
     else prompted for twice, hidden."""
     password = read_secret("Password")
     user = state.service().admin_access.create_user(username, password)
+    state.audit("admin_user.create", user.username)
     click.echo(f"admin user {user.username!r} created")
 
 
@@ -47,4 +48,5 @@ def admin_delete_user(state: CliState, username: str) -> None:
     if not username.strip():
         fail("username is empty")
     state.service().admin_access.delete_user(username)
+    state.audit("admin_user.delete", username)
     click.echo(f"admin user {username!r} deleted")

@@ -26,6 +26,7 @@ def connection_set(state: CliState, platform_base: str, transport: str) -> None:
         platform_base=platform_base, transport=transport, token=token
     )
     shown = without_credentials(record.platform_base)
+    state.audit("connection.set", f"{shown} via {record.transport}")
     click.echo(f"connection active: {shown} via {record.transport}")
 
 
@@ -50,6 +51,7 @@ def connection_show(state: CliState) -> None:
 def connection_disable(state: CliState) -> None:
     """Disable the connection: nothing is pushed, export endpoints answer 404."""
     was_on = state.service().admin.disable_connection()
+    state.audit("connection.disable", "disabled" if was_on else "was not configured")
     click.echo("connection disabled" if was_on else "no connection was configured")
 
 
@@ -61,6 +63,7 @@ def connection_test(state: CliState) -> None:
     empty batch to {platform_base}/v1/events with the token (15 s at most). Exit status 1 when
     it is not reachable or the transport cannot be tested."""
     check = state.service().admin.test_connection()
+    state.audit("connection.test", check.message)
     if not check.reachable:
         fail(check.message)
     click.echo(check.message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import getpass
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
@@ -55,6 +56,22 @@ class CliState:
             if ready:
                 self._service.check_ready(tolerate_outage=False)
         return self._service
+
+    def audit(self, action: str, target: str | None) -> None:
+        """Record this command's admin act in the admin audit log, as the admin area records
+        the same act (``target`` names what it touched, never a secret); the actor is
+        :func:`command_line_actor`."""
+        self.service().admin_audit.record(command_line_actor(), action, target)
+
+
+def command_line_actor() -> str:
+    """Who the audit log says did a command's act: the operating-system user running it,
+    followed by ``(command line)``."""
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment and no passwd entry
+        user = "unknown user"
+    return f"{user} (command line)"
 
 
 pass_state = click.make_pass_decorator(CliState)

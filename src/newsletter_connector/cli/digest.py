@@ -94,6 +94,7 @@ def digest(
         state.settings().require_https_links()  # the issue links to the site built from it
         service = state.service()
         record = service.issues.run_digest(kind, issue_date, content)
+        state.audit("issue.digest", f"{record.kind} issue {record.id}")
     except IssueAlreadyRecorded as exc:
         click.echo(f"note: {exc.message}", err=True)
         return

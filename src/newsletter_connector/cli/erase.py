@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..service.events import subscriber_key
 from .context import CliState, pass_state, reports_errors
 
 
@@ -20,7 +21,9 @@ def erase(state: CliState, email: str) -> None:
     erased, never the address. Exit status 0 when done (also when nothing was stored), 1 when
     EMAIL is not an address or the database cannot be reached.
     """
-    result = state.service().subscribers.erase_address(email)
+    service = state.service()
+    result = service.subscribers.erase_address(email)
+    state.audit("subscriber.erase", subscriber_key(service.context, result.email))
     if result.previous_status is None:
         click.echo("subscriber: none")
     else:

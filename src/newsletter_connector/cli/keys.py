@@ -20,6 +20,7 @@ def keys() -> None:
 def keys_create(state: CliState, label: str) -> None:
     """Issue a key. It is printed exactly once; only its SHA-256 digest is stored."""
     issued = state.service().admin.create_api_key(label)
+    state.audit("api_key.create", issued.record.label)
     click.echo(issued.key)
     click.echo(
         f"key {issued.record.label!r} created; store it now, it cannot be shown again", err=True
@@ -51,4 +52,5 @@ def keys_list(state: CliState) -> None:
 def keys_revoke(state: CliState, label_or_id: str) -> None:
     """Revoke a key by label or id; effective on the next request."""
     record = state.service().admin.revoke_api_key(label_or_id)
+    state.audit("api_key.revoke", record.label)
     click.echo(f"key {record.label!r} revoked")

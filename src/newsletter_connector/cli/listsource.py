@@ -20,6 +20,7 @@ def listsource_set_credentials(state: CliState, user: str) -> None:
     """Turn the surface on; the key is read from stdin or a prompt."""
     key = read_secret("List-source key")
     state.service().admin.set_listsource_credentials(user, key)
+    state.audit("listsource.set", user)
     click.echo(f"list-source surface enabled for user {user!r}")
 
 
@@ -29,6 +30,7 @@ def listsource_set_credentials(state: CliState, user: str) -> None:
 def listsource_disable(state: CliState) -> None:
     """Turn the surface off (every request answers 404)."""
     was_on = state.service().admin.disable_listsource()
+    state.audit("listsource.disable", "turned off" if was_on else "already off")
     click.echo("list-source surface disabled" if was_on else "list-source surface was already off")
 
 

@@ -68,6 +68,7 @@ def outbox_replay(state: CliState, batch_id: str | None, replay_all: bool) -> No
     if bool(batch_id) == replay_all:
         fail("give exactly one of BATCH_ID or --all")
     count = state.service().admin.replay_failed_batches(batch_id)
+    state.audit("outbox.replay", batch_id or f"{count} failed batch(es)")
     click.echo(f"replayed {count} batch(es); they go out on the next sync")
 
 
@@ -81,6 +82,7 @@ def outbox_retry_now(state: CliState) -> None:
     touched (that is outbox replay).
     """
     count = state.service().admin.retry_outbox_now()
+    state.audit("outbox.retry_now", f"{count} batch(es)")
     click.echo(f"{count} waiting batch(es) are due now; they go out on the next sync")
 
 

@@ -62,6 +62,7 @@ def subscribers_bounce(state: CliState, email: str) -> None:
     service = state.service()
     before = _existing(service, email)
     after = service.subscribers.mark_bounced(email)
+    state.audit("subscriber.bounce", after.email)
     _report(before, after, "newsletter.bounced")
 
 
@@ -75,6 +76,7 @@ def subscribers_unsubscribe(state: CliState, email: str) -> None:
     service = state.service()
     before = _existing(service, email)
     after = service.subscribers.unsubscribe(email)
+    state.audit("subscriber.unsubscribe", after.email)
     _report(before, after, "newsletter.unsubscribed")
 
 

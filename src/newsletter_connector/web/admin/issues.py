@@ -1,9 +1,9 @@
 """``/admin/issues``: the recorded issues, newest first, 20 to a page (``?before=<id>``: the
-issues older than that one), each previewed in a sandboxed frame, and "Record a digest": a kind (test by default), an optional date (today, UTC, by default) and
-optional content as JSON (else the content plugin is asked), recorded through
-:meth:`IssueService.run_digest` as ``newsletter-connector digest --kind KIND --date DATE
---content FILE`` does, the JSON read by the same
-:func:`~newsletter_connector.model.issue.load_content`.
+issues older than that one), each previewed in a sandboxed frame, and "Record a digest": a
+kind (test by default), an optional date (today, UTC, by default) and optional content as JSON
+(else the content plugin is asked), recorded through :meth:`IssueService.run_digest` as
+``newsletter-connector digest --kind KIND --date DATE --content FILE`` does, the JSON read by
+the same :func:`~newsletter_connector.model.issue.load_content`.
 A refused run (a daily or weekly issue already recorded for that period, no content plugin and
 no content, content that is not JSON, too large or not valid issue content, a bad date or kind)
 shows the form again with the reason and what was typed; nothing is recorded.
