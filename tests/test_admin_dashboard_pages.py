@@ -42,6 +42,10 @@ def session(client: Any) -> str:
     return sign_in(client)
 
 
+#: The caption of the top pages table.
+TOP_PAGES = "Views of each day's ten most viewed pages, added up over the range"
+
+
 def _rows(html: str, caption: str) -> list[list[str]]:
     """The body rows (cell texts) of the table with ``caption``."""
     table = html.split(f">{caption}</caption>", 1)[1].split("</table>", 1)[0]
@@ -200,7 +204,7 @@ def test_analytics_shows_the_last_30_days_by_default(
     assert days[-2] == ["2026-03-30", "3", "2", "2", "1", "30.0"]
     assert days[-1] == ["2026-03-31", "1", "1", "1", "0", "10.0"]
     assert days[0] == ["2026-03-02", "0", "0", "0", "0", "\u2013"]
-    assert _rows(page.text, "The most viewed pages over the range") == [
+    assert _rows(page.text, TOP_PAGES) == [
         ["/story/a", "2"],
         ["/story/b", "2"],
     ]
@@ -226,7 +230,7 @@ def test_analytics_over_a_chosen_range(
     )
     assert page.status_code == 200
     assert _rows(page.text, "Traffic per day") == [["2026-03-31", "1", "1", "1", "0", "10.0"]]
-    assert _rows(page.text, "The most viewed pages over the range") == [["/story/b", "1"]]
+    assert _rows(page.text, TOP_PAGES) == [["/story/b", "1"]]
     longest = client.simulate_get(
         "/admin/analytics",
         query_string="from=2026-01-01&to=2026-04-02",
