@@ -5,7 +5,8 @@ Each request is answered by the next action of ``script`` (then ``default``):
 finishing), ``reset`` (TCP RST after reading the request), ``hang`` (read, record, never
 answer until the receiver stops), ``hold`` (read, record, set ``held``, then close without an
 answer once ``release`` is set), ``slow`` (200 after ``slow_seconds``).
-Every request that arrives is recorded (path, headers, parsed JSON body) before it is answered.
+Every request that arrives whole is recorded (path, headers, parsed JSON body) before it is
+answered; one whose body is cut short (its client killed mid-send) is not.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ class TlsReceiver:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
+                if len(raw) < length:  # the client died mid-body: nothing arrived
+                    self.close_connection = True
+                    return
                 body = json.loads(raw or b"null")
                 ids = {e["id"] for e in body} if isinstance(body, list) else set()
                 with receiver.lock:
