@@ -10,7 +10,7 @@ import falcon
 
 from ...errors import InvalidRequest
 from .base import AdminPages
-from .paging import before_param
+from .paging import before_param, page_back
 from .paths import AUDIT
 
 #: Acts per page.
@@ -39,17 +39,20 @@ class AuditPage:
                 back_text="Newest acts",
             )
             return
-        # One more than shown tells whether an older page exists.
-        acts = self.pages.service.admin_audit.latest(PAGE_SIZE + 1, before_id=before_id)
-        older = len(acts) > PAGE_SIZE
-        acts = acts[:PAGE_SIZE]
+        page = page_back(
+            lambda limit: self.pages.service.admin_audit.latest(limit, before_id=before_id),
+            PAGE_SIZE,
+            before_id,
+            url=self.pages.url,
+            path=AUDIT,
+        )
         self.pages.show(
             req,
             resp,
             admin,
             "audit.html",
             current="Audit log",
-            acts=acts,
-            older_url=self.pages.url(f"{AUDIT}?before={acts[-1].id}") if older else None,
-            newest_url=self.pages.url(AUDIT) if before_id is not None else None,
+            acts=page.items,
+            older_url=page.older_url,
+            newest_url=page.newest_url,
         )

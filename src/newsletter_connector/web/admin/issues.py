@@ -26,7 +26,7 @@ from ..bodies import MAX_BODY_BYTES
 from ..pages.rendering import SECURITY_HEADERS
 from .base import AdminPages
 from .gate import Admin
-from .paging import before_param
+from .paging import before_param, page_back
 from .paths import ISSUES, ISSUES_DIGEST
 
 #: Issues listed (each with its preview), newest first.
@@ -137,10 +137,13 @@ class IssuesPage:
         ``issue_date`` and ``content`` (each cut to a bounded length) and the reason nothing
         was recorded."""
         issues = self.pages.service.issues
-        # One more than shown tells whether an older page exists.
-        listed = issues.list(LIST_LIMIT + 1, before_id=before_id)
-        older = len(listed) > LIST_LIMIT
-        listed = listed[:LIST_LIMIT]
+        page = page_back(
+            lambda limit: issues.list(limit, before_id=before_id),
+            LIST_LIMIT,
+            before_id,
+            url=self.pages.url,
+            path=ISSUES,
+        )
         self.pages.show(
             req,
             resp,
@@ -157,10 +160,10 @@ class IssuesPage:
             error_field=_form_field(error),
             issues=[
                 (record, issue_anchor(record.id), self.pages.url(preview_path(record.id)))
-                for record in listed
+                for record in page.items
             ],
-            older_url=self.pages.url(f"{ISSUES}?before={listed[-1].id}") if older else None,
-            newest_url=self.pages.url(ISSUES) if before_id is not None else None,
+            older_url=page.older_url,
+            newest_url=page.newest_url,
             content_installed=issues.content_plugin_installed(),
             digest_url=self.pages.url(ISSUES_DIGEST),
         )
