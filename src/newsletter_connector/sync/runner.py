@@ -29,6 +29,7 @@ import httpx
 
 from ..errors import NewsletterError
 from ..https_rule import carries_credentials, scheme_allowed, without_credentials
+from ..observability.instruments import record_outcomes
 from ..plugin_manager import outbound_transports, pick
 from ..storage import ClaimedBatch, ConnectionRecord
 from .http import REQUEST_DEADLINE_SECONDS, build_http_client
@@ -302,6 +303,7 @@ class SyncRunner:
         report.connected = transport is not None
         if transport is not None and not (stop is not None and stop.is_set()):
             report.outcomes = self.deliver_due(transport, stop=stop)
+            record_outcomes(report.outcomes)
         return report
 
     def run_forever(self, stop: threading.Event, *, poll_interval: float = 5.0) -> None:
