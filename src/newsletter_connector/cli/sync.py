@@ -11,7 +11,7 @@ from wsgiref.simple_server import WSGIServer
 
 import click
 
-from ..observability.json_logs import configure_logging
+from ..observability.json_logs import configure_logging, json_active
 from ..observability.runner_endpoint import serve_metrics
 from ..settings import Settings
 from ..sync.http import REQUEST_DEADLINE_SECONDS
@@ -76,10 +76,10 @@ def sync(
         report = runner.run_once()
         runner.close()
         if not report.connected:
-            click.echo("no connection configured: nothing pushed, events stay queued")
+            say("no connection configured: nothing pushed, events stay queued")
             return
         retried = sum(1 for o in report.outcomes if o.result != "delivered")
-        click.echo(
+        say(
             f"delivered {report.delivered_events} event(s) in "
             f"{len(report.outcomes) - retried} batch(es); {retried} batch(es) failed this attempt"
         )
@@ -99,6 +99,15 @@ def sync(
     if metrics_server is not None:
         metrics_server.shutdown()
     log.info("sync runner stopped")
+
+
+def say(message: str) -> None:
+    """The command's report: a line on stdout, or a log record with ``log_format = json``
+    (so every line the command writes is JSON)."""
+    if json_active():
+        log.info(message)
+    else:
+        click.echo(message)
 
 
 def start_metrics(settings: Settings, bind: str) -> WSGIServer:

@@ -50,6 +50,11 @@ def formatter(log_format: str) -> logging.Formatter:
     return JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
 
 
+def json_active() -> bool:
+    """Whether this process's own records (the root logger's) are written as JSON lines."""
+    return any(isinstance(h.formatter, JsonFormatter) for h in logging.getLogger().handlers)
+
+
 def configure_logging(log_format: str, level: int = logging.INFO) -> None:
     """Send the root logger's records at ``level`` and above to stderr in ``log_format``,
     replacing any handler it had (a process's own logs: ``sync``, a ``serve`` worker's app)."""
