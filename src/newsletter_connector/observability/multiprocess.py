@@ -17,8 +17,8 @@ from typing import Any
 
 from .exposition import MULTIPROC_ENV
 
-#: Marks a directory :func:`prepare_directory` created itself (removed again by :func:`on_exit`).
-_CREATED_ENV = "NEWSLETTER_CONNECTOR_CREATED_METRICS_DIR"
+#: The directory :func:`prepare_directory` created in this (master) process, for :func:`on_exit`.
+_created: list[Path] = []
 
 
 def prepare_directory() -> Path:
@@ -34,7 +34,7 @@ def prepare_directory() -> Path:
         return directory
     directory = Path(tempfile.mkdtemp(prefix="newsletter-metrics-"))
     os.environ[MULTIPROC_ENV] = str(directory)
-    os.environ[_CREATED_ENV] = str(directory)
+    _created.append(directory)
     return directory
 
 
@@ -48,6 +48,5 @@ def child_exit(server: Any, worker: Any) -> None:
 
 def on_exit(server: Any) -> None:
     """gunicorn ``on_exit`` hook: remove the directory :func:`prepare_directory` created."""
-    created = os.environ.get(_CREATED_ENV)
-    if created and created == os.environ.get(MULTIPROC_ENV):
-        shutil.rmtree(created, ignore_errors=True)
+    while _created:
+        shutil.rmtree(_created.pop(), ignore_errors=True)
