@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,6 @@ import httpx
 from .support.docblocks import docblock
 from .support.servers import serving
 from .support.waiting import free_port
-from .test_metrics import value
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 STATUS = "/api/newsletter/v1/status"
@@ -47,43 +45,6 @@ def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: st
     assert "long-lived objects frozen out of garbage collection" in output  # post_worker_init
     assert api_key not in output
     assert "SECRET" not in output
-
-
-def test_standalone_example_sums_metrics_over_its_workers_and_logs_json(
-    newsletter_settings: Any, tmp_path: Path
-) -> None:
-    """The example's gunicorn.conf.py does what ``serve`` does: a fresh multiprocess metrics
-    directory (removed at exit) and the JSON logger."""
-    port = free_port()
-    token = "example-metrics-token-0123456789"
-    env = example_env(
-        newsletter_settings,
-        port,
-        NEWSLETTER_METRICS_TOKEN=token,
-        NEWSLETTER_LOG_FORMAT="json",
-        TMPDIR=str(tmp_path),
-    )
-    base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"]
-    with serving(
-        command, probe_url=base + "/readyz", env=env, cwd=EXAMPLES / "standalone"
-    ) as process:
-        with httpx.Client(timeout=10) as client:
-            for _ in range(20):
-                assert client.get(base + "/healthz").status_code == 200
-            scrapes = [
-                client.get(base + "/metrics", headers={"Authorization": f"Bearer {token}"}).text
-                for _ in range(4)
-            ]
-        (directory,) = tmp_path.glob("newsletter-metrics-*")
-        assert len(list(directory.glob("counter_*.db"))) == 2
-    ok = {"route": "/healthz", "method": "GET", "status_class": "2xx"}
-    assert all(value(text, "newsletter_http_requests_total", **ok) == 20 for text in scrapes)
-    assert not list(tmp_path.glob("newsletter-metrics-*"))
-    assert process.stdout is not None
-    lines = [line for line in process.stdout.read().splitlines() if line.strip()]
-    assert all(json.loads(line)["level"] for line in lines)
-    assert token not in "".join(lines)
 
 
 def test_the_content_plugin_example_is_the_module_the_docs_quote() -> None:

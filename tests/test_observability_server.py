@@ -22,9 +22,11 @@ import pytest
 
 from newsletter_connector import NewsletterService
 
+from .support.servers import serving as serving_command
 from .support.servers import wait_until_listening
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import free_port, wait_until
+from .test_examples import EXAMPLES, example_env
 from .test_hung_database import child_pids
 from .test_metrics import METRICS_TOKEN, value
 from .test_sync_cli import TOKEN, connect, queue
@@ -141,7 +143,8 @@ def test_readyz_follows_a_stopped_and_restarted_postgresql(
     )
     NewsletterService.build(settings).initialise()
     env = base_env(settings, tmp_path, NEWSLETTER_DB_CONNECT_TIMEOUT="2")
-    with serving(env, tmp_path / "serve.log") as (base, _):
+    log = tmp_path / "serve.log"
+    with serving(env, log) as (base, _):
         assert httpx.get(base + "/readyz", timeout=10).status_code == 200
         private_postgres.stop()
         time.sleep(1.1)  # past the cached answer
@@ -156,6 +159,11 @@ def test_readyz_follows_a_stopped_and_restarted_postgresql(
         assert value(text, "newsletter_http_unavailable_total", cause="db_unavailable") >= 1
         private_postgres.start()
         assert wait_until(lambda: httpx.get(base + "/readyz", timeout=10).status_code == 200)
+    records = json_lines(log.read_text())
+    health = [r["message"] for r in records if r["logger"] == "newsletter_connector.web.health"]
+    # each worker logs the change once, not once per probe
+    assert 1 <= health.count("not ready: db_unavailable") <= 2
+    assert 1 <= health.count("ready again: the database answers and its schema is current") <= 2
 
 
 @pytest.fixture
@@ -250,3 +258,40 @@ def test_the_command_line_does_not_import_prometheus_client_before_serve_prepare
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_standalone_example_sums_metrics_over_its_workers_and_logs_json(
+    newsletter_settings: Any, tmp_path: Path
+) -> None:
+    """The example's gunicorn.conf.py does what ``serve`` does: a fresh multiprocess metrics
+    directory (removed at exit) and the JSON logger."""
+    port = free_port()
+    token = "example-metrics-token-0123456789"
+    env = example_env(
+        newsletter_settings,
+        port,
+        NEWSLETTER_METRICS_TOKEN=token,
+        NEWSLETTER_LOG_FORMAT="json",
+        TMPDIR=str(tmp_path),
+    )
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"]
+    with serving_command(
+        command, probe_url=base + "/readyz", env=env, cwd=EXAMPLES / "standalone"
+    ) as process:
+        with httpx.Client(timeout=10) as client:
+            for _ in range(20):
+                assert client.get(base + "/healthz").status_code == 200
+            scrapes = [
+                client.get(base + "/metrics", headers={"Authorization": f"Bearer {token}"}).text
+                for _ in range(4)
+            ]
+        (directory,) = tmp_path.glob("newsletter-metrics-*")
+        assert len(list(directory.glob("counter_*.db"))) == 2
+    ok = {"route": "/healthz", "method": "GET", "status_class": "2xx"}
+    assert all(value(text, "newsletter_http_requests_total", **ok) == 20 for text in scrapes)
+    assert not list(tmp_path.glob("newsletter-metrics-*"))
+    assert process.stdout is not None
+    lines = [line for line in process.stdout.read().splitlines() if line.strip()]
+    assert all(json.loads(line)["level"] for line in lines)
+    assert token not in "".join(lines)

@@ -8,6 +8,7 @@ token or address can reach a label and the number of series stays bounded.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,9 +35,17 @@ class Instruments:
     sync_events: Counter
 
 
-@functools.cache
+_creating = threading.Lock()
+
+
 def instruments() -> Instruments:
     """The process's instruments, created (and ``prometheus_client`` imported) on first call."""
+    with _creating:  # two threads' first requests must not make two sets
+        return _instruments()
+
+
+@functools.cache
+def _instruments() -> Instruments:
     from prometheus_client import CollectorRegistry, Counter, Histogram
 
     registry = CollectorRegistry(auto_describe=True)
