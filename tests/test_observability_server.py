@@ -234,7 +234,9 @@ def test_sync_serves_its_counters_and_logs_json_lines(
         assert secret not in once.stderr + once.stdout + err
 
 
-def test_sync_metrics_bind_needs_a_token(newsletter_settings: Any, tmp_path: Path) -> None:
+def test_sync_metrics_bind_needs_a_token_and_an_address(
+    newsletter_settings: Any, tmp_path: Path
+) -> None:
     env = base_env(newsletter_settings, tmp_path, NEWSLETTER_BASE_URL=newsletter_settings.base_url)
     del env["NEWSLETTER_METRICS_TOKEN"]
     refused = subprocess.run(
@@ -247,6 +249,19 @@ def test_sync_metrics_bind_needs_a_token(newsletter_settings: Any, tmp_path: Pat
     assert refused.returncode == 1
     assert "--metrics-bind needs the metrics_token setting (NEWSLETTER_METRICS_TOKEN)" in (
         refused.stderr
+    )
+    env["NEWSLETTER_METRICS_TOKEN"] = METRICS_TOKEN
+    env["NEWSLETTER_LOG_FORMAT"] = "text"
+    bad = subprocess.run(
+        [*CLI, "sync", "--once", "--metrics-bind", "nonsense"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 1
+    assert "error: --metrics-bind must be host:port, e.g. 127.0.0.1:9101, got 'nonsense'" in (
+        bad.stderr
     )
 
 
