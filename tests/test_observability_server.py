@@ -30,6 +30,7 @@ from .test_examples import EXAMPLES, example_env
 from .test_hung_database import child_pids
 from .test_metrics import METRICS_TOKEN, value
 from .test_sync_cli import TOKEN, connect, queue
+from .test_sync_cli import run as run_cli
 
 BEARER = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 CLI = [sys.executable, "-m", "newsletter_connector"]
@@ -188,9 +189,7 @@ def test_sync_serves_its_counters_and_logs_json_lines(
         NEWSLETTER_BASE_URL=newsletter_settings.base_url,
         SSL_CERT_FILE=str(receiver.ca_file),
     )
-    once = subprocess.run(
-        [*CLI, "sync", "--once"], env=env, capture_output=True, text=True, timeout=60
-    )
+    once = run_cli(env, "sync", "--once")
     assert once.returncode == 1, once.stderr
     assert once.stdout == ""  # the report is a log record too
     records = json_lines(once.stderr)
@@ -239,26 +238,14 @@ def test_sync_metrics_bind_needs_a_token_and_an_address(
 ) -> None:
     env = base_env(newsletter_settings, tmp_path, NEWSLETTER_BASE_URL=newsletter_settings.base_url)
     del env["NEWSLETTER_METRICS_TOKEN"]
-    refused = subprocess.run(
-        [*CLI, "sync", "--once", "--metrics-bind", "127.0.0.1:9"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    refused = run_cli(env, "sync", "--once", "--metrics-bind", "127.0.0.1:9")
     assert refused.returncode == 1
     assert "--metrics-bind needs the metrics_token setting (NEWSLETTER_METRICS_TOKEN)" in (
         refused.stderr
     )
     env["NEWSLETTER_METRICS_TOKEN"] = METRICS_TOKEN
     env["NEWSLETTER_LOG_FORMAT"] = "text"
-    bad = subprocess.run(
-        [*CLI, "sync", "--once", "--metrics-bind", "nonsense"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    bad = run_cli(env, "sync", "--once", "--metrics-bind", "nonsense")
     assert bad.returncode == 1
     assert "error: --metrics-bind must be host:port, e.g. 127.0.0.1:9101, got 'nonsense'" in (
         bad.stderr
