@@ -23,6 +23,7 @@ SYSTEM_TIER = frozenset(
         "test_admin_browser_dashboard.py",
         "test_admin_browser_subscribers.py",
         "test_admin_browser_twins.py",
+        "test_asgi_server.py",
         "test_bench_smoke.py",
         "test_chunked_bodies_server.py",
         "test_digest_cli.py",

@@ -182,6 +182,14 @@ class Settings(BaseModel):
         description="Analytics events per minute one client address may send to "
         "`/analytics/collect`; 0 turns the limit off.",
     )
+    analytics_visitor_id: Literal["persistent", "session"] = Field(
+        "persistent",
+        description="Where the analytics script keeps its random visitor id on the reader's "
+        "device. `persistent`: in `localStorage`, the same id on every visit until the reader "
+        "clears it; `session`: in `sessionStorage`, a new id for each tab session, and a "
+        "persistent id left from before is removed. Either way an identifier is stored on the "
+        "device: see docs/analytics.md on consent.",
+    )
     trusted_proxies: int = Field(
         0,
         ge=0,
