@@ -1,12 +1,10 @@
-"""Tracing through real servers: a gunicorn worker whose tracer provider the host configures in
-its gunicorn config (spans written to a file by the SDK's console exporter), and a push over
-real TLS to a local receiver (the SDK's in-memory exporter)."""
+"""Tracing through real servers: a gunicorn worker whose tracer provider is set up by the hook
+docs/operations.md gives, exporting over OTLP/HTTP to a local collector, and a push over real
+TLS to a local receiver (the SDK's in-memory exporter)."""
 
 from __future__ import annotations
 
-import json
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,8 @@ from newsletter_connector.service.events import queue_event
 from newsletter_connector.sync.runner import SyncRunner
 
 from .support import sync_payloads as p
+from .support.docblocks import docblock
+from .support.otlp_receiver import OtlpReceiver
 from .support.servers import serving
 from .support.tls_receiver import TlsReceiver
 from .support.tracing import children, named, recorded_spans, traced_storage
@@ -31,24 +31,10 @@ API = "/api/newsletter/v1"
 EMAIL = "gunicorn.reader@example.org"
 TOKEN = "platform-token-0123456789"
 
-#: A host's gunicorn config: each worker sets the global tracer provider after fork.
+#: A host's gunicorn config: its settings, then the tracing hook of docs/operations.md.
 CONFIG = """
 bind = "127.0.0.1:{port}"
 workers = 1
-
-
-def post_fork(server, worker):
-    from opentelemetry import trace
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
-
-    out = open({spans!r}, "a", encoding="utf-8", buffering=1)
-    exporter = ConsoleSpanExporter(
-        out=out, formatter=lambda span: span.to_json(indent=None) + "\\n"
-    )
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    trace.set_tracer_provider(provider)
 """
 
 
@@ -67,46 +53,51 @@ def newsletter_storage(newsletter_settings: Any) -> Iterator[Any]:
     yield from traced_storage(newsletter_settings)
 
 
-def test_a_gunicorn_worker_records_on_the_provider_its_host_configured(
+def test_a_gunicorn_worker_exports_over_otlp_with_the_documented_hook(
     newsletter_service: Any, newsletter_settings: Any, tmp_path: Path
 ) -> None:
     api_key = newsletter_service.admin.create_api_key("tracing").key
     record = newsletter_service.subscribers.subscribe({"email": EMAIL}).record
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    written = tmp_path / "spans.jsonl"
     config = tmp_path / "gunicorn.conf.py"
-    config.write_text(textwrap.dedent(CONFIG.format(port=port, spans=str(written))))
+    config.write_text(CONFIG.format(port=port) + docblock("tracing-gunicorn"))
+    collector = OtlpReceiver()
     env = {
         "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
         "NEWSLETTER_BASE_URL": base + "/news",
         "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",  # served on loopback, as a local trial
         "NEWSLETTER_SITE_SECRET": newsletter_settings.site_secret.get_secret_value(),
         "NEWSLETTER_TRACING": "on",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": collector.endpoint,
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
     }
     command = [sys.executable, "-m", "gunicorn", "-c", str(config), "examples.standalone.wsgi:app"]
     bearer = {"Authorization": f"Bearer {api_key}"}
-    with (
-        serving(command, probe_url=base + API + "/openapi.json", env=env, cwd=ROOT),
-        httpx.Client(base_url=base, timeout=10) as client,
-    ):
-        confirm = client.get(f"/confirm/{record.confirm_token}?again={record.confirm_token}")
-        assert confirm.status_code == 200
-        one = client.get(f"{API}/subscribers/{quote(EMAIL, safe='')}", headers=bearer)
-        assert one.status_code == 200
-        assert wait_until(
-            lambda: written.exists() and written.read_text().count('"kind": "SpanKind.SERVER"') >= 3
-        )
-    text = written.read_text(encoding="utf-8")
+    try:
+        with (
+            serving(command, probe_url=base + API + "/openapi.json", env=env, cwd=ROOT),
+            httpx.Client(base_url=base, timeout=10) as client,
+        ):
+            confirm = client.get(f"/confirm/{record.confirm_token}?again={record.confirm_token}")
+            assert confirm.status_code == 200
+            one = client.get(f"{API}/subscribers/{quote(EMAIL, safe='')}", headers=bearer)
+            assert one.status_code == 200
+            assert wait_until(
+                lambda: len([s for s in collector.spans if s["kind"] == "server"]) >= 3
+            )
+    finally:
+        collector.close()
+    sent = b"".join(collector.bodies)
     for secret in (record.confirm_token, EMAIL, quote(EMAIL, safe=""), api_key):
-        assert secret not in text
-    recorded = [json.loads(line) for line in text.splitlines() if line.strip()]
-    servers = {s["name"] for s in recorded if s["kind"] == "SpanKind.SERVER"}
+        assert secret.encode() not in sent
+    servers = {s["name"] for s in collector.spans if s["kind"] == "server"}
     assert {
         "GET /news/confirm/{token}",
         "GET /news/api/newsletter/v1/subscribers/{email:path}",
     } <= servers
-    statements = [s for s in recorded if "db.system.name" in s["attributes"]]
+    assert {s["service"] for s in collector.spans} == {"newsletter"}
+    statements = [s for s in collector.spans if "db.system.name" in s["attributes"]]
     assert statements and {s["attributes"]["db.system.name"] for s in statements} == {
         newsletter_service.storage.dialect
     }

@@ -208,7 +208,7 @@ class Settings(BaseModel):
         "statement, each push to the platform, each sync runner step) through the tracer "
         "provider the host configured; needs the `otel` extra "
         "(`pip install 'newsletter-connector[otel]'`). Spans carry no path, query, address, "
-        "token or key. See [tracing](operations.md#tracing).",
+        "token or key (see Operations, Tracing).",
     )
 
     @field_validator("base_url", "site_url")
