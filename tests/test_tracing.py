@@ -13,7 +13,7 @@ from sqlalchemy import exc as sa_exc
 
 from newsletter_connector.tracing.statements import sanitised_sql, statement_span
 from newsletter_connector.web.app import create_app
-from tests.support.pages_helpers import path_of
+from tests.support.pages_helpers import open_form, path_of
 from tests.support.tracing import (
     children,
     everything_said,
@@ -232,3 +232,21 @@ def test_with_tracing_off_nothing_is_recorded(
         assert spans.get_finished_spans() == ()
     finally:
         untraced.close()
+
+
+def test_a_signup_through_the_form_traces_its_driver_level_insert(
+    newsletter_client: Any, spans: Any
+) -> None:
+    form = open_form(newsletter_client, "/signup")
+    spans.clear()
+    result = form.post(newsletter_client, "/signup", {"email": "form@example.org", "zip": "12345"})
+    assert result.status_code == 303
+    [server] = [s for s in spans.get_finished_spans() if s.kind is SpanKind.SERVER]
+    assert server.name == "POST /newsletter/signup"
+    inserts = [
+        str((s.attributes or {})["db.query.text"])
+        for s in children(spans, server)
+        if "INSERT INTO nc_subscribers" in str((s.attributes or {}).get("db.query.text"))
+    ]
+    assert len(inserts) == 1, [s.name for s in children(spans, server)]
+    assert "form@example.org" not in inserts[0]
