@@ -4,6 +4,8 @@ TLS to a local receiver (the SDK's in-memory exporter)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,12 +32,33 @@ ROOT = Path(__file__).resolve().parents[1]
 API = "/api/newsletter/v1"
 EMAIL = "gunicorn.reader@example.org"
 TOKEN = "platform-token-0123456789"
+BIN = Path(sys.executable).parent
 
 #: A host's gunicorn config: its settings, then the tracing hook of docs/operations.md.
 CONFIG = """
 bind = "127.0.0.1:{port}"
 workers = 1
 """
+
+
+def instrumented_environment(collector: OtlpReceiver, **variables: str) -> dict[str, str]:
+    """The environment docs/operations.md gives ``opentelemetry-instrument``, exporting to
+    ``collector``, with tracing on and ``variables``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEWSLETTER_", "OTEL_"))}
+    env.update(
+        PATH=os.pathsep.join([str(BIN), env.get("PATH", "")]),
+        NEWSLETTER_TRACING="on",
+        OTEL_SERVICE_NAME="newsletter",
+        OTEL_TRACES_EXPORTER="otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=collector.endpoint,
+        OTEL_PYTHON_DISABLED_INSTRUMENTATIONS="falcon,sqlalchemy,httpx,wsgi",
+        OTEL_METRICS_EXPORTER="none",
+        OTEL_LOGS_EXPORTER="none",
+        OTEL_BSP_SCHEDULE_DELAY="100",
+        **variables,
+    )
+    return env
 
 
 @pytest.fixture
@@ -132,3 +155,82 @@ def test_a_push_over_tls_is_a_client_span_with_the_platforms_address(
         "url.full": f"{receiver.base}/v1/events",
         "http.response.status_code": 200,
     }
+
+
+def test_sync_under_opentelemetry_instrument_exports_its_loop_as_the_docs_say(
+    newsletter_service: Any, newsletter_settings: Any, tmp_path: Path
+) -> None:
+    receiver = TlsReceiver(tmp_path)
+    collector = OtlpReceiver()
+    try:
+        newsletter_service.admin.set_connection(
+            platform_base=receiver.base, transport="events", token=TOKEN
+        )
+        with newsletter_service.storage.transaction() as uow:
+            queue_event(
+                uow, newsletter_service.context, "contact.message", {**p.message(), "id": "7"}
+            )
+        env = instrumented_environment(
+            collector,
+            NEWSLETTER_DATABASE_URL=newsletter_settings.database_url,
+            NEWSLETTER_BASE_URL=newsletter_settings.base_url,
+            NEWSLETTER_SITE_SECRET=newsletter_settings.site_secret.get_secret_value(),
+            SSL_CERT_FILE=str(receiver.ca_file),
+        )
+        done = subprocess.run(
+            [str(BIN / "opentelemetry-instrument"), "newsletter-connector", "sync", "--once"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(receiver.received) == 1
+        assert wait_until(lambda: any(s["name"] == "POST" for s in collector.spans))
+    finally:
+        collector.close()
+        receiver.close()
+    names = {s["name"] for s in collector.spans}
+    assert {
+        "newsletter.sync.run",
+        "newsletter.sync.claim",
+        "newsletter.sync.deliver",
+        "POST",
+    } <= names
+    assert {s["service"] for s in collector.spans} == {"newsletter"}
+    assert TOKEN.encode() not in b"".join(collector.bodies)
+
+
+def test_serve_under_opentelemetry_instrument_exports_from_its_workers(
+    newsletter_settings: Any, tmp_path: Path
+) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    collector = OtlpReceiver()
+    env = instrumented_environment(
+        collector,
+        NEWSLETTER_DATABASE_URL=newsletter_settings.database_url,
+        NEWSLETTER_BASE_URL=base,
+        NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS="true",  # served on loopback, as a local trial
+        NEWSLETTER_SITE_SECRET=newsletter_settings.site_secret.get_secret_value(),
+    )
+    command = [
+        str(BIN / "opentelemetry-instrument"),
+        "newsletter-connector",
+        "serve",
+        "--workers",
+        "2",
+        "--bind",
+        f"127.0.0.1:{port}",
+    ]
+    try:
+        with serving(command, probe_url=base + "/signup", env=env, cwd=tmp_path):
+            for _ in range(4):
+                assert httpx.get(base + "/signup", timeout=10).status_code == 200
+            assert wait_until(
+                lambda: len([s for s in collector.spans if s["name"] == "GET /signup"]) >= 4
+            )
+    finally:
+        collector.close()
+    assert {s["service"] for s in collector.spans} == {"newsletter"}
