@@ -147,9 +147,9 @@ def engine_attributes(engine: Engine) -> dict[str, AttributeValue]:
     if system == "postgresql":
         if url.database:
             attributes["db.namespace"] = url.database
-        if url.host:
+        if url.host:  # none for a Unix socket
             attributes["server.address"] = url.host
-        attributes["server.port"] = url.port or 5432
+            attributes["server.port"] = url.port or 5432
     return attributes
 
 
