@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import falcon.testing
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 from sqlalchemy import exc as sa_exc
 
 from newsletter_connector.tracing.statements import sanitised_sql, statement_span
+from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
+from tests.support.admin import PASSWORD, csrf_token, get_page, post_form, sign_in
 from tests.support.pages_helpers import open_form, path_of
 from tests.support.tracing import (
     children,
@@ -216,8 +219,6 @@ def test_literals_are_replaced_in_the_query_text(statement: str, sanitised: str)
 def test_with_tracing_off_nothing_is_recorded(
     newsletter_settings: Any, newsletter_service: Any, pending: dict[str, Any], spans: Any
 ) -> None:
-    import falcon.testing
-
     from newsletter_connector.service import NewsletterService
 
     off = newsletter_settings.model_copy(update={"tracing": "off"})
@@ -250,3 +251,30 @@ def test_a_signup_through_the_form_traces_its_driver_level_insert(
     ]
     assert len(inserts) == 1, [s.name for s in children(spans, server)]
     assert "form@example.org" not in inserts[0]
+
+
+def test_a_streamed_body_keeps_its_statements_in_the_request_span(
+    newsletter_service: Any, spans: Any
+) -> None:
+    record = newsletter_service.subscribers.subscribe({"email": "csv@example.org"}).record
+    newsletter_service.subscribers.confirm_by_token(record.confirm_token)
+    newsletter_service.admin_access.create_user("ada", PASSWORD)
+    client = falcon.testing.TestClient(create_app(service=newsletter_service))
+    session = sign_in(client)
+    token = csrf_token(get_page(client, "/admin/subscribers", session))
+    spans.clear()
+    result = post_form(
+        client, "/admin/subscribers/export", {"csrf_token": token}, cookies={COOKIE_NAME: session}
+    )
+    assert result.status_code == 200 and "csv@example.org" in result.text
+    [server] = [s for s in spans.get_finished_spans() if s.kind is SpanKind.SERVER]
+    assert server.name == "POST /newsletter/admin/subscribers/export"
+    walked = [
+        s
+        for s in children(spans, server)
+        if "FROM nc_subscribers" in str((s.attributes or {}).get("db.query.text"))
+    ]
+    assert walked, [s.name for s in children(spans, server)]
+    assert server.end_time is not None
+    assert all(s.end_time is not None and s.end_time <= server.end_time for s in walked)
+    assert statement_spans(spans) == [s for s in statement_spans(spans) if s.parent is not None]

@@ -13,16 +13,18 @@ the propagator the host configured.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import falcon
 
 from ..settings import Settings
-from ..tracing import http_method, http_span_name, mark_error, tracer_for
+from ..tracing import error_type, http_method, http_span_name, mark_error, tracer_for
 
 if TYPE_CHECKING:
-    from opentelemetry.trace import Tracer
+    from opentelemetry.context import Context
+    from opentelemetry.trace import Span, Tracer
     from opentelemetry.util.types import AttributeValue
 
 #: ``req.context`` key of the request's span and its context token.
@@ -85,6 +87,7 @@ class TracingMiddleware:
         from opentelemetry import context
 
         current, token = held
+        streamed = False
         try:
             method = http_method(req.method)
             template = req.uri_template
@@ -96,6 +99,53 @@ class TracingMiddleware:
             current.set_attribute("http.response.status_code", status)
             if status >= 500:
                 mark_error(current, str(status))
+            stream = resp.stream
+            sent = req.method != "HEAD" and status >= 200 and status not in (204, 304)
+            if sent and stream is not None and not hasattr(stream, "read"):
+                resp.stream = TracedBody(stream, current, context.get_current())
+                streamed = True
         finally:
-            current.end()
+            if not streamed:
+                current.end()
             context.detach(token)
+
+
+class TracedBody:
+    """A streamed body (an iterable of chunks read after the responder returned, such as the
+    subscribers' CSV export) producing each chunk with the request's span current, so the
+    statements it runs are the request's; the span ends when the server closes the body."""
+
+    def __init__(self, body: Iterable[bytes], current: Span, within: Context) -> None:
+        self.chunks = iter(body)
+        self.body = body
+        self.current = current
+        self.within = within
+        self.ended = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        from opentelemetry import context
+
+        token = context.attach(self.within)
+        try:
+            return next(self.chunks)
+        except StopIteration:
+            raise
+        except BaseException as exc:
+            mark_error(self.current, error_type(exc))
+            raise
+        finally:
+            context.detach(token)
+
+    def close(self) -> None:
+        """Close the body (as the WSGI server does after sending it), then end the span."""
+        try:
+            close = getattr(self.body, "close", None)
+            if callable(close):
+                close()
+        finally:
+            if not self.ended:
+                self.ended = True
+                self.current.end()
