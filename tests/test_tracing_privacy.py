@@ -1,9 +1,11 @@
 """No span of a whole reader and operator scenario says an address, a link token, an API key,
-the connection token or anything else a reader typed: every span name, attribute, event and
-status of signup, confirm, profile, unsubscribe, API reads, the export and a sync push."""
+the connection token, a password or anything else a reader typed: every span name, attribute,
+event and status of signup, confirm, profile, unsubscribe, API reads, the export, the
+list-source, an admin sign-in and search, and a sync push."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -15,11 +17,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 from newsletter_connector.sync.runner import SyncRunner
+from tests.support.admin import PASSWORD, get_page, sign_in
 from tests.support.pages_helpers import open_form, path_of
 from tests.support.tracing import everything_said, recorded_spans, traced_storage
 from tests.test_sync_runner import TOKEN, Recorder, connect
 
 EMAIL = "Scenario.Reader@Example.org"
+LISTSOURCE_USER = "platform-user-7"
+LISTSOURCE_KEY = "listsource-key-0123456789"
 TYPED = {
     "first_name": "Philippa",
     "last_name": "Quennell",
@@ -79,6 +84,15 @@ def test_no_span_of_a_whole_scenario_says_anything_secret_or_personal(
     unsubscribe = open_form(client, links["unsubscribe"])
     assert unsubscribe.post(client, links["unsubscribe"], {}).status_code == 200
     client.simulate_get(f"/profile%2F{tokens[1]}")  # a spelling the router accepts too
+    service.admin.set_listsource_credentials(LISTSOURCE_USER, LISTSOURCE_KEY)
+    basic = base64.b64encode(f"{LISTSOURCE_USER}:{LISTSOURCE_KEY}".encode()).decode()
+    lists = client.simulate_get(
+        "/api/listsource/api/lists", headers={"Authorization": f"Basic {basic}"}
+    )
+    assert lists.status_code == 200
+    service.admin_access.create_user("ada", PASSWORD)
+    admin_session = sign_in(client)
+    assert get_page(client, f"/admin/subscribers?q={EMAIL}", admin_session).status_code == 200
     client.simulate_get(f"/PROFILE/{tokens[1]}")
 
     recorder = Recorder()
@@ -101,6 +115,10 @@ def test_no_span_of_a_whole_scenario_says_anything_secret_or_personal(
         api_key,
         api_key.split("_", 1)[1],
         TOKEN,
+        LISTSOURCE_KEY,
+        basic,
+        PASSWORD,
+        admin_session,
         service.settings.site_secret.get_secret_value(),
         *TYPED.values(),
         "555 867",
