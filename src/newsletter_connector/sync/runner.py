@@ -9,11 +9,13 @@ Guarantees (the whole story: docs/delivery.md):
   to a claim's worth of batches, which the platform de-duplicates.
 - 2xx settles a batch as delivered; anything else takes the next rung of the retry ladder
   (:mod:`.schedule`), failed after 20 attempts. Settling is fenced by the claim's lease.
-- Nothing is pushed without a connection (events stay queued).
-- With the ``tracing`` setting on, each loop is a ``newsletter.sync.run`` span, each of its
-  steps a child span (docs/operations.md#tracing). A stop request, or a removed or
+- Nothing is pushed without a connection (events stay queued). A stop request, or a removed or
   changed connection (re-read every loop and every :data:`CONNECTION_RECHECK_SECONDS` while
   sending), finishes the batch in flight and releases the unsent rest with no attempt counted.
+
+With the ``tracing`` setting on, each loop is a ``newsletter.sync.run`` span and each of its
+steps (periodic task, lease release, prune, claim, deliver, settle) a child span
+(docs/operations.md, "Tracing").
 """
 
 from __future__ import annotations
