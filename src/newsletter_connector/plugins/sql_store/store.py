@@ -124,6 +124,11 @@ class SqlStorage(StorageBase):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SqlStorage:
+        """The store on ``settings.database_url`` with the ``db_*_timeout`` bounds; with the
+        ``tracing`` setting on, each of its statements is a span (:mod:`...tracing.statements`).
+
+        :raises SettingsError: ``tracing`` is on without the OpenTelemetry API installed.
+        """
         timeouts = DbTimeouts(
             connect=settings.db_connect_timeout,
             statement=settings.db_statement_timeout,
