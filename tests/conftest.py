@@ -41,6 +41,8 @@ SYSTEM_TIER = frozenset(
         "test_slow_clients.py",
         "test_sync_cli.py",
         "test_sync_tls.py",
+        "test_tracing_optional.py",
+        "test_tracing_servers.py",
         "test_wheel_install.py",
     }
 )

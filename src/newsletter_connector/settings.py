@@ -210,6 +210,15 @@ class Settings(BaseModel):
         "`create_app` otherwise refuse to start without an https base_url.",
     )
 
+    tracing: Literal["off", "on"] = Field(
+        "off",
+        description="`on`: record OpenTelemetry spans (each request by its route, each database "
+        "statement, each push to the platform, each sync runner step) through the tracer "
+        "provider the host configured; needs the `otel` extra "
+        "(`pip install 'newsletter-connector[otel]'`). Spans carry no path, query, address, "
+        "token or key (see Operations, Tracing).",
+    )
+
     @field_validator("base_url", "site_url")
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:

@@ -26,6 +26,7 @@ from .admin.gate import HostSignInRequired
 from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
+from .tracing import tracing_middleware
 
 
 class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
@@ -45,8 +46,9 @@ def create_app(
     :param settings: defaults to :meth:`Settings.load`.
     :param plugins: plugin objects registered after the installed ones.
     :param service: a ready service (then ``settings`` and ``plugins`` are ignored).
-    :raises SettingsError: a setting is invalid, or ``base_url`` is not https while
-        ``allow_insecure_http_links`` is off.
+    :raises SettingsError: a setting is invalid, ``base_url`` is not https while
+        ``allow_insecure_http_links`` is off, or ``tracing`` is on without the OpenTelemetry
+        API installed.
     :raises NotMigrated: the database has not been migrated.
     :raises PluginNotFound: the storage backend or issue renderer a setting names is not
         installed.
@@ -55,7 +57,7 @@ def create_app(
     service.settings.require_https_links()  # fail now, naming the setting
     service.check_plugins()
     service.check_ready()
-    app = NewsletterApp(middleware=[NoStoreMiddleware()])
+    app = NewsletterApp(middleware=[*tracing_middleware(service.settings), NoStoreMiddleware()])
     app.service = service
     handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
