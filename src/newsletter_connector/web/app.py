@@ -23,6 +23,7 @@ from . import (
 )
 from .admin import add_routes as add_admin_pages
 from .admin.gate import HostSignInRequired
+from .canonical_path import CanonicalPathMiddleware
 from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
@@ -55,7 +56,7 @@ def create_app(
     service.settings.require_https_links()  # fail now, naming the setting
     service.check_plugins()
     service.check_ready()
-    app = NewsletterApp(middleware=[NoStoreMiddleware()])
+    app = NewsletterApp(middleware=[CanonicalPathMiddleware(), NoStoreMiddleware()])
     app.service = service
     handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
