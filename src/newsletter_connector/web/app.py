@@ -20,6 +20,7 @@ from . import (
     newsletter_api,
     openapi,
     subscribers_api,
+    unknown_paths,
 )
 from .admin import add_routes as add_admin_pages
 from .admin.gate import HostSignInRequired
@@ -64,6 +65,7 @@ def create_app(
     app.req_options.strip_url_path_trailing_slash = False
     pages = add_reader_pages(app, service)
     errors.install(app, html_page=pages.error_page)
+    unknown_paths.add_sink(app, service)  # first, so tried last
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
     issues_api.add_routes(app, service, NEWSLETTER_API)
