@@ -2,26 +2,34 @@
 any case, with or without the slash before it, ``%2F``/``%2f``/``\\`` for ``/`` (a browser
 follows all of them, and the server decodes ``%2F``), percent-encoded once or twice, or the
 token bare in a prop. A table of spellings goes through the real capture endpoint into the
-database; hypothesis then tries every combination on the sanitising functions themselves."""
+database; hypothesis then tries every combination on the sanitising functions themselves, and
+migration 0015 brings rows stored before to the same."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
+from alembic.script import ScriptDirectory
 from hypothesis import given
 from hypothesis import strategies as st
+from sqlalchemy import select
 
 from newsletter_connector.log_redaction import redact_path
 from newsletter_connector.model.analytics import event_wire
+from newsletter_connector.plugins.sql_store.engine import make_engine
+from newsletter_connector.plugins.sql_store.migrate import MIGRATIONS_DIR, upgrade
+from newsletter_connector.plugins.sql_store.tables import analytics_events
 from newsletter_connector.service.analytics_sanitize import clean_path, clean_props, clean_url
 from newsletter_connector.service.subscribers import new_token
 
-from .support.analytics_helpers import client_for, clocked_service
+from .support.analytics_helpers import client_for, clocked_service, insert_raw_events
+from .test_rollup_day_migration import empty_database
 
 T0 = datetime(2026, 5, 4, 10, 0, 0)
 IDS = {"visitor_id": "v_0123456789abcdef", "session_id": "s-0123456789"}
@@ -157,5 +165,38 @@ def test_no_spelling_of_a_token_survives_sanitising(
         json.dumps(clean_props({"a": written, "b": written.lstrip("/"), "c": token})),
         redact_path(written),  # the access log
     ]
-    for text in kept:
-        assert token.lower() not in text.lower(), (written, text)
+    for value in kept:
+        assert token.lower() not in value.lower(), (written, value)
+
+
+def test_0015_redacts_every_spelling_stored_before_capture_found_it(tmp_path: Path) -> None:
+    """Rows stored while capture knew only ``/profile/<token>`` are brought to what it stores
+    now (more rows than one batch of the migration, so its paging runs too)."""
+    token = new_token()
+    before = str(ScriptDirectory(str(MIGRATIONS_DIR)).get_revision("0015").down_revision)
+    with empty_database(tmp_path) as url:
+        engine = make_engine(url)
+        upgrade(engine, before)
+        leaking = [
+            (SPELLINGS[name](token), SITE + SPELLINGS[name](token), None)
+            for name in ("%2F", "upper case", "backslash", "encoded segment", "encoded twice")
+        ] + [
+            ("/", "", json.dumps({"a": f"profile/{token}", "b": token, "n": 1})),
+            ("/", "", json.dumps({"note": f"Unsubscribe%2F{token}"})),
+        ]
+        clean = [("/story", "https://search.example/q", json.dumps({"k": "spring_campaign"}))]
+        rows = leaking + clean * 1200
+        insert_raw_events(engine, rows, at=T0)
+        upgrade(engine)
+        e = analytics_events.c
+        with engine.connect() as connection:
+            stored = connection.execute(select(e.path, e.referrer, e.props).order_by(e.id)).all()
+        engine.dispose()
+    assert len(stored) == len(rows)
+    assert_no_token([tuple(row) for row in stored], token, "after 0015")
+    assert tuple(stored[0]) == ("/profile/redacted", SITE + "/profile/redacted", None)
+    assert stored[5].props == {"a": "profile/redacted", "b": "redacted", "n": 1}
+    assert all(
+        tuple(row) == ("/story", "https://search.example/q", {"k": "spring_campaign"})
+        for row in stored[len(leaking) :]
+    )

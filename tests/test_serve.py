@@ -208,3 +208,25 @@ def test_quickstart_never_overwrites_a_settings_file(
     assert (tmp_path / "newsletter.toml").read_text() == mine
     assert (tmp_path / "mine.db").exists() and not (tmp_path / "newsletter.db").exists()
     assert "settings read from newsletter.toml (left as it is)" in output
+
+
+def test_gunicorn_hands_other_spellings_of_admin_paths_to_the_unknown_path(
+    newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    """The WSGI server decodes ``%2F`` and keeps ``//``: whatever reaches the app that the
+    router would take for an admin page is refused before it, the area off as here."""
+    env = {
+        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+        "NEWSLETTER_BASE_URL": "https://news.example.test",
+        "NEWSLETTER_SITE_SECRET": "serve-test-secret",
+    }
+    with running(["serve", "--workers", "1"], env=env) as (base, _process):
+        unknown = httpx.get(base + "/no-such-path")
+        assert unknown.status_code == 404
+        for path in ("//admin/settings", "/%2Fadmin/settings", "/admin//settings", "///admin"):
+            for method in ("OPTIONS", "GET", "POST"):
+                result = httpx.request(method, base + path)
+                assert result.status_code == 404, (method, path)
+                assert "allow" not in result.headers, (method, path)
+                if method == "GET":
+                    assert result.content == unknown.content, path

@@ -82,12 +82,22 @@ def looks_personal(text: str) -> bool:
     return bool(_EMAIL.search(decoded)) or _looks_like_phone(decoded)
 
 
+def redact_path_tokens(path: str) -> str:
+    """``path`` (quoted, or a URL with a quoted path) with every action-link token redacted,
+    quoted again when one was found (:func:`redact_tokens` answers the decoded form then)."""
+    redacted = redact_tokens(path, REDACTED)
+    return path if redacted == path else quote(redacted, safe=_PATH_SAFE)
+
+
+def redact_prop_text(text: str) -> str:
+    """A props text with action-link tokens redacted, after a token segment or bare."""
+    return redact_bare_tokens(redact_tokens(text, REDACTED))
+
+
 def _redact_path(path: str) -> str:
-    """``path`` (quoted) with personal segments and link tokens redacted, quoted again when
-    a token was found (:func:`redact_tokens` answers the decoded form then)."""
+    """``path`` (quoted) with personal segments and link tokens redacted."""
     segments = "/".join(REDACTED if looks_personal(seg) else seg for seg in path.split("/"))
-    redacted = redact_tokens(segments, REDACTED)
-    return segments if redacted == segments else quote(redacted, safe=_PATH_SAFE)
+    return redact_path_tokens(segments)
 
 
 def _random_looking(word: str) -> bool:
@@ -238,7 +248,7 @@ def clean_props(value: Any) -> dict[str, Any]:
                     f"{field} must be at most {MAX_PROP_STRING} characters", field=field
                 )
             if not looks_personal(item):
-                cleaned[key] = redact_bare_tokens(redact_tokens(item, REDACTED))
+                cleaned[key] = redact_prop_text(item)
         else:
             raise InvalidRequest(f"{field} must be a string, number, boolean or null", field=field)
     return cleaned
