@@ -191,7 +191,9 @@ class Settings(BaseModel):
         le=16,
         description="How many reverse proxies in front of the app append to "
         "`X-Forwarded-For`. 0: the client address is the connection's (`REMOTE_ADDR`) and "
-        "`X-Forwarded-For` is ignored; N: the N-th address from the right of it.",
+        "`X-Forwarded-For` is ignored (a request carrying it logs a warning, once per "
+        "process: a proxy the setting does not know of makes every client share its "
+        "address); N: the N-th address from the right of it.",
     )
     allow_insecure_http_delivery: bool = Field(
         False,
