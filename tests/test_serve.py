@@ -132,7 +132,7 @@ def output_to_curl_line(process: Any) -> str:
     """quickstart's output up to its curl line (which holds a working key)."""
     assert process.stdout is not None
     lines: list[str] = []
-    while not any("curl" in line for line in lines):
+    while not any(line.lstrip().startswith("curl ") for line in lines):
         lines.append(process.stdout.readline())
     assert re.search(r"Bearer nlk_[\w-]+'", lines[-1]), lines
     return "".join(lines)
@@ -195,11 +195,13 @@ def test_quickstart_leaves_settings_that_the_readme_next_steps_use(
 def test_quickstart_never_overwrites_a_settings_file(
     tmp_path: Path, no_newsletter_environment: dict[str, str]
 ) -> None:
-    """An existing newsletter.toml is read, kept byte for byte, and quickstart says so."""
+    """An existing newsletter.toml is read, kept byte for byte, and quickstart says so (and
+    that its http base_url is not the address it serves)."""
     mine = (
         "# my own settings\n"
         'database_url = "sqlite:///mine.db"\n'
         'site_name = "Kept"\n'
+        'base_url = "http://127.0.0.1:9"\n'
         "allow_insecure_http_links = true\n"
     )
     (tmp_path / "newsletter.toml").write_text(mine)
@@ -208,6 +210,9 @@ def test_quickstart_never_overwrites_a_settings_file(
     assert (tmp_path / "newsletter.toml").read_text() == mine
     assert (tmp_path / "mine.db").exists() and not (tmp_path / "newsletter.db").exists()
     assert "settings read from newsletter.toml (left as it is)" in output
+    # Its http base_url is not the address served: said, as the development setting is.
+    assert "WARNING: local trial: readers' links would be plain http (http://127.0.0.1:9)" in output
+    assert "WARNING: base_url http://127.0.0.1:9 (file newsletter.toml key base_url)" in output
 
 
 def test_gunicorn_hands_other_spellings_of_admin_paths_to_the_unknown_path(
