@@ -31,6 +31,9 @@ else:  # pragma: no cover - exercised only on 3.10
 
 ENV_PREFIX = "NEWSLETTER_"
 CONFIG_ENV = "NEWSLETTER_CONFIG"
+#: The settings file every command reads from the working directory when present and no other
+#: is named (``--config``, ``NEWSLETTER_CONFIG``); ``quickstart`` writes it.
+DEFAULT_CONFIG_FILE = "newsletter.toml"
 #: ``NEWSLETTER_*`` variables that are not settings but have a use of their own: any other
 #: variable with the prefix that names no setting is refused as a misspelling.
 OTHER_VARIABLES = frozenset(
@@ -196,7 +199,9 @@ class Settings(BaseModel):
         le=16,
         description="How many reverse proxies in front of the app append to "
         "`X-Forwarded-For`. 0: the client address is the connection's (`REMOTE_ADDR`) and "
-        "`X-Forwarded-For` is ignored; N: the N-th address from the right of it.",
+        "`X-Forwarded-For` is ignored (a request carrying it logs a warning, once per "
+        "process: a proxy the setting does not know of makes every client share its "
+        "address); N: the N-th address from the right of it.",
     )
     allow_insecure_http_delivery: bool = Field(
         False,
@@ -364,6 +369,18 @@ class Settings(BaseModel):
             raise SettingsError(_describe(exc, origin)) from None
         settings._sources = origin
         return settings
+
+
+def command_config_file(named: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The settings file a command reads: ``named`` (``--config`` or ``NEWSLETTER_CONFIG``);
+    none when ``NEWSLETTER_CONFIG`` is set but empty (the way to read no file at all); else
+    :data:`DEFAULT_CONFIG_FILE` when the working directory holds one."""
+    env = os.environ if environ is None else environ
+    if named:
+        return named
+    if env.get(CONFIG_ENV) == "":
+        return None
+    return DEFAULT_CONFIG_FILE if Path(DEFAULT_CONFIG_FILE).is_file() else None
 
 
 def _refuse_unknown_keys(values: Mapping[str, Any], where: str) -> None:

@@ -20,9 +20,11 @@ from . import (
     newsletter_api,
     openapi,
     subscribers_api,
+    unknown_paths,
 )
 from .admin import add_routes as add_admin_pages
 from .admin.gate import HostSignInRequired
+from .canonical_path import CanonicalPathMiddleware
 from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
@@ -57,7 +59,13 @@ def create_app(
     service.settings.require_https_links()  # fail now, naming the setting
     service.check_plugins()
     service.check_ready()
-    app = NewsletterApp(middleware=[*tracing_middleware(service.settings), NoStoreMiddleware()])
+    app = NewsletterApp(
+        middleware=[
+            *tracing_middleware(service.settings),
+            CanonicalPathMiddleware(),
+            NoStoreMiddleware(),
+        ]
+    )
     app.service = service
     handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
@@ -65,6 +73,7 @@ def create_app(
     app.req_options.strip_url_path_trailing_slash = False
     pages = add_reader_pages(app, service)
     errors.install(app, html_page=pages.error_page)
+    unknown_paths.add_sink(app, service)  # first, so tried last
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
     issues_api.add_routes(app, service, NEWSLETTER_API)
