@@ -1,17 +1,24 @@
 // Runs web/static/analytics.js in a minimal browser stand-in and prints what it sends (JSON).
-// argv: <script path> <scenario: "normal" | "dnt" | "nostorage">
+// argv: <script path> <scenario: "normal" | "dnt" | "nostorage"> [<localStorage as JSON>]
+// Prints {sent, localStorage, sessionStorage}: a run is one page in a new browser session
+// (empty sessionStorage); pass a previous run's localStorage to continue the same browser.
 const fs = require("fs");
 const vm = require("vm");
-const [scriptPath, scenario] = process.argv.slice(2);
+const [scriptPath, scenario, savedLocal] = process.argv.slice(2);
 const sent = [];
 const listeners = {};
 let now = 1_000_000;
-function storage() {
-  const data = {};
+function storage(data) {
   if (scenario === "nostorage") {
-    return { getItem() { throw new Error("blocked"); }, setItem() { throw new Error("blocked"); } };
+    const blocked = () => { throw new Error("blocked"); };
+    return { getItem: blocked, setItem: blocked, removeItem: blocked, data };
   }
-  return { getItem: (k) => (k in data ? data[k] : null), setItem: (k, v) => { data[k] = String(v); } };
+  return {
+    getItem: (k) => (k in data ? data[k] : null),
+    setItem: (k, v) => { data[k] = String(v); },
+    removeItem: (k) => { delete data[k]; },
+    data,
+  };
 }
 const document = {
   currentScript: { src: "https://news.example.test/newsletter/analytics.js?v=1" },
@@ -21,8 +28,8 @@ const document = {
 };
 const window = {
   crypto: require("crypto").webcrypto,
-  localStorage: storage(),
-  sessionStorage: storage(),
+  localStorage: storage(JSON.parse(savedLocal || "{}")),
+  sessionStorage: storage({}),
   addEventListener: (type, fn) => { (listeners["win:" + type] ||= []).push(fn); },
 };
 const navigator = {
@@ -40,4 +47,6 @@ now += 12_400;
 document.visibilityState = "hidden";
 (listeners["doc:visibilitychange"] || []).forEach((fn) => fn());
 (listeners["win:pagehide"] || []).forEach((fn) => fn());  // already flushed: sends nothing
-process.stdout.write(JSON.stringify(sent));
+process.stdout.write(JSON.stringify({
+  sent, localStorage: window.localStorage.data, sessionStorage: window.sessionStorage.data,
+}));

@@ -18,6 +18,7 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import MIGRATIONS_DIR, upgrade
 from newsletter_connector.plugins.sql_store.tables import analytics_events
 
+from .support.analytics_helpers import insert_raw_events
 from .test_export_stored_rows import SQLITE_ONLY_PROPS, STORED_PROPS
 from .test_rollup_day_migration import empty_database
 
@@ -102,24 +103,12 @@ def test_0006_redacts_action_link_tokens_stored_before_capture_did(tmp_path: Pat
     with empty_database(tmp_path) as url:
         engine = make_engine(url)
         upgrade(engine, BEFORE)
-        props_sql = "CAST(:props AS JSON)" if engine.dialect.name == "postgresql" else ":props"
-        rows = [
+        rows: list[tuple[str, str, str | None]] = [
             (f"/newsletter/unsubscribe/{token}", f"https://other.example/x/profile/{token}", None),
             ("/a", "", f'{{"href": "https://news.example/n/confirm/{token}", "n": 1}}'),
             ("/profile-tips/confirm", "https://r.example/confirmed/", '{"k": "v"}'),
         ]
-        with engine.begin() as connection:
-            connection.execute(
-                text(
-                    "INSERT INTO nc_analytics_events (occurred_at, day, event_type, visitor_id, "
-                    "session_id, path, referrer, props) VALUES (:at, :day, 'link click', 'v', "
-                    f"'s', :path, :referrer, {props_sql})"
-                ),
-                [
-                    {"at": AT, "day": AT.date(), "path": p, "referrer": r, "props": j}
-                    for p, r, j in rows
-                ],
-            )
+        insert_raw_events(engine, rows, at=AT, kind="link click")
         upgrade(engine)
         e = analytics_events.c
         with engine.connect() as connection:

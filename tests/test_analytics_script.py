@@ -12,6 +12,9 @@ from typing import Any
 
 import pytest
 
+from newsletter_connector import NewsletterService
+from newsletter_connector.settings import Settings, SettingsError
+
 from .support.analytics_helpers import client_for, clocked_service
 
 HERE = Path(__file__).resolve().parent
@@ -21,13 +24,38 @@ NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js to run the browser script")
 
 
-def run_script(scenario: str) -> list[dict[str, Any]]:
+def run_page(
+    scenario: str, script: Path = SCRIPT, local: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """One page running ``script`` in a new browser session whose ``localStorage`` holds
+    ``local``: what it sent, and both storages after."""
     assert NODE is not None
+    harness = str(HERE / "analytics_js_harness.js")
     result = subprocess.run(
-        [NODE, str(HERE / "analytics_js_harness.js"), str(SCRIPT), scenario],
+        [NODE, harness, str(script), scenario, json.dumps(local or {})],
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
-    return list(json.loads(result.stdout))
+    return dict(json.loads(result.stdout))
+
+
+def run_script(scenario: str) -> list[dict[str, Any]]:
+    return list(run_page(scenario)["sent"])
+
+
+def served_script(settings: Any, storage: Any, folder: Path, visitor_id: str) -> Path:
+    """The script as the app serves it under ``analytics_visitor_id = visitor_id``."""
+    service = NewsletterService.build(
+        settings.model_copy(update={"analytics_visitor_id": visitor_id}), storage=storage
+    )
+    served = client_for(service).simulate_get("/analytics.js")
+    assert served.status_code == 200
+    path = folder / f"analytics-{visitor_id}.js"
+    path.write_bytes(served.content)
+    return path
+
+
+def visitor_ids(page: dict[str, Any]) -> set[str]:
+    return {sent["body"]["visitor_id"] for sent in page["sent"]}
 
 
 def test_script_sends_pageview_click_and_ping_that_are_accepted(
@@ -62,3 +90,45 @@ def test_script_sends_nothing_under_do_not_track() -> None:
 def test_script_works_without_storage() -> None:
     sent = run_script("nostorage")
     assert [s["body"]["type"] for s in sent] == ["pageview", "link click", "engagement ping"]
+
+
+def test_persistent_ids_keep_the_visitor_across_browser_sessions(
+    newsletter_settings: Any, newsletter_storage: Any, tmp_path: Path
+) -> None:
+    script = served_script(newsletter_settings, newsletter_storage, tmp_path, "persistent")
+    assert script.read_bytes() == SCRIPT.read_bytes()  # the default serves the shipped script
+    first = run_page("normal", script)
+    (visitor,) = visitor_ids(first)
+    assert first["localStorage"] == {"nc_visitor_id": visitor}
+    assert set(first["sessionStorage"]) == {"nc_session_id"}
+    later = run_page("normal", script, first["localStorage"])  # the same browser, another day
+    assert visitor_ids(later) == {visitor}
+    assert later["sent"][0]["body"]["session_id"] != first["sent"][0]["body"]["session_id"]
+
+
+def test_session_ids_store_nothing_lasting_and_change_each_browser_session(
+    newsletter_settings: Any, newsletter_storage: Any, tmp_path: Path
+) -> None:
+    script = served_script(newsletter_settings, newsletter_storage, tmp_path, "session")
+    left_before = {"nc_visitor_id": "persistent-id-from-before", "site-own-key": "kept"}
+    first = run_page("normal", script, left_before)
+    (visitor,) = visitor_ids(first)
+    assert visitor != "persistent-id-from-before"
+    assert first["localStorage"] == {"site-own-key": "kept"}  # the old persistent id is gone
+    assert first["sessionStorage"]["nc_visitor_id"] == visitor
+    assert len(first["sent"]) == 3 and {s["body"]["session_id"] for s in first["sent"]} == {
+        first["sessionStorage"]["nc_session_id"]
+    }
+    later = run_page("normal", script, first["localStorage"])
+    (next_visitor,) = visitor_ids(later)
+    assert next_visitor != visitor
+    assert run_page("nostorage", script)["sent"]  # blocked storage still measures the page
+    assert run_page("dnt", script)["sent"] == []
+
+
+def test_an_unknown_visitor_id_mode_names_the_setting() -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.load({"NEWSLETTER_ANALYTICS_VISITOR_ID": "forever", "NEWSLETTER_CONFIG": ""})
+    message = str(raised.value)
+    assert "analytics_visitor_id" in message and "NEWSLETTER_ANALYTICS_VISITOR_ID" in message
+    assert "persistent" in message and "session" in message

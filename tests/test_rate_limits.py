@@ -6,6 +6,7 @@ neither the one-click unsubscribe nor the Newsletter API ever refused for volume
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -248,3 +249,44 @@ def test_client_addresses_are_stored_only_as_keyed_hashes(
     assert len(keys) == 1
     assert CLIENT not in keys[0] and "10.0.0.2" not in keys[0]
     assert client.service.context.keyed_hash("rate-limit-client", CLIENT) in keys[0]
+
+
+@pytest.fixture
+def fresh_warning() -> Iterator[None]:
+    """The untrusted-forwarding warning not yet logged, as in a fresh process."""
+    from newsletter_connector.web import client_address
+
+    client_address.forget_warning()
+    yield
+    client_address.forget_warning()
+
+
+def forwarding_warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
+
+
+def test_x_forwarded_for_without_trusted_proxies_warns_once_without_addresses(
+    make_client: Callable[..., Any], caplog: pytest.LogCaptureFixture, fresh_warning: None
+) -> None:
+    client = make_client()
+    caplog.set_level(logging.WARNING, logger="newsletter_connector")
+    assert signup(client, "w0@example.org").status_code == 303
+    assert forwarding_warnings(caplog) == []  # no header, no warning
+    for n in range(3):
+        forwarded = {"X-Forwarded-For": f"192.0.2.{n}, {OTHER}"}
+        assert signup(client, f"w{n + 1}@example.org", **forwarded).status_code == 303
+    [record] = forwarding_warnings(caplog)
+    assert record.levelno == logging.WARNING
+    message = record.getMessage()
+    assert "trusted_proxies is 0" in message and "lock the admins out" in message
+    assert "192.0.2." not in caplog.text and OTHER not in caplog.text and CLIENT not in caplog.text
+
+
+def test_x_forwarded_for_behind_trusted_proxies_does_not_warn(
+    make_client: Callable[..., Any], caplog: pytest.LogCaptureFixture, fresh_warning: None
+) -> None:
+    client = make_client(trusted_proxies=1)
+    caplog.set_level(logging.WARNING, logger="newsletter_connector")
+    forwarded = {"X-Forwarded-For": CLIENT}
+    assert signup(client, "t@example.org", "10.0.0.2", **forwarded).status_code == 303
+    assert forwarding_warnings(caplog) == []

@@ -1,10 +1,16 @@
-"""The service under gunicorn in a real subprocess: serving, revocation across workers, and the
-README's quickstart command."""
+"""The service under gunicorn in a real subprocess: serving, revocation across workers, the
+README's quickstart command, and the settings file it leaves for the commands run after it."""
 
 from __future__ import annotations
 
 import gc
+import os
 import re
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -12,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from .support.docblocks import ROOT, docblock
 from .support.servers import running
 
 STATUS = "/api/newsletter/v1/status"
@@ -100,3 +107,131 @@ def test_serve_workers_freeze_the_app_they_loaded(
     finally:
         gc.unfreeze()
     assert "frozen out of garbage collection" in logged[0]
+
+
+@pytest.fixture
+def no_newsletter_environment(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment of someone who exported nothing: no ``NEWSLETTER_*`` variable at all
+    (not even the suite's blank ``NEWSLETTER_CONFIG``), so a command finds its settings file
+    the way a user's would. Returned for the subprocesses."""
+    for name in list(os.environ):
+        if name.startswith("NEWSLETTER_"):
+            monkeypatch.delenv(name)
+    return dict(os.environ)
+
+
+def run_readme_line(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """One command of the README as printed, ``.venv/bin/`` being this environment's."""
+    args = shlex.split(line)
+    assert args[0] == ".venv/bin/newsletter-connector", line
+    args[0] = str(Path(sys.executable).parent / "newsletter-connector")
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def output_to_curl_line(process: Any) -> str:
+    """quickstart's output up to its curl line (which holds a working key)."""
+    assert process.stdout is not None
+    lines: list[str] = []
+    while not any(line.lstrip().startswith("curl ") for line in lines):
+        lines.append(process.stdout.readline())
+    assert re.search(r"Bearer nlk_[\w-]+'", lines[-1]), lines
+    return "".join(lines)
+
+
+def test_quickstart_leaves_settings_that_the_readme_next_steps_use(
+    tmp_path: Path, no_newsletter_environment: dict[str, str]
+) -> None:
+    """README command one, then its next steps as printed, in the same folder, nothing exported:
+    ``keys create`` and ``digest --content`` find quickstart's database and address, and so do
+    ``serve`` and ``sync`` afterwards."""
+    env = no_newsletter_environment
+    samples = tmp_path / "examples" / "standalone"
+    samples.mkdir(parents=True)
+    shutil.copy(ROOT / "examples" / "standalone" / "sample-content.json", samples)
+    with running(["quickstart"], env={}, cwd=tmp_path, probe_path=STATUS) as (base, process):
+        output = output_to_curl_line(process)
+        assert "settings written to newsletter.toml" in output
+        written = tmp_path / "newsletter.toml"
+        text = written.read_text()
+        assert f'base_url = "{base}"' in text
+        assert 'database_url = "sqlite:///newsletter.db"' in text
+        flag = next(line for line in text.splitlines() if "allow_insecure_http_links" in line)
+        assert flag.startswith("allow_insecure_http_links = true") and "DEVELOPMENT ONLY" in flag
+        assert "site_secret" not in text
+        assert stat.S_IMODE(written.stat().st_mode) == 0o600
+
+        keys_line, digest_line = docblock("readme-next-steps").strip().splitlines()
+        keys = run_readme_line(keys_line, tmp_path, env)
+        assert keys.returncode == 0, keys.stderr
+        key = re.search(r"nlk_[\w-]+", keys.stdout)
+        assert key, keys.stdout
+        headers = {"Authorization": f"Bearer {key.group(0)}"}
+        status = httpx.get(base + STATUS, headers=headers)
+        assert status.json() == {"ok": True, "version": "v1", "key": "my-client"}
+
+        digest = run_readme_line(digest_line, tmp_path, env)
+        assert digest.returncode == 0, digest.stderr
+        assert "recorded test issue" in digest.stdout
+        assert "A first test issue" in (tmp_path / "issue.html").read_text()
+        latest = httpx.get(base + "/api/newsletter/v1/issues/latest", headers=headers)
+        assert latest.status_code == 200, latest.text
+        assert latest.json()["subject"] == "[TEST] A first test issue"
+    assert written.read_text() == text  # a served quickstart leaves it as written
+
+    sync = subprocess.run(
+        [sys.executable, "-m", "newsletter_connector", "sync", "--once"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert sync.returncode == 0, sync.stderr  # without the file: base_url is required
+    assert "no connection configured" in sync.stdout
+    with running(["serve"], env={}, cwd=tmp_path, probe_path=STATUS) as (served, _process):
+        assert httpx.get(served + STATUS, headers=headers).json()["key"] == "my-client"
+
+
+def test_quickstart_never_overwrites_a_settings_file(
+    tmp_path: Path, no_newsletter_environment: dict[str, str]
+) -> None:
+    """An existing newsletter.toml is read, kept byte for byte, and quickstart says so (and
+    that its http base_url is not the address it serves)."""
+    mine = (
+        "# my own settings\n"
+        'database_url = "sqlite:///mine.db"\n'
+        'site_name = "Kept"\n'
+        'base_url = "http://127.0.0.1:9"\n'
+        "allow_insecure_http_links = true\n"
+    )
+    (tmp_path / "newsletter.toml").write_text(mine)
+    with running(["quickstart"], env={}, cwd=tmp_path, probe_path=STATUS) as (_base, process):
+        output = output_to_curl_line(process)
+    assert (tmp_path / "newsletter.toml").read_text() == mine
+    assert (tmp_path / "mine.db").exists() and not (tmp_path / "newsletter.db").exists()
+    assert "settings read from newsletter.toml (left as it is)" in output
+    # Its http base_url is not the address served: said, as the development setting is.
+    assert "WARNING: local trial: readers' links would be plain http (http://127.0.0.1:9)" in output
+    assert "WARNING: base_url http://127.0.0.1:9 (file newsletter.toml key base_url)" in output
+
+
+def test_gunicorn_hands_other_spellings_of_admin_paths_to_the_unknown_path(
+    newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    """The WSGI server decodes ``%2F`` and keeps ``//``: whatever reaches the app that the
+    router would take for an admin page is refused before it, the area off as here."""
+    env = {
+        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+        "NEWSLETTER_BASE_URL": "https://news.example.test",
+        "NEWSLETTER_SITE_SECRET": "serve-test-secret",
+    }
+    with running(["serve", "--workers", "1"], env=env) as (base, _process):
+        unknown = httpx.get(base + "/no-such-path")
+        assert unknown.status_code == 404
+        for path in ("//admin/settings", "/%2Fadmin/settings", "/admin//settings", "///admin"):
+            for method in ("OPTIONS", "GET", "POST"):
+                result = httpx.request(method, base + path)
+                assert result.status_code == 404, (method, path)
+                assert "allow" not in result.headers, (method, path)
+                if method == "GET":
+                    assert result.content == unknown.content, path

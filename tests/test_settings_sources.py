@@ -245,3 +245,44 @@ def test_quickstart_refuses_an_unknown_renderer_before_creating_anything(
     assert "API key" not in result.stdout
     assert not database.exists()
     assert gunicorn_runs == []
+
+
+# -- newsletter.toml in the working directory ------------------------------------------------
+
+
+def test_newsletter_toml_in_the_working_directory_is_read_unless_another_file_is_named(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gunicorn_runs: list[Any],
+    newsletter_settings: Any,
+    newsletter_storage: Any,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    database = f'database_url = "{newsletter_settings.database_url}"\n'
+    (tmp_path / "newsletter.toml").write_text(database + 'base_url = "https://default.example"\n')
+    (tmp_path / "other.toml").write_text(database + 'base_url = "https://other.example"\n')
+    nothing_exported: dict[str, str | None] = {
+        "NEWSLETTER_CONFIG": None,
+        "NEWSLETTER_DATABASE_URL": None,
+        "NEWSLETTER_BASE_URL": None,
+        "NEWSLETTER_SITE_SECRET": "settings-sources-test-secret",
+    }
+
+    def served_with(*args: str, **env: str) -> Settings:
+        result = CliRunner().invoke(cli, [*args, "serve"], env={**nothing_exported, **env})
+        assert result.exit_code == 0, result.output
+        settings: Settings = gunicorn_runs.pop()
+        return settings
+
+    default = served_with()
+    assert default.base_url == "https://default.example"
+    assert served_with("--config", "other.toml").base_url == "https://other.example"
+    assert served_with(NEWSLETTER_CONFIG="other.toml").base_url == "https://other.example"
+    exported = served_with(NEWSLETTER_BASE_URL="https://env.example")
+    assert exported.base_url == "https://env.example"  # the environment still wins
+
+    # NEWSLETTER_CONFIG set but empty: no settings file at all.
+    result = CliRunner().invoke(cli, ["serve"], env={**nothing_exported, "NEWSLETTER_CONFIG": ""})
+    assert result.exit_code == 1
+    assert "setting base_url (NEWSLETTER_BASE_URL) is required but not set" in result.output
+    assert gunicorn_runs == []

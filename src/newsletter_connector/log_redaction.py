@@ -16,7 +16,14 @@ from .https_rule import without_credentials
 
 #: Path segments that are followed by a secret token.
 TOKEN_SEGMENTS = ("confirm", "unsubscribe", "profile")
-_TOKEN_PATH = re.compile(r"/(" + "|".join(TOKEN_SEGMENTS) + r")/[^/?#\s]+")
+#: A token segment and the token after it, as a browser or the server would still route it: in
+#: any case, with or without a slash before it, after one or more ``/`` (or ``\``, which
+#: browsers read as ``/``). Matched on the percent-decoded text (``%2F``, ``%70rofile``).
+_TOKEN_PATH = re.compile(
+    r"(?<![A-Za-z0-9])(" + "|".join(TOKEN_SEGMENTS) + r")[/\\]+[^/\\?#\s]+", re.IGNORECASE
+)
+#: How many layers of percent-encoding are undone looking for a token (``%252F`` is two).
+_DECODE_LAYERS = 3
 REDACTED = "[redacted]"
 
 #: An email address in free text, also percent-encoded once or twice (``%40``, ``%2540``).
@@ -75,10 +82,26 @@ def _is_personal_segment(segment: str) -> bool:
     return "@" in decoded
 
 
+def _percent_decoded(text: str) -> str:
+    """``text`` with up to :data:`_DECODE_LAYERS` layers of percent-encoding undone."""
+    for _ in range(_DECODE_LAYERS):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
 def redact_tokens(text: str, replacement: str = REDACTED) -> str:
-    """``text`` with every token after ``/confirm/``, ``/unsubscribe/`` and ``/profile/``
-    (wherever it occurs) replaced by ``replacement``; nothing else changes."""
-    return _TOKEN_PATH.sub(lambda m: f"/{m.group(1)}/{replacement}", text)
+    """``text`` with every token after ``confirm``, ``unsubscribe`` and ``profile`` (wherever
+    it occurs, in any case, after ``/``, ``\\`` or their percent-encodings) replaced by
+    ``replacement``. Without a token ``text`` comes back unchanged; with one it comes back
+    percent-decoded (the form the token was found in), each token segment written
+    ``{segment}/{replacement}``."""
+    decoded = _percent_decoded(text)
+    if not _TOKEN_PATH.search(decoded):
+        return text
+    return _TOKEN_PATH.sub(lambda m: f"{m.group(1)}/{replacement}", decoded)
 
 
 def redact_path(path: str) -> str:

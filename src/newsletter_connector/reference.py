@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from .settings import CONFIG_ENV, OTHER_VARIABLES, Settings, _env_name
+from .settings import CONFIG_ENV, DEFAULT_CONFIG_FILE, OTHER_VARIABLES, Settings, _env_name
 
 
 def _header(title: str) -> list[str]:
@@ -31,7 +31,12 @@ def configuration_page() -> str:
         *_header("Configuration reference"),
         "Settings come from, later winning: defaults, the TOML file named by "
         f"`{CONFIG_ENV}` (keys at top level or under `[newsletter_connector]`), then "
-        "`NEWSLETTER_*` environment variables (an empty one counts as unset). A missing "
+        "`NEWSLETTER_*` environment variables (an empty one counts as unset). The "
+        f"`newsletter-connector` commands also take the file as `--config FILE`, and when "
+        f"neither names one they read `{DEFAULT_CONFIG_FILE}` from the working directory if "
+        f"it is there (`quickstart` writes one); `{CONFIG_ENV}` set but empty means no file "
+        "at all. `create_app` and `Settings.load` in your own code read only the file "
+        f"`{CONFIG_ENV}` names. A missing "
         "or invalid value stops start-up with a message naming the setting and where the "
         "value came from: `env NEWSLETTER_BASE_URL`, `file /etc/newsletter.toml key "
         "base_url`, or a command-line flag such as `--base-url`.",

@@ -31,6 +31,9 @@ else:  # pragma: no cover - exercised only on 3.10
 
 ENV_PREFIX = "NEWSLETTER_"
 CONFIG_ENV = "NEWSLETTER_CONFIG"
+#: The settings file every command reads from the working directory when present and no other
+#: is named (``--config``, ``NEWSLETTER_CONFIG``); ``quickstart`` writes it.
+DEFAULT_CONFIG_FILE = "newsletter.toml"
 #: ``NEWSLETTER_*`` variables that are not settings but have a use of their own: any other
 #: variable with the prefix that names no setting is refused as a misspelling.
 OTHER_VARIABLES = frozenset(
@@ -182,13 +185,23 @@ class Settings(BaseModel):
         description="Analytics events per minute one client address may send to "
         "`/analytics/collect`; 0 turns the limit off.",
     )
+    analytics_visitor_id: Literal["persistent", "session"] = Field(
+        "persistent",
+        description="Where the analytics script keeps its random visitor id on the reader's "
+        "device. `persistent`: in `localStorage`, the same id on every visit until the reader "
+        "clears it; `session`: in `sessionStorage`, a new id for each tab session, and a "
+        "persistent id left from before is removed. Either way an identifier is stored on the "
+        "device: see docs/analytics.md on consent.",
+    )
     trusted_proxies: int = Field(
         0,
         ge=0,
         le=16,
         description="How many reverse proxies in front of the app append to "
         "`X-Forwarded-For`. 0: the client address is the connection's (`REMOTE_ADDR`) and "
-        "`X-Forwarded-For` is ignored; N: the N-th address from the right of it.",
+        "`X-Forwarded-For` is ignored (a request carrying it logs a warning, once per "
+        "process: a proxy the setting does not know of makes every client share its "
+        "address); N: the N-th address from the right of it.",
     )
     allow_insecure_http_delivery: bool = Field(
         False,
@@ -200,6 +213,15 @@ class Settings(BaseModel):
         description="DEVELOPMENT ONLY: allow an `http://` base_url, so the confirm, unsubscribe "
         "and profile links mailed to readers travel unencrypted. `serve`, `sync`, `digest` and "
         "`create_app` otherwise refuse to start without an https base_url.",
+    )
+
+    tracing: Literal["off", "on"] = Field(
+        "off",
+        description="`on`: record OpenTelemetry spans (each request by its route, each database "
+        "statement, each push to the platform, each sync runner step) through the tracer "
+        "provider the host configured; needs the `otel` extra "
+        "(`pip install 'newsletter-connector[otel]'`). Spans carry no path, query, address, "
+        "token or key (see Operations, Tracing).",
     )
 
     # -- observability: health checks, metrics and logs (docs/operations.md) --
@@ -373,6 +395,18 @@ class Settings(BaseModel):
             raise SettingsError(_describe(exc, origin)) from None
         settings._sources = origin
         return settings
+
+
+def command_config_file(named: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The settings file a command reads: ``named`` (``--config`` or ``NEWSLETTER_CONFIG``);
+    none when ``NEWSLETTER_CONFIG`` is set but empty (the way to read no file at all); else
+    :data:`DEFAULT_CONFIG_FILE` when the working directory holds one."""
+    env = os.environ if environ is None else environ
+    if named:
+        return named
+    if env.get(CONFIG_ENV) == "":
+        return None
+    return DEFAULT_CONFIG_FILE if Path(DEFAULT_CONFIG_FILE).is_file() else None
 
 
 def _refuse_unknown_keys(values: Mapping[str, Any], where: str) -> None:

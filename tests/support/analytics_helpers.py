@@ -54,3 +54,25 @@ def pageview(
         path=path,
         **kw,
     )
+
+
+def insert_raw_events(
+    engine: Any, rows: list[tuple[str, str, str | None]], *, at: datetime, kind: str = "pageview"
+) -> None:
+    """Store ``(path, referrer, props JSON text)`` rows as they are, past capture's checks (as
+    rows stored by an older version): what a repair migration then finds."""
+    from sqlalchemy import text
+
+    props_sql = "CAST(:props AS JSON)" if engine.dialect.name == "postgresql" else ":props"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO nc_analytics_events (occurred_at, day, event_type, visitor_id, "
+                f"session_id, path, referrer, props) VALUES (:at, :day, '{kind}', 'v', 's', "
+                f":path, :referrer, {props_sql})"
+            ),
+            [
+                {"at": at, "day": at.date(), "path": p, "referrer": r, "props": j}
+                for p, r, j in rows
+            ],
+        )

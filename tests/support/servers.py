@@ -30,11 +30,11 @@ def wait_until_listening(url: str, process: subprocess.Popen[str], timeout: floa
 
 
 @contextmanager
-def serving(
-    command: Sequence[str], *, probe_url: str, env: dict[str, str], cwd: Path | None = None
+def started(
+    command: Sequence[str], *, env: dict[str, str], cwd: Path | None = None
 ) -> Iterator[subprocess.Popen[str]]:
-    """Run a server ``command`` until the block ends; its combined output stays readable from
-    ``process.stdout`` after the block (the process has exited by then)."""
+    """Run a long-lived ``command`` until the block ends (SIGTERM, then SIGKILL after 15 s);
+    its combined output stays readable from ``process.stdout`` after the block."""
     process = subprocess.Popen(
         list(command),
         env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
@@ -44,7 +44,6 @@ def serving(
         text=True,
     )
     try:
-        wait_until_listening(probe_url, process)
         yield process
     finally:
         process.terminate()
@@ -53,6 +52,18 @@ def serving(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextmanager
+def serving(
+    command: Sequence[str], *, probe_url: str, env: dict[str, str], cwd: Path | None = None
+) -> Iterator[subprocess.Popen[str]]:
+    """Run a server ``command`` until the block ends, once it answers ``probe_url``; its
+    combined output stays readable from ``process.stdout`` after the block (the process has
+    exited by then)."""
+    with started(command, env=env, cwd=cwd) as process:
+        wait_until_listening(probe_url, process)
+        yield process
 
 
 @contextmanager

@@ -1,8 +1,9 @@
 """The ``newsletter-connector`` command line: a thin edge over :class:`NewsletterService`.
 
-Settings come from ``NEWSLETTER_*`` / ``--config``; a failure exits 1 with one line on stderr;
-secrets are read from stdin or a prompt, never from argv (where ``ps`` would show them). Each
-command group lives in its own module, importing :mod:`.context`, never this one.
+Settings come from ``--config`` / ``NEWSLETTER_CONFIG`` (else ``newsletter.toml`` in the
+working directory, when there is one) and ``NEWSLETTER_*``; a failure exits 1 with one line on
+stderr; secrets are read from stdin or a prompt, never from argv (where ``ps`` would show
+them). Each command group lives in its own module, importing :mod:`.context`, never this one.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from .context import CliState
     "config_file",
     type=click.Path(dir_okay=False),
     envvar="NEWSLETTER_CONFIG",
-    help="TOML settings file (also $NEWSLETTER_CONFIG).",
+    help="TOML settings file (also $NEWSLETTER_CONFIG; default: newsletter.toml in the "
+    "working directory, when there is one).",
 )
 @click.version_option(__version__, prog_name="newsletter-connector")
 @click.pass_context

@@ -14,7 +14,7 @@ import click
 from ..errors import NewsletterError
 from ..observability.json_logs import json_active
 from ..service import NewsletterService
-from ..settings import Settings, SettingsError
+from ..settings import Settings, SettingsError, command_config_file
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,10 +43,13 @@ def reports_errors(func: F) -> F:
 
 
 class CliState:
-    """The command's settings (``--config``, ``NEWSLETTER_*``) and its service, built once."""
+    """The command's settings (``--config``, ``NEWSLETTER_CONFIG``, else ``newsletter.toml`` in
+    the working directory when present; then ``NEWSLETTER_*``) and its service, built once."""
 
     def __init__(self, config_file: str | None) -> None:
-        self.config_file = config_file
+        #: The settings file read (:func:`~newsletter_connector.settings.command_config_file`),
+        #: or ``None`` when there is none.
+        self.config_file = command_config_file(config_file)
         self._service: NewsletterService | None = None
 
     def settings(self, *, sources: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import socket
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 
 from .. import __version__
 from ..gunicorn_app import DEFAULT_WORKER_TIMEOUT, run
+from ..settings import CONFIG_ENV, DEFAULT_CONFIG_FILE, Settings
 from .context import CliState, fail, pass_state, reports_errors
+from .settings_file import quickstart_settings_text, write_new
 
 
 @click.command("serve")
@@ -55,8 +60,11 @@ def quickstart(state: CliState, bind: str) -> None:
     """Migrate the database, issue a first API key, print a curl line, and serve.
 
     Without a base_url it serves http://<bind> and allows insecure http links for that local
-    address only, saying so: a trial, not a deployment. A busy port fails before anything is
-    done (no key issued)."""
+    address only, saying so: a trial, not a deployment. Unless a settings file is named or
+    present (or NEWSLETTER_CONFIG is set but empty), it leaves newsletter.toml in the working
+    directory with the database, the address and the development setting, which every command
+    run there then reads; an existing file is never overwritten. A busy port fails before
+    anything is done (no key issued)."""
     require_free_port(bind)
     overrides: dict[str, Any] = {}
     if state.settings().base_url is None:
@@ -67,12 +75,18 @@ def quickstart(state: CliState, bind: str) -> None:
     service.initialise()
     existing = [k for k in service.admin.list_api_keys() if k.active]
     click.echo(f"newsletter-connector {__version__} on {service.settings.database_url}")
-    if overrides:
+    report_settings_file(state, service.settings, development_http=bool(overrides))
+    if urlsplit(base_url).scheme == "http":
         click.echo(
             f"WARNING: local trial: readers' links would be plain http ({base_url}); "
-            "allow_insecure_http_links is on for this address only. Set NEWSLETTER_BASE_URL "
-            "to your public https address before real readers sign up."
+            "allow_insecure_http_links is on, for development only. Set an https base_url "
+            "(NEWSLETTER_BASE_URL) before real readers sign up."
         )
+        if urlsplit(base_url).netloc != bind:
+            click.echo(
+                f"WARNING: base_url {base_url} ({service.settings.source_of('base_url')}) is "
+                f"not the address served, http://{bind}: links and the curl line point there."
+            )
     if existing:
         click.echo(
             f"API keys already exist ({', '.join(k.label for k in existing)}); "
@@ -87,6 +101,25 @@ def quickstart(state: CliState, bind: str) -> None:
     settings = service.settings
     service.close()
     run(settings, bind=bind, workers=1)
+
+
+def report_settings_file(state: CliState, settings: Settings, *, development_http: bool) -> None:
+    """Say which settings file this run read, or write :data:`DEFAULT_CONFIG_FILE` (never over
+    an existing one) so that the commands run in this folder next read the same settings."""
+    if state.config_file is not None:
+        click.echo(f"settings read from {state.config_file} (left as it is)")
+        return
+    if os.environ.get(CONFIG_ENV) == "":
+        click.echo(f"{CONFIG_ENV} is set but empty: no settings file read or written")
+        return
+    path = Path(DEFAULT_CONFIG_FILE)
+    if write_new(path, quickstart_settings_text(settings, development_http=development_http)):
+        click.echo(
+            f"settings written to {path}: every newsletter-connector command run in this "
+            "folder reads them"
+        )
+    else:  # created since this run looked for it: someone else's, so left alone
+        click.echo(f"{path} appeared meanwhile and was left as it is; it was not read now")
 
 
 def require_free_port(bind: str) -> None:

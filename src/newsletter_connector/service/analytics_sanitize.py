@@ -4,7 +4,11 @@
   and never a phone number.
 - Paths and URLs lose query, fragment and user info; a path segment like an e-mail address or
   a phone number, and any action-link token, becomes ``redacted``.
-- ``props`` values like an e-mail address or phone number are dropped; tokens in texts redacted.
+- ``props`` values like an e-mail address or phone number are dropped; tokens in texts
+  redacted, and so is a word that looks like a bare token (:func:`redact_bare_tokens`).
+- An action-link token is found in every spelling a browser or the router would follow: the
+  segment in any case, with or without the slash before it, ``%2F`` or ``\\`` for ``/``,
+  percent-encoded any number of times (``log_redaction.redact_tokens``).
 - Every size is bounded. Each helper raises :class:`InvalidRequest` naming the field.
 """
 
@@ -34,6 +38,11 @@ _EMAIL = re.compile(r"[^\s@/]+@[^\s@/]+\.[^\s@/]+")
 # A run of digits with the usual phone separators; counted and judged in _looks_like_phone.
 _PHONE_CANDIDATE = re.compile(r"\+?\(?\d[\d\s().\-]*\d")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: A word of URL-safe characters as long as a link token (``secrets.token_urlsafe(16)`` and
+#: longer); :func:`redact_bare_tokens` judges whether it is random.
+_TOKEN_LIKE_WORD = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22,}(?![A-Za-z0-9_-])")
+#: The characters quoted paths keep as they are.
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
 
 def _looks_like_phone(text: str) -> bool:
@@ -73,9 +82,46 @@ def looks_personal(text: str) -> bool:
     return bool(_EMAIL.search(decoded)) or _looks_like_phone(decoded)
 
 
+def redact_path_tokens(path: str) -> str:
+    """``path`` (quoted, or a URL with a quoted path) with every action-link token redacted,
+    quoted again when one was found (:func:`redact_tokens` answers the decoded form then)."""
+    redacted = redact_tokens(path, REDACTED)
+    return path if redacted == path else quote(redacted, safe=_PATH_SAFE)
+
+
+def redact_prop_text(text: str) -> str:
+    """A props text with action-link tokens redacted, after a token segment or bare."""
+    return redact_bare_tokens(redact_tokens(text, REDACTED))
+
+
 def _redact_path(path: str) -> str:
+    """``path`` (quoted) with personal segments and link tokens redacted."""
     segments = "/".join(REDACTED if looks_personal(seg) else seg for seg in path.split("/"))
-    return redact_tokens(segments, REDACTED)
+    return redact_path_tokens(segments)
+
+
+def _random_looking(word: str) -> bool:
+    """Whether ``word`` mixes at least two of upper case, lower case and digits, as a random
+    token does (a slug or a snake_case label keeps to lower case and separators)."""
+    kinds = (
+        any(c.isupper() for c in word),
+        any(c.islower() for c in word),
+        any(c.isdigit() for c in word),
+    )
+    return sum(kinds) >= 2
+
+
+def redact_bare_tokens(text: str) -> str:
+    """``text`` with every word that could be a link token on its own (22 or more URL-safe
+    characters mixing cases or letters and digits, percent-decoded first) replaced by
+    ``redacted``: a token copied into a prop without its path is still a live credential."""
+    decoded = unquote(text)
+    found = [w for w in _TOKEN_LIKE_WORD.findall(decoded) if _random_looking(w)]
+    if not found:
+        return text
+    return _TOKEN_LIKE_WORD.sub(
+        lambda m: REDACTED if _random_looking(m.group(0)) else m.group(0), decoded
+    )
 
 
 def _strip_query(value: str) -> str:
@@ -98,7 +144,7 @@ def clean_path(value: Any, field: str = "path") -> str:
     text = _strip_query(text)
     if not text.startswith("/"):
         raise InvalidRequest(f"{field} must start with '/'", field=field)
-    text = quote(text, safe="/%:@!$&'()*+,;=-._~")
+    text = quote(text, safe=_PATH_SAFE)
     if len(text) > MAX_PATH_LENGTH:
         raise InvalidRequest(f"{field} must be at most {MAX_PATH_LENGTH} characters", field=field)
     return _redact_path(text)
@@ -128,7 +174,7 @@ def clean_url(value: Any, field: str, *, allow_empty: bool) -> str:
     if scheme not in ("http", "https") or not host:
         raise InvalidRequest(f"{field} must be an absolute http(s) URL", field=field)
     netloc = host if port is None else f"{host}:{port}"
-    path = quote(parts.path, safe="/%:@!$&'()*+,;=-._~") or "/"
+    path = quote(parts.path, safe=_PATH_SAFE) or "/"
     url = f"{scheme}://{netloc}{_redact_path(path)}"
     if len(url) > MAX_URL_LENGTH:
         raise InvalidRequest(f"{field} must be at most {MAX_URL_LENGTH} characters", field=field)
@@ -169,7 +215,8 @@ def clean_seconds(value: Any) -> float:
 
 def clean_props(value: Any) -> dict[str, Any]:
     """Free-form props: up to ten scalar values under short snake_case keys. Values that look
-    personal are dropped silently (the event is still recorded); tokens in texts redacted."""
+    personal are dropped silently (the event is still recorded); tokens in texts redacted,
+    after a token segment or bare (:func:`redact_bare_tokens`)."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -201,7 +248,7 @@ def clean_props(value: Any) -> dict[str, Any]:
                     f"{field} must be at most {MAX_PROP_STRING} characters", field=field
                 )
             if not looks_personal(item):
-                cleaned[key] = redact_tokens(item, REDACTED)
+                cleaned[key] = redact_prop_text(item)
         else:
             raise InvalidRequest(f"{field} must be a string, number, boolean or null", field=field)
     return cleaned

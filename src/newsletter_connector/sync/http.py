@@ -23,6 +23,8 @@ import httpcore
 import httpx
 
 from ..settings import Settings
+from ..tracing import tracer_for
+from ..tracing.http_client import TracedTransport
 from .workers import Job, RequestWorkers
 
 #: SPEC 8: the ingest request timeout, total, in seconds.
@@ -317,12 +319,16 @@ def build_http_client(
     nothing from the environment beyond :func:`trusted_ssl_context`, and a total ``deadline``
     per request (over it: :class:`httpx.TimeoutException`). ``inner`` builds the transport
     instead (tests: :class:`httpx.MockTransport`), run under :class:`WorkerDeadlineTransport`.
+    With the ``tracing`` setting on, each request is a client span (:class:`TracedTransport`).
     """
     transport: httpx.BaseTransport
     if inner is None:
         transport = DeadlinePoolTransport(trusted_ssl_context(settings), deadline)
     else:
         transport = WorkerDeadlineTransport(inner(), deadline)
+    tracer = tracer_for(settings)
+    if tracer is not None:
+        transport = TracedTransport(transport, tracer)
     return httpx.Client(
         transport=transport,
         cookies=CookiesNeverKept(),

@@ -12,10 +12,15 @@ Guarantees (the whole story: docs/delivery.md):
 - Nothing is pushed without a connection (events stay queued). A stop request, or a removed or
   changed connection (re-read every loop and every :data:`CONNECTION_RECHECK_SECONDS` while
   sending), finishes the batch in flight and releases the unsent rest with no attempt counted.
+
+With the ``tracing`` setting on, each loop is a ``newsletter.sync.run`` span and each of its
+steps (periodic task, lease release, prune, claim, deliver, settle) a child span
+(docs/operations.md, "Tracing").
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -32,6 +37,7 @@ from ..https_rule import carries_credentials, scheme_allowed, without_credential
 from ..observability.instruments import record_outcomes
 from ..plugin_manager import outbound_transports, pick
 from ..storage import ClaimedBatch, ConnectionRecord
+from ..tracing import error_type, mark_error, span, tracer_for
 from .http import REQUEST_DEADLINE_SECONDS, build_http_client
 from .periodic import PeriodicTask, default_periodic_tasks
 from .settle import BatchOutcome, SentBatch, settle
@@ -109,6 +115,7 @@ class SyncRunner:
         self._cached: tuple[ConnectionRecord, Transport, httpx.Client] | None = None
         self._claims_thread: ThreadPoolExecutor | None = None
         self._checked_at = float("-inf")  # time.monotonic() of the last connection read
+        self._tracer = tracer_for(service.settings)
 
     def __repr__(self) -> str:
         return f"SyncRunner(service={self.service!r}, deadline={self.deadline:g})"
@@ -120,23 +127,39 @@ class SyncRunner:
         errors = 0
         for task in self.periodic_tasks:
             try:
-                task(self.clock())
+                with span(
+                    self._tracer,
+                    "newsletter.sync.periodic",
+                    {"code.function.name": task_name(task)},
+                ):
+                    task(self.clock())
             except Exception:
                 errors += 1
                 log.exception("periodic task %r failed", task)
         return errors
 
     def release_expired_leases(self) -> int:
-        with self.service.storage.transaction() as uow:
+        with (
+            span(self._tracer, "newsletter.sync.release_leases") as current,
+            self.service.storage.transaction() as uow,
+        ):
             released = uow.outbox.release_expired_leases(now=self.clock())
+            if current is not None:
+                current.set_attribute("newsletter.sync.released_batches", released)
         if released:
             log.warning("%d batch lease(s) expired (a runner died?); returned to pending", released)
         return released
 
     def prune_delivered(self) -> int:
         """Delete delivered batches older than :data:`DELIVERED_RETENTION` (bounded per loop)."""
-        with self.service.storage.transaction() as uow:
-            return uow.outbox.prune_delivered(settled_before=self.clock() - DELIVERED_RETENTION)
+        with (
+            span(self._tracer, "newsletter.sync.prune") as current,
+            self.service.storage.transaction() as uow,
+        ):
+            pruned = uow.outbox.prune_delivered(settled_before=self.clock() - DELIVERED_RETENTION)
+            if current is not None:
+                current.set_attribute("newsletter.sync.pruned_batches", pruned)
+            return pruned
 
     def transport(self, *, max_age: float = 0.0) -> Transport | None:
         """The transport for the active connection; ``None`` when none is configured or it
@@ -220,7 +243,13 @@ class SyncRunner:
                 continue
             if pipelined:
                 following = self._helper().submit(
-                    self._step, transport, sent, [], claim=not stopping, ahead=len(claimed)
+                    contextvars.copy_context().run,  # its spans belong to this loop's trace
+                    self._step,
+                    transport,
+                    sent,
+                    [],
+                    claim=not stopping,
+                    ahead=len(claimed),
                 )
                 sent, unsent = self._send_claim(transport, claimed, stop)
                 settled, claimed = following.result()
@@ -250,10 +279,17 @@ class SyncRunner:
         return self.transport(max_age=self.connection_recheck) is not transport
 
     def _send(self, transport: Transport, batch: ClaimedBatch) -> str | None:
-        try:
-            transport.deliver(batch.events)  # no transaction is open on this thread
-        except Exception as exc:
-            return describe_failure(exc)
+        attributes: dict[str, str | int] = {
+            "newsletter.sync.batch_id": batch.id,
+            "newsletter.sync.events": len(batch.events),
+        }
+        with span(self._tracer, "newsletter.sync.deliver", attributes) as current:
+            try:
+                transport.deliver(batch.events)  # no transaction is open on this thread
+            except Exception as exc:
+                if current is not None:
+                    mark_error(current, error_type(exc))
+                return describe_failure(exc)
         return None
 
     def _step(
@@ -271,7 +307,18 @@ class SyncRunner:
         batches = self.batches_per_claim(transport)
         now = self.clock()
         lease_until = now + self.lease_for(transport, ahead + batches)
-        with self.service.storage.transaction() as uow:
+        attributes = {
+            "newsletter.sync.settled_batches": len(sent),
+            "newsletter.sync.released_batches": len(unsent),
+        }
+        with (
+            span(
+                self._tracer,
+                "newsletter.sync.claim" if claim else "newsletter.sync.settle",
+                attributes,
+            ) as current,
+            self.service.storage.transaction() as uow,
+        ):
             outcomes = settle(uow.outbox, sent, now=now)
             claims: dict[datetime, list[str]] = {}
             for batch in unsent:
@@ -280,9 +327,12 @@ class SyncRunner:
                 uow.outbox.release_claims(ids, lease_until=claim_lease)
             if not claim:
                 return outcomes, []
-            return outcomes, uow.outbox.claim_batches(
+            claimed = uow.outbox.claim_batches(
                 now=now, lease_until=lease_until, batch_size=size, max_batches=batches
             )
+            if current is not None:
+                current.set_attribute("newsletter.sync.claimed_batches", len(claimed))
+            return outcomes, claimed
 
     def _helper(self) -> ThreadPoolExecutor:
         """The thread that takes the next claim while batches are sent (built on first use)."""
@@ -296,14 +346,18 @@ class SyncRunner:
         """One loop: periodic tasks, expired leases, pruning, then every batch due now (until
         ``stop`` is set)."""
         report = RunReport()
-        report.task_errors = self.run_periodic_tasks()
-        report.released_leases = self.release_expired_leases()
-        report.pruned_batches = self.prune_delivered()
-        transport = self.transport()
-        report.connected = transport is not None
-        if transport is not None and not (stop is not None and stop.is_set()):
-            report.outcomes = self.deliver_due(transport, stop=stop)
-            record_outcomes(report.outcomes)
+        with span(self._tracer, "newsletter.sync.run") as current:
+            report.task_errors = self.run_periodic_tasks()
+            report.released_leases = self.release_expired_leases()
+            report.pruned_batches = self.prune_delivered()
+            transport = self.transport()
+            report.connected = transport is not None
+            if transport is not None and not (stop is not None and stop.is_set()):
+                report.outcomes = self.deliver_due(transport, stop=stop)
+                record_outcomes(report.outcomes)
+            if current is not None:
+                current.set_attribute("newsletter.sync.connected", report.connected)
+                current.set_attribute("newsletter.sync.delivered_events", report.delivered_events)
         return report
 
     def run_forever(self, stop: threading.Event, *, poll_interval: float = 5.0) -> None:
@@ -330,6 +384,14 @@ class SyncRunner:
         if self._cached is not None:
             self._cached[2].close()
             self._cached = None
+
+
+def task_name(task: PeriodicTask) -> str:
+    """A periodic task's name for its span: the function's qualified name."""
+    function = getattr(task, "__func__", task)  # a bound method: its function
+    name = getattr(function, "__qualname__", None) or type(task).__qualname__
+    module = getattr(function, "__module__", None)
+    return f"{module}.{name}" if module else str(name)
 
 
 def requests_per_batch(transport: Transport) -> int:

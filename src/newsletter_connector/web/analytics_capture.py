@@ -152,13 +152,27 @@ class CollectResource:
         resp.cache_control = ["no-store"]
 
 
+#: The line of the script naming where its visitor id lives, as shipped (``persistent``).
+VISITOR_STORAGE_LINE = b'var VISITOR_STORAGE = "localStorage";'
+VISITOR_STORAGES = {"persistent": "localStorage", "session": "sessionStorage"}
+
+
+def capture_script(visitor_id: str) -> bytes:
+    """The capture script as served under the setting ``analytics_visitor_id``
+    (``persistent`` or ``session``): the shipped script with its visitor-id storage named."""
+    script = resources.files("newsletter_connector.web").joinpath("static/analytics.js")
+    body = script.read_bytes()
+    if body.count(VISITOR_STORAGE_LINE) != 1:  # the script and this module must change together
+        raise RuntimeError("analytics.js lost its VISITOR_STORAGE line")
+    storage = VISITOR_STORAGES[visitor_id].encode()
+    return body.replace(VISITOR_STORAGE_LINE, b'var VISITOR_STORAGE = "' + storage + b'";')
+
+
 class ScriptResource:
     """The capture script; cached for an hour by browsers."""
 
-    def __init__(self) -> None:
-        self.body = (
-            resources.files("newsletter_connector.web").joinpath("static/analytics.js").read_bytes()
-        )
+    def __init__(self, service: NewsletterService) -> None:
+        self.body = capture_script(service.settings.analytics_visitor_id)
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.content_type = "text/javascript; charset=utf-8"
@@ -170,4 +184,4 @@ def add_routes(
     app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService
 ) -> None:
     app.add_route(COLLECT_PATH, CollectResource(service))
-    app.add_route(SCRIPT_PATH, ScriptResource())
+    app.add_route(SCRIPT_PATH, ScriptResource(service))

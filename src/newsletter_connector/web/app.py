@@ -22,12 +22,15 @@ from . import (
     newsletter_api,
     openapi,
     subscribers_api,
+    unknown_paths,
 )
 from .admin import add_routes as add_admin_pages
 from .admin.gate import HostSignInRequired
+from .canonical_path import CanonicalPathMiddleware
 from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
+from .tracing import tracing_middleware
 
 
 class NewsletterApp(falcon.App[falcon.Request, falcon.Response]):
@@ -47,8 +50,9 @@ def create_app(
     :param settings: defaults to :meth:`Settings.load`.
     :param plugins: plugin objects registered after the installed ones.
     :param service: a ready service (then ``settings`` and ``plugins`` are ignored).
-    :raises SettingsError: a setting is invalid, or ``base_url`` is not https while
-        ``allow_insecure_http_links`` is off.
+    :raises SettingsError: a setting is invalid, ``base_url`` is not https while
+        ``allow_insecure_http_links`` is off, or ``tracing`` is on without the OpenTelemetry
+        API installed.
     :raises NotMigrated: the database has not been migrated.
     :raises PluginNotFound: the storage backend or issue renderer a setting names is not
         installed.
@@ -57,7 +61,13 @@ def create_app(
     service.settings.require_https_links()  # fail now, naming the setting
     service.check_plugins()
     service.check_ready()
-    app = NewsletterApp(middleware=[NoStoreMiddleware()])
+    app = NewsletterApp(
+        middleware=[
+            *tracing_middleware(service.settings),
+            CanonicalPathMiddleware(),
+            NoStoreMiddleware(),
+        ]
+    )
     app.service = service
     metrics.install(app, service)
     handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
@@ -66,6 +76,7 @@ def create_app(
     app.req_options.strip_url_path_trailing_slash = False
     pages = add_reader_pages(app, service)
     errors.install(app, html_page=pages.error_page)
+    unknown_paths.add_sink(app, service)  # first, so tried last
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
     issues_api.add_routes(app, service, NEWSLETTER_API)

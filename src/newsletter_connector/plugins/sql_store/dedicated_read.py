@@ -25,6 +25,7 @@ from psycopg.adapt import PyFormat
 from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.sql.elements import ClauseElement
 
+from ...tracing.statements import statement_span
 from .pooled_statement import DriverStatement, wrapped_driver_error
 from .reply_bound import reply_deadline, wait_for_reply
 
@@ -151,10 +152,12 @@ class DedicatedReadStatement:
         held = self._connection()
         try:
             try:
-                return held.first_row(values)
+                with statement_span(self.engine, self.sql):
+                    return held.first_row(values)
             except psycopg.errors.InvalidSqlStatementName:
                 held.prepare(self._sql_bytes)  # a pooler dropped it: prepare it again, once
-                return held.first_row(values)
+                with statement_span(self.engine, self.sql):
+                    return held.first_row(values)
         except psycopg.Error as error:
             dbapi_connection: Any = held.connection
             lost = self.engine.dialect.is_disconnect(cast(Any, error), dbapi_connection, None)

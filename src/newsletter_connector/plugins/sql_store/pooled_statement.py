@@ -17,6 +17,8 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
+from ...tracing.statements import statement_span
+
 
 class DriverStatement:
     """``statement`` compiled once for ``dialect``, in the driver's own terms: :attr:`sql` and
@@ -78,8 +80,9 @@ class PooledStatement:
                 connection.dbapi_connection.autocommit = True  # type: ignore[union-attr]
             cursor = connection.cursor()
             try:
-                cursor.execute(self.sql, values)
-                row = cursor.fetchone()
+                with statement_span(self.engine, self.sql):
+                    cursor.execute(self.sql, values)
+                    row = cursor.fetchone()
             finally:
                 cursor.close()
         except dbapi_error as error:

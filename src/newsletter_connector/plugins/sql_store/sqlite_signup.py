@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
 from ...storage import NewEvent, SubscriberData, SubscriberRecord
+from ...tracing.statements import statement_span
 from .outbox import SQLITE_ENQUEUE, event_columns
 from .pooled_statement import DriverStatement, wrapped_driver_error
 from .subscribers import sqlite_insert_subscriber_statement, subscriber_columns, subscriber_fields
@@ -62,22 +63,24 @@ class SqliteSignup:
             dbapi_connection: Any = connection.dbapi_connection
             cursor = connection.cursor()
             try:
-                cursor.execute("BEGIN IMMEDIATE")
+                self._execute(cursor, "BEGIN IMMEDIATE")
                 try:
                     row = None
                     if unless_suppressed is not None:
                         sql = self._suppressed.sql
-                        cursor.execute(sql, self._suppressed.parameters({"key": unless_suppressed}))
+                        self._execute(
+                            cursor, sql, self._suppressed.parameters({"key": unless_suppressed})
+                        )
                         suppressed = cursor.fetchone() is not None
                         sql = insert.sql
                     if unless_suppressed is None or not suppressed:
-                        cursor.execute(sql, subscriber)
+                        self._execute(cursor, sql, subscriber)
                         row = cursor.fetchone()
                     if row is not None:
                         sql = enqueue.sql
                         for values in queued:
-                            cursor.execute(sql, values)
-                    cursor.execute("COMMIT")
+                            self._execute(cursor, sql, values)
+                    self._execute(cursor, "COMMIT")
                 except BaseException:
                     if dbapi_connection.in_transaction:
                         dbapi_connection.rollback()
@@ -91,3 +94,8 @@ class SqliteSignup:
         if row is None:
             return None  # the address is already stored, or suppressed; nothing was written
         return SubscriberRecord(id=int(row[0]), **subscriber_fields(data))
+
+    def _execute(self, cursor: Any, sql: str, parameters: Any = ()) -> None:
+        """Run one statement on ``cursor`` (in a span when the engine is traced)."""
+        with statement_span(self.engine, sql):
+            cursor.execute(sql, parameters)

@@ -13,6 +13,8 @@ from sqlalchemy.engine import Connection, Engine
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from ...storage import StorageBase
+from ...tracing import tracer_for
+from ...tracing.statements import trace_statements
 from . import migrate
 from .admin import SqlAdminAudit, SqlAdminSessions, SqlAdminUsers
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
@@ -122,13 +124,22 @@ class SqlStorage(StorageBase):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SqlStorage:
+        """The store on ``settings.database_url`` with the ``db_*_timeout`` bounds; with the
+        ``tracing`` setting on, each of its statements is a span (:mod:`...tracing.statements`).
+
+        :raises SettingsError: ``tracing`` is on without the OpenTelemetry API installed.
+        """
         timeouts = DbTimeouts(
             connect=settings.db_connect_timeout,
             statement=settings.db_statement_timeout,
             lock=settings.db_lock_timeout,
             reply=settings.db_reply_timeout,
         )
-        return cls(make_engine(settings.database_url, timeouts=timeouts))
+        engine = make_engine(settings.database_url, timeouts=timeouts)
+        tracer = tracer_for(settings)
+        if tracer is not None:
+            trace_statements(engine, tracer)
+        return cls(engine)
 
     @property
     def dialect(self) -> str:

@@ -1,7 +1,8 @@
 /* newsletter-connector analytics capture: pageviews, link clicks and engagement pings.
  * Include once per page:  <script defer src="{base_url}/analytics.js"></script>
- * No cookies: a random visitor id lives in localStorage, a random session id in
- * sessionStorage (one per tab until it closes). Nothing is sent when the browser signals
+ * No cookies: a random visitor id lives in localStorage (setting analytics_visitor_id =
+ * "persistent") or in sessionStorage ("session": a new id per tab session), a random session
+ * id in sessionStorage (one per tab until it closes). Nothing is sent when the browser signals
  * Do Not Track or Global Privacy Control. Query strings never leave the page. */
 (function () {
   "use strict";
@@ -32,7 +33,13 @@
     }
   }
 
-  var visitorId = storedId("localStorage", "nc_visitor_id");
+  // The app writes its analytics_visitor_id setting here as it serves the script.
+  var VISITOR_STORAGE = "localStorage";
+  if (VISITOR_STORAGE !== "localStorage") {
+    // Session ids only: forget a persistent id kept while the setting was "persistent".
+    try { window.localStorage.removeItem("nc_visitor_id"); } catch (e) { /* storage blocked */ }
+  }
+  var visitorId = storedId(VISITOR_STORAGE, "nc_visitor_id");
   var sessionId = storedId("sessionStorage", "nc_session_id");
 
   function send(body) {
