@@ -33,6 +33,7 @@ SYSTEM_TIER = frozenset(
         "test_listsource_server.py",
         "test_outage.py",
         "test_pages_browser.py",
+        "test_pgbouncer.py",
         "test_reliability_bad_input.py",
         "test_reliability_crash.py",
         "test_reliability_security.py",

@@ -56,6 +56,33 @@ def serving(
 
 
 @contextmanager
+def serving_to_file(
+    command: Sequence[str], *, probe_url: str, env: dict[str, str], log_path: Path
+) -> Iterator[subprocess.Popen[str]]:
+    """:func:`serving` with the output in ``log_path`` rather than a pipe, for a server that
+    logs more than a pipe holds (an access-log line per request would fill it and block the
+    server)."""
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            list(command),
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    try:
+        wait_until_listening(probe_url, process)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
 def running(
     args: Sequence[str], *, env: dict[str, str], cwd: Path | None = None, probe_path: str = "/"
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
