@@ -134,7 +134,7 @@ class AdminAccessService:
 
     def has_users(self) -> bool:
         """Whether any admin user exists (the built-in login is configured)."""
-        with self.context.storage.transaction(write=False) as uow:
+        with short_reads(), self.context.storage.transaction(write=False) as uow:
             return uow.admin_users.count() > 0
 
     # -- Sign-in -------------------------------------------------------------------------

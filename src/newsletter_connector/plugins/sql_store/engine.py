@@ -33,6 +33,8 @@ _CHECKED_IN_AT = "nc_checked_in_at"
 _IDLE_PING_SECONDS: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
 _TRANSACTION_POOLED: weakref.WeakSet[Engine] = weakref.WeakSet()
 _SQLITE_BUSY_MS = "nc_busy_timeout_ms"
+#: SQLite: the busy timeouts, in ms, of a transaction and of one inside ``short_reads()``.
+_SQLITE_BUSY: weakref.WeakKeyDictionary[Engine, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
 def normalise_url(database_url: str) -> URL:
@@ -140,7 +142,8 @@ def bound_waits(engine: Engine, timeouts: DbTimeouts) -> None:
 
 
 def _bound_sqlite_waits(engine: Engine, timeouts: DbTimeouts) -> None:
-    lock_ms, short_ms = round(timeouts.lock * 1000), round(timeouts.short_reply * 1000)
+    lock_ms = round(timeouts.lock * 1000)
+    _SQLITE_BUSY[engine] = (lock_ms, min(lock_ms, round(timeouts.short_reply * 1000)))
 
     @event.listens_for(engine, "do_connect")
     def _sqlite_busy_timeout(
@@ -148,16 +151,20 @@ def _bound_sqlite_waits(engine: Engine, timeouts: DbTimeouts) -> None:
     ) -> None:
         cparams.setdefault("timeout", timeouts.lock)  # sqlite3's busy timeout
 
-    # Before the BEGIN (IMMEDIATE) the engine's own begin listener issues: that is the wait.
-    @event.listens_for(engine, "begin", insert=True)
-    def _short_busy_timeout(connection: Connection) -> None:
-        wanted = short_ms if in_short_reads() and short_ms < lock_ms else lock_ms
-        info = connection.connection.info
-        if info.get(_SQLITE_BUSY_MS, lock_ms) != wanted:
-            connection.connection.dbapi_connection.execute(  # type: ignore[union-attr]
-                f"PRAGMA busy_timeout = {wanted}"
-            )
-            info[_SQLITE_BUSY_MS] = wanted
+
+def _sqlite_busy_timeout_for_this_transaction(connection: Connection) -> None:
+    """Before a SQLite ``BEGIN``, which is where a writer waits: the busy timeout of a short
+    read inside ``short_reads()``, the lock timeout otherwise (set only when it changes)."""
+    busy = _SQLITE_BUSY.get(connection.engine)
+    if busy is None:
+        return
+    wanted = busy[1] if in_short_reads() else busy[0]
+    info = connection.connection.info
+    if info.get(_SQLITE_BUSY_MS, busy[0]) != wanted:
+        connection.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+            f"PRAGMA busy_timeout = {wanted}"
+        )
+        info[_SQLITE_BUSY_MS] = wanted
 
 
 def _with_server_timeouts(options: str, timeouts: DbTimeouts) -> str:
@@ -264,6 +271,7 @@ def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
+        _sqlite_busy_timeout_for_this_transaction(connection)
         connection.exec_driver_sql(connection.get_execution_options().get(BEGIN_OPTION, "BEGIN"))
 
     return engine
