@@ -25,6 +25,7 @@ SYSTEM_TIER = frozenset(
         "test_admin_browser_twins.py",
         "test_bench_smoke.py",
         "test_chunked_bodies_server.py",
+        "test_database_errors.py",
         "test_digest_cli.py",
         "test_feedback_server.py",
         "test_host_example.py",

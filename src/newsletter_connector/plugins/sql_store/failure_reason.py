@@ -23,7 +23,12 @@ _LASTING = (
     "could not translate host name",
     "name or service not known",
     "unable to open database file",
+    "unsupported startup parameter",
 )
+#: Driver words, and what to do about them.
+_HINTS = {
+    "unsupported startup parameter: options": "behind PgBouncer, set db_pgbouncer = true",
+}
 
 
 def failure_reason(error: BaseException, url: URL) -> str:
@@ -34,6 +39,9 @@ def failure_reason(error: BaseException, url: URL) -> str:
     missing_folder = _missing_sqlite_folder(url)
     if missing_folder is not None:
         words = f"{words} (the folder {missing_folder} does not exist)"
+    for marker, hint in _HINTS.items():
+        if marker in words:
+            words = f"{words} ({hint})"
     if url.password:
         words = words.replace(str(url.password), "***")
     shown = url.render_as_string(hide_password=True)
