@@ -44,9 +44,14 @@ SITE_SECRET = "s" * 48
 
 
 @pytest.fixture
-def bouncer(private_postgres: PrivatePostgres, newsletter_database_url: str) -> Iterator[Any]:
+def on_postgresql(newsletter_database_url: str) -> None:
+    """Skip (before a private server is made) unless the suite runs on PostgreSQL."""
     if not newsletter_database_url.startswith("postgresql"):
         pytest.skip("PgBouncer fronts PostgreSQL")
+
+
+@pytest.fixture
+def bouncer(on_postgresql: None, private_postgres: PrivatePostgres) -> Iterator[Any]:
     server = PrivatePgBouncer(private_postgres.url, pool_mode="transaction", pool_size=8)
     server.start()
     try:
