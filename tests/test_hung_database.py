@@ -37,6 +37,7 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.settings import Settings, SettingsError
 
+from .support.admin import PASSWORD, get_page, sign_in
 from .support.outage_runner import sync_runner, undelivered, wait_until_answered
 from .support.pgcluster import PrivatePostgres
 from .support.servers import wait_until_listening
@@ -285,3 +286,88 @@ def test_the_timeouts_are_settings_and_the_reply_bound_outlasts_statements() -> 
         Settings.load(
             {**base, "NEWSLETTER_DB_STATEMENT_TIMEOUT": "10", "NEWSLETTER_DB_REPLY_TIMEOUT": "5"}
         )
+
+
+#: The longest a short read (the key check, a reader page's record, the admin session) may take
+#: with the server stopped, on connections already open, whatever ``db_reply_timeout`` is.
+SHORT_READ_SECONDS = 5.0
+
+
+def short_read_calls(service: NewsletterService) -> dict[str, Any]:
+    """One request per kind of short read, through ``create_app``, each answering 200 now."""
+    key = service.admin.create_api_key("short").key
+    client = falcon.testing.TestClient(create_app(service=service))
+    created = client.simulate_post(
+        SUBSCRIBERS, json={"email": "reader@example.org"}, headers=bearer(key)
+    )
+    assert created.status_code == 201, created.text
+    token = service.subscribers.get("reader@example.org").profile_token
+    service.admin_access.create_user("ada", PASSWORD)
+    session = sign_in(client, "ada")
+    return {
+        "api key check": partial(client.simulate_get, STATUS, headers=bearer(key)),
+        "reader page": partial(client.simulate_get, f"/profile/{token}"),
+        "admin session": partial(get_page, client, "/admin", session),
+    }
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def test_short_reads_answer_503_within_seconds_on_open_connections_of_a_stopped_server(
+    private_postgres: PrivatePostgres, newsletter_settings: Any
+) -> None:
+    """The default bounds (a 20 s reply bound sized for the longest statement): a stopped
+    server still costs the key check, a reader page and the admin gate under 5 s each, on
+    the connections they already hold (each kind in its own outage: the first failure gives
+    up the pool, and a new connection waits ``db_connect_timeout``)."""
+    settings = newsletter_settings.model_copy(update={"database_url": private_postgres.url})
+    assert settings.db_reply_timeout == 20.0 and settings.db_short_reply_timeout == 3.0
+    service = NewsletterService.build(settings)
+    service.initialise()
+    try:
+        calls = short_read_calls(service)
+        for name, call in calls.items():
+            assert wait_until_answered(
+                lambda: all(c().status_code == 200 for c in calls.values()), timeout=20
+            ), name  # every kind's connection open (again), and idle past the ping age next
+            time.sleep(1.2)
+            with paused(private_postgres):
+                started = time.monotonic()
+                response = call()
+                seconds = time.monotonic() - started
+            assert response.status_code == 503, (name, response.text)
+            assert seconds < SHORT_READ_SECONDS, (name, seconds)
+        assert wait_until_answered(lambda: calls["api key check"]().status_code == 200, 20)
+    finally:
+        service.close()
+
+
+def test_sqlite_short_reads_wait_the_short_busy_timeout_for_a_held_write_lock(
+    newsletter_settings: Any, newsletter_database_url: str, newsletter_storage: Any
+) -> None:
+    """SQLite: a writer holding the lock past every bound. Reads never wait on it (WAL): the
+    key check and a reader page answer at once; the admin gate, which writes the session's
+    last use, gives up after ``db_short_reply_timeout`` rather than ``db_lock_timeout``."""
+    if not newsletter_database_url.startswith("sqlite"):
+        pytest.skip("SQLite's busy timeout (PostgreSQL: the test above)")
+    service = NewsletterService.build(
+        newsletter_settings.model_copy(update={"db_lock_timeout": 8.0})
+    )
+    try:
+        calls = short_read_calls(service)
+        with write_lock_held(newsletter_database_url, seconds=10):
+            timings = {}
+            for name, call in calls.items():
+                started = time.monotonic()
+                response = call()
+                timings[name] = (response.status_code, time.monotonic() - started)
+        assert timings["api key check"][0] == 200
+        assert timings["reader page"][0] == 200
+        assert timings["admin session"][0] == 503
+        assert 2.5 < timings["admin session"][1] < SHORT_READ_SECONDS, timings
+        assert all(seconds < SHORT_READ_SECONDS for _, seconds in timings.values()), timings
+        assert calls["admin session"]().status_code == 200
+    finally:
+        service.close()

@@ -43,9 +43,25 @@ class Unauthorized(NewsletterError):
 
 
 class DbUnavailable(NewsletterError):
-    """The database did not answer; temporary, safe to retry."""
+    """The database did not answer; temporary, safe to retry.
+
+    ``reason`` is for the operator, never for a client: the driver's own words and the
+    database URL with its password masked (``None``: no more is known). ``lasting``: the
+    reason does not go away by waiting (a wrong password, database name or host, a SQLite
+    folder that does not exist).
+    """
 
     code = "db_unavailable"
+
+    def __init__(self, message: str, *, reason: str | None = None, lasting: bool = False) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.lasting = lasting
+
+
+class DbUnreachable(DbUnavailable):
+    """A command or the app starting up could not use the database; the message is the
+    operator's reason (:attr:`DbUnavailable.reason`)."""
 
 
 class NotMigrated(NewsletterError):

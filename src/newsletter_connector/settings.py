@@ -154,6 +154,22 @@ class Settings(BaseModel):
         "request answers 503 `db_unavailable`. Must exceed `db_statement_timeout` and stay "
         "below gunicorn's worker `timeout` (30 s).",
     )
+    db_short_reply_timeout: float = Field(
+        3.0,
+        gt=0,
+        description="Seconds a short read may wait for the database: the API key check, a "
+        "record read by its link token, the admin area's session, the readiness check. "
+        "PostgreSQL: the reply bound of their round trips (a hung server answers 503 within "
+        "it, not after `db_reply_timeout`); SQLite: their busy timeout. At most "
+        "`db_reply_timeout`.",
+    )
+    db_pgbouncer: bool = Field(
+        False,
+        description="PostgreSQL is reached through PgBouncer (or another pooler) in "
+        "transaction pooling mode: no server-side prepared statements and no start-up "
+        "`options`; set `statement_timeout` and `lock_timeout` on the database role instead "
+        "(see Operations, PgBouncer).",
+    )
     confirmation_resend_interval: int = Field(
         86400,
         ge=0,
@@ -287,6 +303,14 @@ class Settings(BaseModel):
                 f"must be longer than db_statement_timeout ({statement_timeout:g} s), or the "
                 "client drops connections the server would still answer"
             )
+        return value
+
+    @field_validator("db_short_reply_timeout")
+    @classmethod
+    def _short_within_reply(cls, value: float, info: ValidationInfo) -> float:
+        reply_timeout = info.data.get("db_reply_timeout")
+        if reply_timeout is not None and value > reply_timeout:
+            raise ValueError(f"must not exceed db_reply_timeout ({reply_timeout:g} s)")
         return value
 
     @field_validator("site_name", "list_name", "from_address", "storage_backend", "issue_renderer")

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -31,15 +32,20 @@ def wait_until_listening(url: str, process: subprocess.Popen[str], timeout: floa
 
 @contextmanager
 def started(
-    command: Sequence[str], *, env: dict[str, str], cwd: Path | None = None
+    command: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    output: IO[str] | None = None,
 ) -> Iterator[subprocess.Popen[str]]:
     """Run a long-lived ``command`` until the block ends (SIGTERM, then SIGKILL after 15 s);
-    its combined output stays readable from ``process.stdout`` after the block."""
+    its combined output goes to ``output``, or stays readable from ``process.stdout`` after
+    the block."""
     process = subprocess.Popen(
         list(command),
         env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
         cwd=cwd,
-        stdout=subprocess.PIPE,
+        stdout=output if output is not None else subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
@@ -62,6 +68,18 @@ def serving(
     combined output stays readable from ``process.stdout`` after the block (the process has
     exited by then)."""
     with started(command, env=env, cwd=cwd) as process:
+        wait_until_listening(probe_url, process)
+        yield process
+
+
+@contextmanager
+def serving_to_file(
+    command: Sequence[str], *, probe_url: str, env: dict[str, str], log_path: Path
+) -> Iterator[subprocess.Popen[str]]:
+    """:func:`serving` with the output in ``log_path`` rather than a pipe, for a server that
+    logs more than a pipe holds (an access-log line per request would fill it and block the
+    server)."""
+    with log_path.open("w") as log, started(command, env=env, output=log) as process:
         wait_until_listening(probe_url, process)
         yield process
 

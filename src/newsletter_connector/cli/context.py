@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from ..errors import NewsletterError
+from ..errors import DbUnavailable, DbUnreachable, NewsletterError
 from ..observability.json_logs import json_active
 from ..service import NewsletterService
 from ..settings import Settings, SettingsError, command_config_file
@@ -30,16 +30,27 @@ def fail(message: str) -> NoReturn:
 
 
 def reports_errors(func: F) -> F:
-    """Turn domain and settings errors into one clear line and exit status 1."""
+    """Turn domain and settings errors into one clear line and exit status 1; a database that
+    cannot be used is reported with the driver's reason (the URL's password masked), not as
+    a transient "retry shortly"."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except DbUnavailable as exc:
+            fail(database_failure(exc))
         except (NewsletterError, SettingsError) as exc:
             fail(str(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+def database_failure(error: DbUnavailable) -> str:
+    """What a command says when the database failed it: the operator's reason when known."""
+    if isinstance(error, DbUnreachable) or error.reason is None:
+        return str(error)
+    return f"cannot use the database: {error.reason}"
 
 
 class CliState:

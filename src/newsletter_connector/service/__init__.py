@@ -12,7 +12,7 @@ from typing import Any
 
 import pluggy
 
-from ..errors import DbUnavailable, PluginNotFound
+from ..errors import DbUnavailable, DbUnreachable, PluginNotFound
 from ..plugin_manager import (
     build_plugin_manager,
     issue_renderers,
@@ -114,16 +114,27 @@ class NewsletterService:
                 ) from None
 
     def check_ready(self, *, tolerate_outage: bool = True) -> None:
-        """Fail fast on an un-migrated database (``NotMigrated``); with ``tolerate_outage`` a
-        database that does not answer is only logged (requests answer 503 until it is back)."""
+        """Fail fast on an un-migrated database (``NotMigrated``) and on one that cannot be
+        used (:class:`DbUnreachable`, its message the driver's reason, the URL's password
+        masked). With ``tolerate_outage`` (the app starting up in a worker) a failure waiting
+        may cure (a refused connection, no reply) is only logged, with its reason: requests
+        answer 503 until the database is back; a wrong password, database name or host is
+        raised all the same."""
         try:
             self.storage.check_ready()
             # Created inside a signup's write transaction, it would deadlock SQLite's one writer.
             _ = self.context.site_secret
-        except DbUnavailable:
-            if not tolerate_outage:
-                raise
-            log.warning("database unavailable at start-up; requests will answer 503 until it is")
+        except DbUnavailable as exc:
+            reason = exc.reason or exc.message
+            if tolerate_outage and not exc.lasting:
+                log.warning(
+                    "database unavailable at start-up (%s); requests will answer 503 until it is",
+                    reason,
+                )
+                return
+            raise DbUnreachable(
+                f"cannot use the database: {reason}", reason=exc.reason, lasting=exc.lasting
+            ) from exc
 
     def initialise(self) -> str | None:
         """Migrate the schema and make sure a site secret exists (``db upgrade``); what the

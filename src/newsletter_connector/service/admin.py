@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from ..errors import DbUnavailable, InvalidRequest, Unauthorized
 from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
 from ..plugin_manager import outbound_transports, pick
+from ..short_reads import short_reads
 from ..storage import ApiKeyRecord, ConnectionRecord, OutboxBatchRecord, OutboxStatus
 from ..sync.transport import header_safe_token
 from .connection_check import ConnectionCheck, check_connection
@@ -97,7 +98,8 @@ class AdminService:
     def authenticate_api_key(self, presented: str) -> ApiKeyRecord:
         """The active key matching ``presented`` (looked up on every call, so a revocation
         holds on every worker's next request); :class:`Unauthorized` otherwise."""
-        record = self.context.storage.find_active_api_key(sha256_hex(presented))
+        with short_reads():
+            record = self.context.storage.find_active_api_key(sha256_hex(presented))
         if record is None:
             raise Unauthorized("the API key is unknown or revoked")
         self._record_use(record.id)
@@ -226,7 +228,8 @@ class AdminService:
 
     def connection(self) -> ConnectionRecord | None:
         """The active connection, or ``None``."""
-        return self.context.storage.find_active_connection()
+        with short_reads():
+            return self.context.storage.find_active_connection()
 
     def disable_connection(self) -> bool:
         """Disable the connection: export endpoints answer 404 and nothing is pushed."""

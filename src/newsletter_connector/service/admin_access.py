@@ -25,6 +25,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from ..errors import InvalidRequest, NewsletterError, NotFound, Unauthorized
+from ..short_reads import short_reads
 from ..storage import AdminSessionRecord, AdminUserRecord, UnitOfWork
 from .admin_audit import AdminAuditService
 from .context import ServiceContext, sha256_hex
@@ -133,7 +134,7 @@ class AdminAccessService:
 
     def has_users(self) -> bool:
         """Whether any admin user exists (the built-in login is configured)."""
-        with self.context.storage.transaction(write=False) as uow:
+        with short_reads(), self.context.storage.transaction(write=False) as uow:
             return uow.admin_users.count() > 0
 
     # -- Sign-in -------------------------------------------------------------------------
@@ -191,7 +192,7 @@ class AdminAccessService:
         when there is none, it expired (then it is deleted), or its user is gone."""
         now = self.context.clock()
         digest = sha256_hex(token)
-        with self.context.storage.transaction() as uow:
+        with short_reads(), self.context.storage.transaction() as uow:
             record = uow.admin_sessions.get(digest)
             if record is None:
                 return None

@@ -33,6 +33,7 @@ from ..model.requests import (
     SignupRequest,
     parse_request,
 )
+from ..short_reads import short_reads
 from ..storage import (
     DeletionRecord,
     SubscriberData,
@@ -167,7 +168,7 @@ class SubscriberService:
         """The subscriber with this address (any case); :class:`InvalidRequest` naming
         ``email`` for an invalid address, :class:`NotFound` for no such subscriber."""
         address = normalise_email(email)
-        with self.context.storage.transaction(write=False) as uow:
+        with short_reads(), self.context.storage.transaction(write=False) as uow:
             return self._by_email(uow, address, lock=False)
 
     def find_by_token(self, kind: TokenKind, token: str) -> SubscriberRecord | None:
@@ -175,7 +176,7 @@ class SubscriberService:
         ``None`` (also for anything that is not shaped like a token)."""
         if not isinstance(token, str) or not _TOKEN_RE.match(token):
             return None
-        with self.context.storage.transaction(write=False) as uow:
+        with short_reads(), self.context.storage.transaction(write=False) as uow:
             return uow.subscribers.get_by_token(kind, token)
 
     def list_page(

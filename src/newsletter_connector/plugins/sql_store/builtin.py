@@ -25,12 +25,12 @@ class BuiltinSqlStorage(SqlStorage):
         return ActiveKeyLookup(self.engine)
 
     def find_active_api_key(self, key_digest: str) -> ApiKeyRecord | None:
-        with translated_errors():
+        with translated_errors(self.engine.url):
             return self._key_lookup.find(key_digest)
 
     def record_api_key_use(self, key_id: int, *, on: date) -> None:
         # Its own short transaction, beside the key check (which opens no unit of work).
-        with translated_errors(), self.engine.begin() as connection:
+        with translated_errors(self.engine.url), self.engine.begin() as connection:
             SqlApiKeys(connection).mark_used(key_id, on=on)
 
     @cached_property
@@ -48,7 +48,7 @@ class BuiltinSqlStorage(SqlStorage):
     ) -> SubscriberRecord | None:
         if not self._signup.handles(events):
             return super().add_subscriber(data, events, unless_suppressed=unless_suppressed)
-        with translated_errors():
+        with translated_errors(self.engine.url):
             return self._signup.add(data, events, unless_suppressed=unless_suppressed)
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ from sqlalchemy.sql.elements import ClauseElement
 
 from ...tracing.statements import statement_span
 from .pooled_statement import DriverStatement, wrapped_driver_error
-from .reply_bound import reply_deadline, wait_for_reply
+from .reply_bound import NoReply, reply_deadline, wait_for_reply
 
 _names = count(1)
 
@@ -195,8 +195,17 @@ class DedicatedReadStatement:
         return held
 
     def _alive(self, held: _ThreadConnection) -> bool:
+        """Whether ``held`` answers a ping.
+
+        :raises sqlalchemy.exc.DBAPIError: no reply in time: the server is hung, and a new
+            connection would wait its whole connect timeout as well.
+        """
         try:
             return bool(self.engine.dialect.do_ping(cast(Any, held.connection)))
+        except NoReply as error:
+            self._discard()
+            self.engine.dispose(close=False)  # the pooled ones would wait as long
+            raise self._wrapped(error, lost=True) from error
         except psycopg.Error:
             return False
 

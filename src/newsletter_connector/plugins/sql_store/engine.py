@@ -3,8 +3,10 @@
 SQLite: WAL, foreign keys on, pysqlite's transaction handling off, and writes begun with
 ``BEGIN IMMEDIATE``: the write lock up front, so a writer never fails mid-transaction on
 another's lock (SQLAlchemy drops ``FOR UPDATE`` on SQLite).
-PostgreSQL: connections pinged only after sitting idle (:func:`ping_idle_connections`).
-Every wait on the database is bounded (:func:`bound_waits`).
+PostgreSQL: connections pinged only after sitting idle (:func:`ping_idle_connections`);
+behind a transaction pooler (PgBouncer) no server-side prepared statement and no start-up
+option (:func:`behind_transaction_pooler`). Every wait on the database is bounded
+(:func:`bound_waits`), a short read's by a shorter deadline.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sqlalchemy.engine import URL, Connection, Engine, create_engine, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, StaticPool
 
 from ...json_encoding import dumps_text
+from ...short_reads import in_short_reads
 from .stored_json import stored_json_loads
 
 BEGIN_OPTION = "nc_sqlite_begin"
@@ -28,6 +31,10 @@ BEGIN_OPTION = "nc_sqlite_begin"
 IDLE_PING_SECONDS = 1.0
 _CHECKED_IN_AT = "nc_checked_in_at"
 _IDLE_PING_SECONDS: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
+_TRANSACTION_POOLED: weakref.WeakSet[Engine] = weakref.WeakSet()
+_SQLITE_BUSY_MS = "nc_busy_timeout_ms"
+#: SQLite: the busy timeouts, in ms, of a transaction and of one inside ``short_reads()``.
+_SQLITE_BUSY: weakref.WeakKeyDictionary[Engine, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
 def normalise_url(database_url: str) -> URL:
@@ -51,11 +58,25 @@ class DbTimeouts:
     lock: float = 5.0
     #: PostgreSQL: a round trip waiting longer for the server's reply gives the connection up.
     reply: float = 20.0
+    #: Inside ``short_reads()``: PostgreSQL's reply bound, SQLite's busy timeout.
+    short_reply: float = 3.0
 
 
-def make_engine(database_url: str, *, timeouts: DbTimeouts | None = None, **kwargs: Any) -> Engine:
+def make_engine(
+    database_url: str,
+    *,
+    timeouts: DbTimeouts | None = None,
+    transaction_pooler: bool = False,
+    **kwargs: Any,
+) -> Engine:
     """An engine for ``database_url`` configured for this store's transaction rules, every
-    wait on the database bounded by ``timeouts`` (the defaults when not given)."""
+    wait on the database bounded by ``timeouts`` (the defaults when not given).
+
+    ``transaction_pooler``: PostgreSQL is reached through a pooler in transaction pooling mode
+    (PgBouncer's ``pool_mode = transaction``), which may run each transaction on a different
+    server connection: no server-side prepared statement (psycopg's ``prepare_threshold``
+    off) and no start-up ``options`` (set the server timeouts on the role instead).
+    """
     url = normalise_url(database_url)
     timeouts = timeouts or DbTimeouts()
     # Bound parameters can hold tokens and addresses: keep them out of exception text and logs.
@@ -68,10 +89,22 @@ def make_engine(database_url: str, *, timeouts: DbTimeouts | None = None, **kwar
         engine = _sqlite_engine(url, **kwargs)
     else:
         idle_ping_seconds = kwargs.pop("idle_ping_seconds", IDLE_PING_SECONDS)
+        if transaction_pooler:
+            # A statement psycopg prepares on one server connection is unknown on the next.
+            connect_args = kwargs.setdefault("connect_args", {})
+            connect_args.setdefault("prepare_threshold", None)
         engine = create_engine(url, **kwargs)
+        if transaction_pooler:
+            _TRANSACTION_POOLED.add(engine)
         ping_idle_connections(engine, idle_ping_seconds)
     bound_waits(engine, timeouts)
     return engine
+
+
+def behind_transaction_pooler(engine: Engine) -> bool:
+    """Whether ``engine`` reaches PostgreSQL through a transaction pooler: a session lasts
+    one transaction there (no prepared statement, ``SET`` or session lock outlives it)."""
+    return engine in _TRANSACTION_POOLED
 
 
 def bound_waits(engine: Engine, timeouts: DbTimeouts) -> None:
@@ -79,31 +112,59 @@ def bound_waits(engine: Engine, timeouts: DbTimeouts) -> None:
     pool's own ``pool_timeout``); a value ``connect_args`` already give is kept.
 
     PostgreSQL (psycopg 3): ``connect_timeout``, ``statement_timeout`` and ``lock_timeout`` as
-    startup options (no round trip), and a :class:`.reply_bound.ReplyBoundConnection`.
-    SQLite: the busy timeout, ``timeouts.lock``.
+    startup options (no round trip; not behind a transaction pooler, which would run them on
+    a server connection other clients share), and a
+    :class:`.reply_bound.ReplyBoundConnection`, its short reads bounded by
+    ``timeouts.short_reply``.
+    SQLite: the busy timeout, ``timeouts.lock``; ``timeouts.short_reply`` for a transaction
+    begun inside ``short_reads()``.
     """
     if engine.dialect.name == "sqlite":
-
-        @event.listens_for(engine, "do_connect")
-        def _sqlite_busy_timeout(
-            _dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]
-        ) -> None:
-            cparams.setdefault("timeout", timeouts.lock)  # sqlite3's busy timeout
-
+        _bound_sqlite_waits(engine, timeouts)
         return
     if engine.dialect.name != "postgresql" or engine.dialect.driver != "psycopg":
         return
     from .reply_bound import ReplyBoundConnection
+
+    pooled = behind_transaction_pooler(engine)
 
     @event.listens_for(engine, "do_connect")
     def _bounded_connect(
         _dialect: Any, _record: Any, cargs: Any, cparams: dict[str, Any]
     ) -> ReplyBoundConnection:
         cparams.setdefault("connect_timeout", timeouts.connect)
-        cparams["options"] = _with_server_timeouts(cparams.get("options", ""), timeouts)
+        if not pooled:
+            cparams["options"] = _with_server_timeouts(cparams.get("options", ""), timeouts)
         connection = ReplyBoundConnection.connect(*cargs, **cparams)
         connection.reply_timeout = timeouts.reply
+        connection.short_reply_timeout = timeouts.short_reply
         return connection
+
+
+def _bound_sqlite_waits(engine: Engine, timeouts: DbTimeouts) -> None:
+    lock_ms = round(timeouts.lock * 1000)
+    _SQLITE_BUSY[engine] = (lock_ms, min(lock_ms, round(timeouts.short_reply * 1000)))
+
+    @event.listens_for(engine, "do_connect")
+    def _sqlite_busy_timeout(
+        _dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]
+    ) -> None:
+        cparams.setdefault("timeout", timeouts.lock)  # sqlite3's busy timeout
+
+
+def _sqlite_busy_timeout_for_this_transaction(connection: Connection) -> None:
+    """Before a SQLite ``BEGIN``, which is where a writer waits: the busy timeout of a short
+    read inside ``short_reads()``, the lock timeout otherwise (set only when it changes)."""
+    busy = _SQLITE_BUSY.get(connection.engine)
+    if busy is None:
+        return
+    wanted = busy[1] if in_short_reads() else busy[0]
+    info = connection.connection.info
+    if info.get(_SQLITE_BUSY_MS, busy[0]) != wanted:
+        connection.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+            f"PRAGMA busy_timeout = {wanted}"
+        )
+        info[_SQLITE_BUSY_MS] = wanted
 
 
 def _with_server_timeouts(options: str, timeouts: DbTimeouts) -> str:
@@ -147,6 +208,11 @@ def ping_idle_connections(engine: Engine, idle_seconds: float) -> None:
     (``503 db_unavailable``) and SQLAlchemy invalidates the whole pool.
     """
     _IDLE_PING_SECONDS[engine] = idle_seconds
+    no_reply: tuple[type[BaseException], ...] = ()
+    if engine.dialect.driver == "psycopg":  # imported only when PostgreSQL is in use
+        from .reply_bound import NoReply
+
+        no_reply = (NoReply,)
 
     @event.listens_for(engine, "checkin")
     def _on_checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
@@ -161,6 +227,11 @@ def ping_idle_connections(engine: Engine, idle_seconds: float) -> None:
             return  # new, or in steady use
         try:
             alive = engine.dialect.do_ping(dbapi_connection)
+        except no_reply:
+            # A hung server: a new connection would wait its whole connect timeout as well.
+            # This connection is invalidated; so are the rest, which would wait as long.
+            engine.dispose(close=False)
+            raise
         except engine.dialect.loaded_dbapi.Error as error:
             raise exc.DisconnectionError("idle connection failed its ping") from error
         if not alive:
@@ -200,6 +271,7 @@ def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
+        _sqlite_busy_timeout_for_this_transaction(connection)
         connection.exec_driver_sql(connection.get_execution_options().get(BEGIN_OPTION, "BEGIN"))
 
     return engine

@@ -1,6 +1,7 @@
 """The per-request API key check, run outside a unit of work (bench: status_overhead): on
 PostgreSQL with psycopg 3 on a connection of each thread's own (:mod:`.dedicated_read`),
-otherwise on a pooled one (:mod:`.pooled_statement`).
+otherwise (and behind a transaction pooler, where its prepared statement would be unknown on
+the next server connection) on a pooled one (:mod:`.pooled_statement`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from sqlalchemy.engine import Engine
 
 from ...storage import ApiKeyRecord
 from .dedicated_read import DedicatedReadStatement
-from .engine import idle_ping_seconds
+from .engine import behind_transaction_pooler, idle_ping_seconds
 from .pooled_statement import PooledStatement
 from .tables import api_keys
 
@@ -49,8 +50,8 @@ def green_threads() -> bool:
 
 class ActiveKeyLookup:
     """Finds the unrevoked key with a digest: on PostgreSQL through psycopg 3, on a connection
-    of each thread's own (unless the threads are green); otherwise on a pooled connection of
-    ``engine``. :meth:`close` when done with the engine."""
+    of each thread's own (unless the threads are green or a transaction pooler is in between);
+    otherwise on a pooled connection of ``engine``. :meth:`close` when done with the engine."""
 
     def __init__(self, engine: Engine) -> None:
         self._statement: PooledStatement | DedicatedReadStatement
@@ -58,6 +59,7 @@ class ActiveKeyLookup:
             engine.dialect.name == "postgresql"
             and engine.dialect.driver == "psycopg"
             and not green_threads()
+            and not behind_transaction_pooler(engine)
         ):
             self._statement = DedicatedReadStatement(
                 engine, _ACTIVE_KEY, idle_ping_seconds=idle_ping_seconds(engine)

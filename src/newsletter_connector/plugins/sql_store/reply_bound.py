@@ -3,9 +3,12 @@
 A stopped server whose kernel still acknowledges TCP fires no server-side timeout, so only the
 client can bound the wait. Every round trip of a :class:`ReplyBoundConnection` (and every
 :func:`wait_for_reply` of :mod:`.dedicated_read`'s libpq path) waits at most its reply
-timeout; past it the connection is closed and ``psycopg.OperationalError`` raised, which
-SQLAlchemy counts as a disconnect (the pool is discarded, the caller answers
-``db_unavailable``). See docs/decisions.md, "Every wait on the database is bounded".
+timeout; past it the connection is closed and :class:`NoReply` (a ``psycopg.OperationalError``)
+raised, which SQLAlchemy counts as a disconnect (the pool is discarded, the caller answers
+``db_unavailable``). Inside :func:`~newsletter_connector.short_reads.short_reads` the bound is
+the connection's shorter :attr:`ReplyBoundConnection.short_reply_timeout`. See
+docs/decisions.md, "Every wait on the database is bounded" and "Short reads have a deadline of
+their own".
 """
 
 from __future__ import annotations
@@ -18,18 +21,36 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import psycopg
 from psycopg import pq
 
+from ...short_reads import in_short_reads
+
 if TYPE_CHECKING:
     from psycopg.abc import PQGen
 
 RV = TypeVar("RV")
 
 
+class NoReply(psycopg.OperationalError):
+    """The server did not reply within the bound: it is hung, so a new connection would wait
+    as long (the connection is closed)."""
+
+
 class ReplyBoundConnection(psycopg.Connection[Any]):
     """A psycopg connection whose round trips wait at most :attr:`reply_timeout` seconds
-    (``None``: as long as it takes) for the server's reply."""
+    (``None``: as long as it takes) for the server's reply, and inside
+    :func:`~newsletter_connector.short_reads.short_reads` at most
+    :attr:`short_reply_timeout`."""
 
     #: Seconds a round trip waits for the server before the connection is given up.
     reply_timeout: float | None = None
+    #: The bound of a round trip inside ``short_reads()`` (``None``: :attr:`reply_timeout`).
+    short_reply_timeout: float | None = None
+
+    def current_reply_timeout(self) -> float | None:
+        """The bound a round trip started now has."""
+        bound, short = self.reply_timeout, self.short_reply_timeout
+        if bound is None or short is None or not in_short_reads():
+            return bound
+        return min(bound, short)
 
     def wait(
         self, gen: PQGen[RV], interval: float | None = None, timeout: float | None = None
@@ -40,7 +61,7 @@ class ReplyBoundConnection(psycopg.Connection[Any]):
         :raises psycopg.OperationalError: no reply in time (the connection is closed), or any
             failure psycopg reports.
         """
-        bound = self.reply_timeout if timeout is None else timeout
+        bound = self.current_reply_timeout() if timeout is None else timeout
         try:
             if interval is None:
                 return super().wait(gen, timeout=bound)
@@ -50,7 +71,7 @@ class ReplyBoundConnection(psycopg.Connection[Any]):
                 raise
             # The connection's state is unknown, and a cancel would wait on the same server.
             self.pgconn.finish()
-            raise psycopg.OperationalError(no_reply_message(bound)) from None
+            raise NoReply(no_reply_message(bound)) from None
 
 
 def _in_flight(pgconn: pq.abc.PGconn) -> bool:
@@ -66,7 +87,7 @@ def reply_timeout(connection: psycopg.Connection[Any]) -> float | None:
     """How long a round trip on ``connection`` may wait for the server (``None``: unbounded,
     a connection not made by this store's engine)."""
     if isinstance(connection, ReplyBoundConnection):
-        return connection.reply_timeout
+        return connection.current_reply_timeout()
     return None
 
 
@@ -81,8 +102,8 @@ def wait_for_reply(connection: psycopg.Connection[Any], deadline: float | None) 
     """After a ``send_*`` on ``connection.pgconn``: wait until ``pgconn.get_result()`` can
     answer without waiting, at most until ``deadline`` (from :func:`reply_deadline`).
 
-    :raises psycopg.OperationalError: no reply in time (the connection is now closed), or the
-        connection failed.
+    :raises NoReply: no reply in time (the connection is now closed).
+    :raises psycopg.OperationalError: the connection failed.
     """
     pgconn = connection.pgconn
     poller: select.poll | None = None
@@ -96,5 +117,5 @@ def wait_for_reply(connection: psycopg.Connection[Any], deadline: float | None) 
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not poller.poll(math.ceil(remaining * 1000)):
                 pgconn.finish()
-                raise psycopg.OperationalError(no_reply_message(reply_timeout(connection) or 0))
+                raise NoReply(no_reply_message(reply_timeout(connection) or 0))
         pgconn.consume_input()

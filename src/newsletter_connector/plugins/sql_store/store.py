@@ -8,10 +8,11 @@ from functools import cached_property
 from pathlib import Path
 
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
+from ...short_reads import short_reads
 from ...storage import StorageBase
 from ...tracing import tracer_for
 from ...tracing.statements import trace_statements
@@ -19,7 +20,14 @@ from . import migrate
 from .admin import SqlAdminAudit, SqlAdminSessions, SqlAdminUsers
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .day_rollups import SqlDayRollups
-from .engine import BEGIN_OPTION, DbTimeouts, is_in_memory, make_engine
+from .engine import (
+    BEGIN_OPTION,
+    DbTimeouts,
+    behind_transaction_pooler,
+    is_in_memory,
+    make_engine,
+)
+from .failure_reason import failure_reason, is_lasting
 from .feedback import SqlFeedback
 from .issues import SqlIssues
 from .outbox import SqlOutbox
@@ -134,8 +142,11 @@ class SqlStorage(StorageBase):
             statement=settings.db_statement_timeout,
             lock=settings.db_lock_timeout,
             reply=settings.db_reply_timeout,
+            short_reply=settings.db_short_reply_timeout,
         )
-        engine = make_engine(settings.database_url, timeouts=timeouts)
+        engine = make_engine(
+            settings.database_url, timeouts=timeouts, transaction_pooler=settings.db_pgbouncer
+        )
         tracer = tracer_for(settings)
         if tracer is not None:
             trace_statements(engine, tracer)
@@ -151,13 +162,16 @@ class SqlStorage(StorageBase):
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
-        with translated_errors(), self.engine.connect() as connection:
+        with translated_errors(self.engine.url), self.engine.connect() as connection:
             if self.dialect == "sqlite":
                 connection.execution_options(
                     **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
                 )
-            elif not write:
+            elif not write and not behind_transaction_pooler(self.engine):
                 # READ COMMITTED: a read transaction guarantees nothing autocommit does not.
+                # Behind a transaction pooler each autocommit statement may run on another
+                # server connection, so a session lock taken by one (a commit horizon's) could
+                # be released on another: a real transaction keeps them on one.
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             with connection.begin():
                 yield self.unit_of_work_class(connection)
@@ -173,14 +187,18 @@ class SqlStorage(StorageBase):
         ):
             # Connecting would create the file, leaving an empty database behind (a ``file:``
             # URI names no plain path, so it is left to SQLite; ``:memory:`` names no file).
+            if not Path(str(database)).parent.is_dir():  # nor could `db upgrade` create it
+                reason = failure_reason(FileNotFoundError("no such database file"), url)
+                raise DbUnavailable("the database is unavailable", reason=reason, lasting=True)
             raise NotMigrated(
                 f"the database {database} does not exist; create it with "
                 "`newsletter-connector db upgrade`"
             )
         try:
-            current = migrate.current_revision(self.engine)
+            with short_reads():
+                current = migrate.current_revision(self.engine)
         except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
-            raise translate_db_error(exc) from exc
+            raise translate_db_error(exc, self.engine.url) from exc
         head = migrate.head_revision()
         if current is None:
             raise NotMigrated(f"the database has no newsletter-connector schema; {MIGRATE_HINT}")
@@ -195,7 +213,7 @@ class SqlStorage(StorageBase):
             before = migrate.current_revision(self.engine)
             migrate.upgrade(self.engine)
         except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
-            raise translate_db_error(exc) from exc
+            raise translate_db_error(exc, self.engine.url) from exc
         head = migrate.head_revision()
         if before is None:
             return f"created (schema revision {head})"
@@ -208,22 +226,29 @@ class SqlStorage(StorageBase):
 
 
 @contextmanager
-def translated_errors() -> Iterator[None]:
-    """Driver and pool failures inside the block raised as domain errors."""
+def translated_errors(url: URL) -> Iterator[None]:
+    """Driver and pool failures inside the block raised as domain errors (``url``: the
+    database's, for the operator's reason)."""
     try:
         yield
     except (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.ProgrammingError) as exc:
-        raise translate_db_error(exc) from exc
+        raise translate_db_error(exc, url) from exc
     except sa_exc.TimeoutError as exc:  # connection pool exhausted
-        raise DbUnavailable("the database did not answer in time") from exc
+        raise DbUnavailable(
+            "the database did not answer in time", reason=failure_reason(exc, url)
+        ) from exc
 
 
-def translate_db_error(exc: Exception) -> Exception:
+def translate_db_error(exc: Exception, url: URL) -> Exception:
     """A driver error as a domain error: a missing table is ``NotMigrated``, any other
-    programming error (a bug) is returned unchanged, the rest is ``DbUnavailable``."""
+    programming error (a bug) is returned unchanged, the rest is ``DbUnavailable`` carrying
+    the operator's reason (the driver's words, ``url`` with its password masked)."""
     orig = getattr(exc, "orig", None)
     if type(orig).__name__ == "UndefinedTable" or "no such table" in str(orig):
         return NotMigrated(f"the database schema is missing or incomplete; {MIGRATE_HINT}")
     if isinstance(exc, sa_exc.ProgrammingError):
         return exc
-    return DbUnavailable("the database is unavailable; retry shortly")
+    reason = failure_reason(exc, url)
+    return DbUnavailable(
+        "the database is unavailable; retry shortly", reason=reason, lasting=is_lasting(reason)
+    )
