@@ -39,6 +39,7 @@ SYSTEM_TIER = frozenset(
         "test_https_addresses.py",
         "test_hung_database.py",
         "test_listsource_server.py",
+        "test_observability_server.py",
         "test_outage.py",
         "test_pages_browser.py",
         "test_pgbouncer.py",

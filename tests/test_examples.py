@@ -16,15 +16,21 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 STATUS = "/api/newsletter/v1/status"
 
 
-def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: str) -> None:
-    port = free_port()
-    env = {
-        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+def example_env(settings: Any, port: int, **extra: str) -> dict[str, str]:
+    """The standalone example's environment: ``settings``' database, two workers on ``port``."""
+    return {
+        "NEWSLETTER_DATABASE_URL": settings.database_url,
         "NEWSLETTER_BASE_URL": "https://news.example.test",
         "NEWSLETTER_SITE_SECRET": "standalone-secret",
         "NEWSLETTER_BIND": f"127.0.0.1:{port}",
         "NEWSLETTER_WORKERS": "2",
+        **extra,
     }
+
+
+def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: str) -> None:
+    port = free_port()
+    env = example_env(newsletter_settings, port)
     base = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"]
     with serving(command, probe_url=base + STATUS, env=env, cwd=EXAMPLES / "standalone") as process:

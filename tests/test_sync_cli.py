@@ -130,8 +130,8 @@ def test_outbox_status_failed_replay_and_metrics(newsletter_service: Any, env: A
     assert "2 event(s)" in failed.stdout
 
     metrics = run(env, "outbox", "metrics")
-    assert 'newsletter_outbox_batches{state="failed"} 1' in metrics.stdout
-    assert "newsletter_outbox_failed_events 2" in metrics.stdout
+    assert 'newsletter_outbox_batches{state="failed"} 1.0' in metrics.stdout
+    assert "newsletter_outbox_failed_events 2.0" in metrics.stdout
     assert "# TYPE newsletter_outbox_unbatched_events gauge" in metrics.stdout
 
     both = run(env, "outbox", "replay")

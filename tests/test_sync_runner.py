@@ -14,12 +14,13 @@ import pytest
 from sqlalchemy import select
 
 from newsletter_connector.hookspecs import hookimpl
+from newsletter_connector.observability.exposition import render
+from newsletter_connector.observability.outbox_collector import OutboxCollector
 from newsletter_connector.plugins.sql_store.tables import outbox_batches
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event, subscriber_key
 from newsletter_connector.sync import http as sync_http
 from newsletter_connector.sync.background import start_background_sync
-from newsletter_connector.sync.metrics import render_metrics
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.sync.schedule import MAX_ATTEMPTS, retry_delay
 from newsletter_connector.testing.issue_samples import sample_issue_content
@@ -463,13 +464,14 @@ def test_metrics_carry_the_status_figures(
 ) -> None:
     queue(service, 2)
     clock.advance(timedelta(seconds=90))
-    text = render_metrics(status(service), clock.now)
-    assert 'newsletter_outbox_batches{state="failed"} 0' in text
-    assert "newsletter_outbox_unbatched_events 2" in text
-    assert "newsletter_outbox_undelivered_events 2" in text
+    text = render(OutboxCollector(service)).decode()
+    assert "newsletter_outbox_status_up 1.0" in text
+    assert 'newsletter_outbox_batches{state="failed"} 0.0' in text
+    assert "newsletter_outbox_unbatched_events 2.0" in text
+    assert "newsletter_outbox_undelivered_events 2.0" in text
     age = next(line for line in text.splitlines() if line.startswith("newsletter_outbox_oldest"))
     assert float(age.split()[1]) == pytest.approx(90, abs=1)
-    assert "newsletter_outbox_has_error 0" in text
+    assert "newsletter_outbox_has_error 0.0" in text
 
 
 def test_delivered_batches_are_pruned_after_seven_days(

@@ -3,14 +3,26 @@
 import multiprocessing
 import os
 
+from newsletter_connector.observability import multiprocess as metrics_files
+
+# /metrics sums the figures of every worker: a fresh PROMETHEUS_MULTIPROC_DIR before any worker
+# starts, a dead worker's bookkeeping, and the directory removed at exit (docs/operations.md).
+metrics_files.prepare_directory()
+child_exit = metrics_files.child_exit
+on_exit = metrics_files.on_exit
+
 bind = os.environ.get("NEWSLETTER_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("NEWSLETTER_WORKERS", min(4, multiprocessing.cpu_count() * 2)))
 # Each worker builds its own app (and database engine) after fork.
 preload_app = False
 accesslog = "-"
 # Access logs must never carry link tokens, credentials, email addresses or client addresses:
-# this logger redacts every atom, whatever access_log_format asks for (docs/security.md).
-logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
+# this logger redacts every atom, whatever access_log_format asks for (docs/security.md). The
+# JSON one writes the same redacted fields as one JSON object per line.
+if os.environ.get("NEWSLETTER_LOG_FORMAT") == "json":
+    logger_class = "newsletter_connector.observability.gunicorn_logging.JsonRedactingLogger"
+else:
+    logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
 # A sync worker reads each request body itself: a worker busy with one request for longer
 # than this is restarted, which cuts off a client sending its body slowly. Serve behind a
 # buffering proxy all the same (docs/security.md, "Floods and slow clients").

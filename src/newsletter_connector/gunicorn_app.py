@@ -51,6 +51,22 @@ class _Server(BaseApplication):  # type: ignore[misc]
 DEFAULT_WORKER_TIMEOUT = 30
 
 
+def observability_options(settings: Settings) -> dict[str, Any]:
+    """The gunicorn options of the ``log_format`` and ``metrics_token`` settings; with a
+    token, a fresh multiprocess metrics directory is prepared now, before any worker starts."""
+    from .observability import multiprocess
+
+    options: dict[str, Any] = {"logger_class": "newsletter_connector.gunicorn_app.RedactingLogger"}
+    if settings.log_format == "json":
+        options["logger_class"] = (
+            "newsletter_connector.observability.gunicorn_logging.JsonRedactingLogger"
+        )
+    if settings.metrics_token is not None:
+        multiprocess.prepare_directory()
+        options.update(child_exit=multiprocess.child_exit, on_exit=multiprocess.on_exit)
+    return options
+
+
 def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
     """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped."""
     _Server(
@@ -60,9 +76,9 @@ def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
             "workers": workers,
             "timeout": DEFAULT_WORKER_TIMEOUT,
             "accesslog": "-",
-            "logger_class": "newsletter_connector.gunicorn_app.RedactingLogger",
             "preload_app": False,
             "post_worker_init": freeze_loaded_app,
+            **observability_options(settings),
             **options,
         },
     ).run()

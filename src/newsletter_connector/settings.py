@@ -240,6 +240,20 @@ class Settings(BaseModel):
         "token or key (see Operations, Tracing).",
     )
 
+    # -- observability: health checks, metrics and logs (docs/operations.md) --
+    metrics_token: SecretStr | None = Field(
+        None,
+        description="Bearer token Prometheus sends to scrape `{base_url}/metrics` (and "
+        "`sync --metrics-bind`); at least 16 characters. Unset: no metrics endpoint, the "
+        "path answers as an unknown one.",
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="`text`: one readable line per record; `json`: one JSON object per line "
+        "(timestamp, level, logger, message, and the access-log fields) for the logs of "
+        "`serve` (app, gunicorn and access log) and `sync`.",
+    )
+
     @field_validator("base_url", "site_url")
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:
@@ -253,6 +267,18 @@ class Settings(BaseModel):
         if carries_credentials(value):
             raise ValueError("must not carry a user name or password")
         return with_lowercase_scheme(value).rstrip("/")
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _strong_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or value.get_secret_value() == "":
+            return None
+        token = value.get_secret_value()
+        if len(token) < 16:
+            raise ValueError("must be at least 16 characters (e.g. `openssl rand -hex 24`)")
+        if not token.isascii() or not token.isprintable() or " " in token:
+            raise ValueError("must be printable ASCII without spaces (it travels in a header)")
+        return value
 
     @field_validator("database_url")
     @classmethod

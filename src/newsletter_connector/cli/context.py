@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import getpass
+import logging
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
@@ -11,6 +12,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from ..errors import DbUnavailable, DbUnreachable, NewsletterError
+from ..observability.json_logs import json_active
 from ..service import NewsletterService
 from ..settings import Settings, SettingsError, command_config_file
 
@@ -18,8 +20,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str) -> NoReturn:
-    """Exit 1 with one line on stderr."""
-    click.echo(f"error: {message}", err=True)
+    """Exit 1 with one line on stderr (a JSON log record once a command has turned
+    ``log_format = json`` on)."""
+    if json_active():
+        logging.getLogger("newsletter_connector.cli").error(message)
+    else:
+        click.echo(f"error: {message}", err=True)
     sys.exit(1)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..sync.metrics import render_metrics
+from ..observability.exposition import render
+from ..observability.outbox_collector import OutboxCollector
 from ..timeutil import isoformat_z
 from .context import CliState, fail, pass_state, reports_errors
 
@@ -91,7 +92,5 @@ def outbox_retry_now(state: CliState) -> None:
 @reports_errors
 def outbox_metrics(state: CliState) -> None:
     """Print the status figures in Prometheus text format."""
-    service = state.service()
-    with service.storage.transaction(write=False) as uow:
-        status = uow.outbox.status()
-    click.echo(render_metrics(status, service.context.clock()), nl=False)
+    collector = OutboxCollector(state.service())
+    click.echo(render(collector).decode(), nl=False)

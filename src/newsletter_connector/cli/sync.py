@@ -7,12 +7,18 @@ import signal
 import threading
 from datetime import timedelta
 from types import FrameType
+from wsgiref.simple_server import WSGIServer
 
 import click
 
+from ..observability.json_logs import configure_logging, json_active
+from ..observability.runner_endpoint import serve_metrics
+from ..settings import Settings
 from ..sync.http import REQUEST_DEADLINE_SECONDS
 from ..sync.runner import SyncRunner
 from .context import CliState, fail, pass_state, reports_errors
+
+log = logging.getLogger(__name__)
 
 
 @click.command("sync")
@@ -38,18 +44,30 @@ from .context import CliState, fail, pass_state, reports_errors
     hidden=True,
     help="Seconds a lease outlives the requests' deadlines.",
 )
+@click.option(
+    "--metrics-bind",
+    metavar="HOST:PORT",
+    help="Serve the runner's Prometheus metrics at http://HOST:PORT/metrics (bearer: the "
+    "metrics_token setting, which must be set).",
+)
 @pass_state
 @reports_errors
 def sync(
-    state: CliState, once: bool, poll_interval: float, request_deadline: float, lease_margin: float
+    state: CliState,
+    once: bool,
+    poll_interval: float,
+    request_deadline: float,
+    lease_margin: float,
+    metrics_bind: str | None,
 ) -> None:
     """Deliver queued events to the platform. Runs until SIGTERM/SIGINT, which finish the
     batch in flight and exit; with --once, delivers what is due and exits: status 0 when every
     batch sent was delivered (or nothing was due, or no connection is configured), 1 when a
     batch failed this attempt or the runner could not start. Refuses to start without an https
     base_url, unless the development setting allow_insecure_http_links allows http."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    configure_logging(state.settings().log_format)
     service = state.service()
+    metrics_server = start_metrics(service.settings, metrics_bind) if metrics_bind else None
     service.check_plugins(connection=True)
     runner = SyncRunner(
         service, deadline=request_deadline, lease_margin=timedelta(seconds=lease_margin)
@@ -58,10 +76,10 @@ def sync(
         report = runner.run_once()
         runner.close()
         if not report.connected:
-            click.echo("no connection configured: nothing pushed, events stay queued")
+            say("no connection configured: nothing pushed, events stay queued")
             return
         retried = sum(1 for o in report.outcomes if o.result != "delivered")
-        click.echo(
+        say(
             f"delivered {report.delivered_events} event(s) in "
             f"{len(report.outcomes) - retried} batch(es); {retried} batch(es) failed this attempt"
         )
@@ -71,11 +89,35 @@ def sync(
     stop = threading.Event()
 
     def request_stop(signum: int, _frame: FrameType | None) -> None:
-        logging.getLogger(__name__).info("signal %d: finishing the batch in flight", signum)
+        log.info("signal %d: finishing the batch in flight", signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    click.echo("sync runner started", err=True)
+    log.info("sync runner started")
     runner.run_forever(stop, poll_interval=poll_interval)
-    click.echo("sync runner stopped", err=True)
+    if metrics_server is not None:
+        metrics_server.shutdown()
+    log.info("sync runner stopped")
+
+
+def say(message: str) -> None:
+    """The command's report: a line on stdout, or a log record with ``log_format = json``
+    (so every line the command writes is JSON)."""
+    if json_active():
+        log.info(message)
+    else:
+        click.echo(message)
+
+
+def start_metrics(settings: Settings, bind: str) -> WSGIServer:
+    """Serve the runner's metrics on ``bind``, or exit 1 saying why not."""
+    if settings.metrics_token is None:
+        source = settings.source_of("metrics_token")
+        fail(f"--metrics-bind needs the metrics_token setting ({source}), which is not set")
+    try:
+        return serve_metrics(bind, settings.metrics_token.get_secret_value())
+    except ValueError as exc:
+        fail(f"--metrics-bind {exc}")
+    except OSError as exc:
+        fail(f"--metrics-bind: cannot listen on {bind} ({exc.strerror})")

@@ -34,6 +34,7 @@ import httpx
 
 from ..errors import NewsletterError
 from ..https_rule import carries_credentials, scheme_allowed, without_credentials
+from ..observability.instruments import record_outcomes
 from ..plugin_manager import outbound_transports, pick
 from ..storage import ClaimedBatch, ConnectionRecord
 from ..tracing import error_type, mark_error, span, tracer_for
@@ -353,6 +354,7 @@ class SyncRunner:
             report.connected = transport is not None
             if transport is not None and not (stop is not None and stop.is_set()):
                 report.outcomes = self.deliver_due(transport, stop=stop)
+                record_outcomes(report.outcomes)
             if current is not None:
                 current.set_attribute("newsletter.sync.connected", report.connected)
                 current.set_attribute("newsletter.sync.delivered_events", report.delivered_events)

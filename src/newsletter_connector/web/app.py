@@ -15,8 +15,10 @@ from . import (
     analytics_capture,
     errors,
     export,
+    health,
     issues_api,
     listsource,
+    metrics,
     newsletter_api,
     openapi,
     subscribers_api,
@@ -67,6 +69,7 @@ def create_app(
         ]
     )
     app.service = service
+    metrics.install(app, service)
     handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
@@ -81,6 +84,7 @@ def create_app(
     openapi.add_routes(app, NEWSLETTER_API)
     export.add_routes(app, service, EXPORT)
     analytics_capture.add_routes(app, service)
+    health.add_routes(app, service)
     admin = add_admin_pages(app, service)
     app.add_error_handler(HostSignInRequired, admin.host_sign_in_required)
     return app

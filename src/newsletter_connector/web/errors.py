@@ -92,6 +92,7 @@ def handle_domain_error(
     if status == falcon.HTTP_401 and surface_of(req.path) == "newsletter":
         resp.set_header("WWW-Authenticate", 'Bearer realm="newsletter"')
     if status == falcon.HTTP_503:
+        req.context.unavailable_cause = ex.code  # for the metrics (web/metrics.py)
         log.warning(
             "database unavailable while serving %s %s: %s",
             req.method,
