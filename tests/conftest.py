@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
+from argon2 import PasswordHasher
 
 #: Shared fixtures: the admin area's (``client``, ``service``, ``admin_user``, ``session``,
-#: ``now``) and the browser tests' Chromium (``browser``).
-pytest_plugins = ["tests.support.admin", "tests.support.browser"]
+#: ``now``), the browser tests' Chromium (``browser``) and the export token's headers
+#: (``token_headers``).
+pytest_plugins = ["tests.support.admin", "tests.support.browser", "tests.support.openapi_checks"]
 
 #: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
-#: a private PostgreSQL server) or thousands of generated cases. They make the system tier, which
-#: a plain ``pytest`` leaves out (the quick tier takes about a minute) and ``pytest --all`` and
-#: CI run.
+#: a private PostgreSQL server) or thousands of generated cases, or cost tens of seconds just to
+#: collect. They make the system tier, which a plain ``pytest`` leaves out without importing
+#: them (the quick tier takes about a minute) and ``pytest --all`` and CI run. A slow test in a
+#: quick module is marked ``pytest.mark.system`` instead.
 SYSTEM_TIER = frozenset(
     {
         "test_access_log.py",
@@ -31,6 +36,7 @@ SYSTEM_TIER = frozenset(
         "test_https_addresses.py",
         "test_hung_database.py",
         "test_listsource_server.py",
+        "test_openapi_boundaries.py",
         "test_outage.py",
         "test_pages_browser.py",
         "test_reliability_bad_input.py",
@@ -52,11 +58,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def runs_quick_tier_only(config: pytest.Config) -> bool:
+    """A plain run: neither ``--all`` nor a ``-m`` expression (``-m system`` is the system tier)."""
+    return not (config.getoption("--all") or config.getoption("markexpr"))
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # Not even imported: collecting some of them costs more than running a quick test module.
+    if collection_path.name in SYSTEM_TIER and runs_quick_tier_only(config):
+        return True
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if runs_quick_tier_only(config):
+        return f"quick tier: {len(SYSTEM_TIER)} system-tier modules left out (--all runs them)"
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in SYSTEM_TIER:
             item.add_marker(pytest.mark.system)
-    if not (config.getoption("--all") or config.getoption("markexpr")):
+    if runs_quick_tier_only(config):
         quick = [item for item in items if "system" not in item.keywords]
         config.hook.pytest_deselected(items=[item for item in items if item not in quick])
         items[:] = quick
@@ -66,6 +90,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+#: argon2id at its cheapest: a hash costs about a millisecond instead of the library default's
+#: tens (64 MiB of memory, three passes), which every signed-in admin test pays twice.
+CHEAP_HASHER = partial(PasswordHasher, time_cost=1, memory_cost=8, parallelism=1)
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The admin login hashes passwords with :data:`CHEAP_HASHER` in every test in this
+    process, except those marked ``argon2_default_cost``, which prove the real cost."""
+    if request.node.get_closest_marker("argon2_default_cost") is None:
+        monkeypatch.setattr(
+            "newsletter_connector.service.admin_access.PasswordHasher", CHEAP_HASHER
+        )
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The OpenAPI document: served, kept in docs/, and true to the implementation (schemathesis)."""
+"""The OpenAPI document: served, kept in docs/, and true to the implementation (schemathesis's
+generated cases; its boundary cases run in ``test_openapi_boundaries.py``, system tier)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import schemathesis
-from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from newsletter_connector.web.openapi import FRAGMENTS, build_document
+
+from .support.openapi_checks import CHECKS, GENERATED_ONLY
 
 DOCS_COPY = Path(__file__).resolve().parents[1] / "docs" / "openapi.json"
 OPENAPI = "/api/newsletter/v1/openapi.json"
@@ -52,20 +47,10 @@ def test_every_route_of_the_api_is_documented(newsletter_app: Any) -> None:
 
 
 @schema.parametrize()
-@settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@GENERATED_ONLY
 def test_api_conforms_to_its_document(case: Any, newsletter_app: Any, auth: dict[str, str]) -> None:
     case.call_and_validate(
         app=newsletter_app,
         headers=auth,
-        checks=[
-            not_a_server_error,
-            status_code_conformance,
-            content_type_conformance,
-            response_headers_conformance,
-            response_schema_conformance,
-        ],
+        checks=CHECKS,
     )
