@@ -38,6 +38,7 @@ SYSTEM_TIER = frozenset(
         "test_listsource_server.py",
         "test_openapi_boundaries.py",
         "test_outage.py",
+        "test_pages_package_data.py",
         "test_pages_browser.py",
         "test_reliability_bad_input.py",
         "test_reliability_crash.py",
@@ -46,6 +47,7 @@ SYSTEM_TIER = frozenset(
         "test_slow_clients.py",
         "test_sync_cli.py",
         "test_sync_tls.py",
+        "test_upgrade_from_first_release.py",
         "test_wheel_install.py",
     }
 )
@@ -61,6 +63,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def runs_quick_tier_only(config: pytest.Config) -> bool:
     """A plain run: neither ``--all`` nor a ``-m`` expression (``-m system`` is the system tier)."""
     return not (config.getoption("--all") or config.getoption("markexpr"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    # Before xdist reads it. Workers pay off for the quick tier, which is CPU-bound; a run of
+    # named test files would spend longer starting them than testing. The system tier's tests
+    # wait on servers, subprocesses and clocks, and assert on timings: it runs in one process.
+    # ``-n`` on the command line overrides both.
+    given = config.invocation_params.args
+    if any(arg.startswith(("-n", "--numprocesses")) for arg in given):
+        return
+    named_files = any(".py" in arg for arg in config.args)
+    if hasattr(config.option, "numprocesses") and (named_files or not runs_quick_tier_only(config)):
+        config.option.numprocesses = 0
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from .support.docblocks import docblock
 from .support.servers import serving
@@ -16,6 +17,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 STATUS = "/api/newsletter/v1/status"
 
 
+@pytest.mark.system  # a real gunicorn
 def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: str) -> None:
     port = free_port()
     env = {

@@ -9,7 +9,9 @@ from typing import Any
 
 import schemathesis
 
-from newsletter_connector.web.openapi import FRAGMENTS, build_document
+from newsletter_connector import create_app
+from newsletter_connector.plugins.sql_store import migrate
+from newsletter_connector.web.openapi import FRAGMENTS, build_document, served_document
 
 from .support.openapi_checks import CHECKS, GENERATED_ONLY
 
@@ -24,6 +26,14 @@ def test_document_is_served_without_a_key(newsletter_client: Any) -> None:
     assert result.status_code == 200
     assert result.json == build_document()
     assert result.json["openapi"].startswith("3.1")
+
+
+def test_apps_share_the_document_and_head_revision_read_once(newsletter_service: Any) -> None:
+    apps = [create_app(service=newsletter_service) for _ in range(2)]
+    documents = [app._router.find(OPENAPI)[0].document for app in apps]
+    assert documents[0] is documents[1] is served_document()
+    assert served_document() == build_document()
+    assert migrate.head_revision.cache_info().misses == 1  # parsed once for the whole process
 
 
 def test_docs_copy_equals_the_served_document(newsletter_client: Any) -> None:
