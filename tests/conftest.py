@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from argon2 import PasswordHasher
+from hypothesis import settings
 
 #: Shared fixtures: the admin area's (``client``, ``service``, ``admin_user``, ``session``,
 #: ``now``), the browser tests' Chromium (``browser``) and the export token's headers
@@ -77,6 +79,20 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     named_files = any(".py" in arg for arg in config.args)
     if hasattr(config.option, "numprocesses") and (named_files or not runs_quick_tier_only(config)):
         config.option.numprocesses = 0
+
+
+#: Hypothesis profiles (``tests/support/examples.py``): the quick tier runs a quarter of each
+#: property test's examples (25 where a test names no count), CI and the system tier all of them.
+settings.register_profile("quick", max_examples=25)
+settings.register_profile("ci", max_examples=100)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before any test module is imported: their @settings read the profile.
+    if config.getoption("hypothesis_profile", None):
+        return  # hypothesis's own --hypothesis-profile, loaded by its plugin
+    full = os.environ.get("HYPOTHESIS_PROFILE") == "ci" or not runs_quick_tier_only(config)
+    settings.load_profile("ci" if full else "quick")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

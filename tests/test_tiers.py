@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -15,6 +16,7 @@ else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
 from .conftest import SYSTEM_TIER
+from .support.examples import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,3 +60,17 @@ def test_the_quick_and_system_tiers_partition_the_suite() -> None:
     assert (
         "tests/test_route_walk.py::test_every_route_answers_malformed_input_without_a_5xx" in system
     )
+
+
+def test_property_tests_run_every_example_in_ci_and_a_quarter_in_the_quick_tier() -> None:
+    before = settings.get_current_profile_name()
+    try:
+        settings.load_profile("ci")
+        assert (examples(150), examples(25)) == (150, 25)
+        assert settings.default.max_examples == 100
+        settings.load_profile("quick")
+        assert (examples(150), examples(25), examples(5)) == (37, 10, 5)
+        assert settings.default.max_examples == 25
+    finally:
+        settings.load_profile(before)
+    assert "export HYPOTHESIS_PROFILE=ci" in (ROOT / ".ci" / "run").read_text()

@@ -22,6 +22,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from .analytics_helpers import connect
+from .examples import examples
 
 #: No 500, and every answer as the document describes it.
 CHECKS = [
@@ -40,7 +41,7 @@ _COMMON: dict[str, Any] = {
 #: Generated cases, 25 per operation, without the explicit phase that carries the boundary
 #: cases and examples (so collecting the module generates nothing).
 GENERATED_ONLY = settings(
-    max_examples=25,
+    max_examples=examples(25),
     phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
     **_COMMON,
 )
