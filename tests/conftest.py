@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
+from argon2 import PasswordHasher
+from hypothesis import settings
 
 # No command the suite runs reads a settings file of the developer's: an empty
 # NEWSLETTER_CONFIG means none at all, not even the newsletter.toml that `quickstart` leaves in
@@ -14,13 +18,15 @@ import pytest
 os.environ["NEWSLETTER_CONFIG"] = ""
 
 #: Shared fixtures: the admin area's (``client``, ``service``, ``admin_user``, ``session``,
-#: ``now``) and the browser tests' Chromium (``browser``).
-pytest_plugins = ["tests.support.admin", "tests.support.browser"]
+#: ``now``), the browser tests' Chromium (``browser``) and the export token's headers
+#: (``token_headers``).
+pytest_plugins = ["tests.support.admin", "tests.support.browser", "tests.support.openapi_checks"]
 
 #: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
-#: a private PostgreSQL server) or thousands of generated cases. They make the system tier, which
-#: a plain ``pytest`` leaves out (the quick tier takes about a minute) and ``pytest --all`` and
-#: CI run.
+#: a private PostgreSQL server) or thousands of generated cases, or cost tens of seconds just to
+#: collect. They make the system tier, which a plain ``pytest`` leaves out without importing
+#: them (the quick tier takes a minute or so) and ``pytest --all`` and CI run. A slow test in a
+#: quick module is marked ``pytest.mark.system`` instead.
 SYSTEM_TIER = frozenset(
     {
         "test_access_log.py",
@@ -40,7 +46,9 @@ SYSTEM_TIER = frozenset(
         "test_hung_database.py",
         "test_listsource_server.py",
         "test_observability_server.py",
+        "test_openapi_boundaries.py",
         "test_outage.py",
+        "test_pages_package_data.py",
         "test_pages_browser.py",
         "test_pgbouncer.py",
         "test_reliability_bad_input.py",
@@ -52,6 +60,7 @@ SYSTEM_TIER = frozenset(
         "test_sync_tls.py",
         "test_tracing_optional.py",
         "test_tracing_servers.py",
+        "test_upgrade_from_first_release.py",
         "test_wheel_install.py",
     }
 )
@@ -64,11 +73,57 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def runs_quick_tier_only(config: pytest.Config) -> bool:
+    """A plain run: neither ``--all`` nor a ``-m`` expression (``-m system`` is the system tier)."""
+    return not (config.getoption("--all") or config.getoption("markexpr"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    # Before xdist reads it. Workers pay off for the quick tier, which is CPU-bound; a run of
+    # named test files would spend longer starting them than testing. The system tier's tests
+    # wait on servers, subprocesses and clocks, and assert on timings: it runs in one process.
+    # ``-n`` on the command line overrides both.
+    given = config.invocation_params.args
+    if any(arg.startswith(("-n", "--numprocesses")) for arg in given):
+        return
+    named_files = any(".py" in arg for arg in config.args)
+    if hasattr(config.option, "numprocesses") and (named_files or not runs_quick_tier_only(config)):
+        config.option.numprocesses = 0
+
+
+#: Hypothesis profiles (``tests/support/examples.py``): the quick tier runs a quarter of each
+#: property test's examples (25 where a test names no count), CI and the system tier all of them.
+settings.register_profile("quick", max_examples=25)
+settings.register_profile("ci", max_examples=100)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Before any test module is imported: their @settings read the profile.
+    if config.getoption("hypothesis_profile", None):
+        return  # hypothesis's own --hypothesis-profile, loaded by its plugin
+    full = os.environ.get("HYPOTHESIS_PROFILE") == "ci" or not runs_quick_tier_only(config)
+    settings.load_profile("ci" if full else "quick")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # Not even imported: collecting some of them costs more than running a quick test module.
+    if collection_path.name in SYSTEM_TIER and runs_quick_tier_only(config):
+        return True
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if runs_quick_tier_only(config):
+        return f"quick tier: {len(SYSTEM_TIER)} system-tier modules left out (--all runs them)"
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in SYSTEM_TIER:
             item.add_marker(pytest.mark.system)
-    if not (config.getoption("--all") or config.getoption("markexpr")):
+    if runs_quick_tier_only(config):
         quick = [item for item in items if "system" not in item.keywords]
         config.hook.pytest_deselected(items=[item for item in items if item not in quick])
         items[:] = quick
@@ -78,6 +133,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+#: argon2id at its cheapest: a hash costs about a millisecond instead of the library default's
+#: tens (64 MiB of memory, three passes), which every signed-in admin test pays twice.
+CHEAP_HASHER = partial(PasswordHasher, time_cost=1, memory_cost=8, parallelism=1)
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The admin login hashes passwords with :data:`CHEAP_HASHER` in every test in this
+    process, except those marked ``argon2_default_cost``, which prove the real cost."""
+    if request.node.get_closest_marker("argon2_default_cost") is None:
+        monkeypatch.setattr(
+            "newsletter_connector.service.admin_access.PasswordHasher", CHEAP_HASHER
+        )
 
 
 @pytest.fixture

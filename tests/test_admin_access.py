@@ -57,6 +57,7 @@ def refused(service: Any, username: str, password: str, client_hash: str = CLIEN
     return type(caught.value).__name__
 
 
+@pytest.mark.argon2_default_cost
 def test_users_created_listed_and_deleted_with_hashed_passwords(service: Any) -> None:
     access = service.admin_access
     assert access.has_users() is False
@@ -251,6 +252,7 @@ def test_parallel_guesses_get_no_more_password_checks_than_the_limit(
     )
 
 
+@pytest.mark.argon2_default_cost
 def test_hash_with_old_parameters_is_replaced_at_login(service: Any) -> None:
     access = service.admin_access
     current = access.hasher

@@ -223,6 +223,7 @@ def test_quickstart_on_a_busy_port_issues_no_key(tmp_path: Any) -> None:
     assert not path.exists()
 
 
+@pytest.mark.system  # real command-line processes
 def test_sync_and_db_commands_print_no_alembic_info(tmp_path: Any) -> None:
     import os
     import subprocess

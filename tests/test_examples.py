@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from .support.docblocks import docblock
 from .support.servers import serving
@@ -28,6 +29,7 @@ def example_env(settings: Any, port: int, **extra: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.system  # a real gunicorn
 def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: str) -> None:
     port = free_port()
     env = example_env(newsletter_settings, port)

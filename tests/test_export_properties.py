@@ -15,9 +15,12 @@ from hypothesis import strategies as st
 from newsletter_connector.service.analytics_sanitize import looks_personal
 
 from .support.analytics_helpers import client_for, clocked_service, connect
+from .support.examples import examples
 
 SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 

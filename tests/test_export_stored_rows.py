@@ -18,6 +18,7 @@ from newsletter_connector.model.analytics import event_wire
 from newsletter_connector.storage import AnalyticsEventRecord
 
 from .support.analytics_helpers import client_for, clocked_service, connect
+from .support.examples import examples
 
 AT = datetime(2026, 3, 1, 12, 0, 0)
 DEEP = 5000
@@ -192,7 +193,7 @@ records = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(record=records)
 def test_any_record_is_written_as_well_formed_json(record: AnalyticsEventRecord) -> None:
     wire = event_wire(record)

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from tests.support.listmonk_shapes import CampaignsResponse
 from tests.support.listsource_fixtures import insert_issues
 
+from .support.examples import examples
+
 USER, KEY = "platform", "property-key-0123456789"
 HEADERS = {"Authorization": "Basic " + base64.b64encode(f"{USER}:{KEY}".encode()).decode()}
 ISSUES = 7
@@ -51,7 +53,9 @@ def _check(client: Any, ids: list[int], query_string: str) -> None:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(pairs=PAIRS)
 def test_any_parameters_answer_a_valid_page(
@@ -62,7 +66,9 @@ def test_any_parameters_answer_a_valid_page(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(raw=RAW)
 def test_any_raw_query_string_answers_a_valid_page(
@@ -86,7 +92,9 @@ HEADER_TEXT = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     header=st.one_of(

@@ -55,6 +55,7 @@ def test_flask(newsletter_env: dict[str, str], auth: dict[str, str]) -> None:
     assert response.get_json() == {"ok": True, "version": "v1", "key": "tests"}
 
 
+@pytest.mark.system  # a real gunicorn
 def test_fresh_django_project_under_gunicorn(
     tmp_path: Path, newsletter_env: dict[str, str], api_key: str
 ) -> None:

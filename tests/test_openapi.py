@@ -1,4 +1,5 @@
-"""The OpenAPI document: served, kept in docs/, and true to the implementation (schemathesis)."""
+"""The OpenAPI document: served, kept in docs/, and true to the implementation (schemathesis's
+generated cases; its boundary cases run in ``test_openapi_boundaries.py``, system tier)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import schemathesis
-from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
-from newsletter_connector.web.openapi import FRAGMENTS, build_document
+from newsletter_connector import create_app
+from newsletter_connector.plugins.sql_store import migrate
+from newsletter_connector.web.openapi import FRAGMENTS, build_document, served_document
+
+from .support.openapi_checks import CHECKS, GENERATED_ONLY
 
 DOCS_COPY = Path(__file__).resolve().parents[1] / "docs" / "openapi.json"
 OPENAPI = "/api/newsletter/v1/openapi.json"
@@ -29,6 +26,14 @@ def test_document_is_served_without_a_key(newsletter_client: Any) -> None:
     assert result.status_code == 200
     assert result.json == build_document()
     assert result.json["openapi"].startswith("3.1")
+
+
+def test_apps_share_the_document_and_head_revision_read_once(newsletter_service: Any) -> None:
+    apps = [create_app(service=newsletter_service) for _ in range(2)]
+    documents = [app._router.find(OPENAPI)[0].document for app in apps]
+    assert documents[0] is documents[1] is served_document()
+    assert served_document() == build_document()
+    assert migrate.head_revision.cache_info().misses == 1  # parsed once for the whole process
 
 
 def test_docs_copy_equals_the_served_document(newsletter_client: Any) -> None:
@@ -52,20 +57,10 @@ def test_every_route_of_the_api_is_documented(newsletter_app: Any) -> None:
 
 
 @schema.parametrize()
-@settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@GENERATED_ONLY
 def test_api_conforms_to_its_document(case: Any, newsletter_app: Any, auth: dict[str, str]) -> None:
     case.call_and_validate(
         app=newsletter_app,
         headers=auth,
-        checks=[
-            not_a_server_error,
-            status_code_conformance,
-            content_type_conformance,
-            response_headers_conformance,
-            response_schema_conformance,
-        ],
+        checks=CHECKS,
     )

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from tests.support.pages_helpers import open_form, path_of
 
+from .support.examples import examples
+
 FIELD_NAMES = st.sampled_from(
     [
         "email",
@@ -38,7 +40,7 @@ VALUES = st.one_of(
 )
 FORMS = st.lists(st.tuples(FIELD_NAMES, VALUES), max_size=12)
 FUZZ = settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

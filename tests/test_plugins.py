@@ -96,6 +96,7 @@ def test_plugin_with_unknown_hook_is_rejected() -> None:
         build_plugin_manager([Typo()], load_entry_points=False)
 
 
+@pytest.mark.system  # pip installs a distribution in a subprocess
 def test_separately_installed_distribution_is_discovered(tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(

@@ -5,7 +5,7 @@ Every run sends 500 cases per operation (4,500 over the document's nine operatio
 here); the long variant (``--run-slow``) sends 3,000 per operation. A module-level tally checks
 that the cases really ran. Property tests over the list-source and export query strings live in
 ``test_listsource_properties.py`` and ``test_export_properties.py`` (150 examples per property
-on every run).
+in CI and with ``--all``, a quarter of them in the quick tier).
 """
 
 from __future__ import annotations

@@ -206,6 +206,7 @@ def _walk(walk: dict[str, Any]) -> tuple[list[str], int]:
     return server_errors, sent
 
 
+@pytest.mark.system  # thousands of requests, about 30 s
 def test_every_route_answers_malformed_input_without_a_5xx(walk: dict[str, Any]) -> None:
     routes = app_routes(walk["app"])
     templates = {route.template for route in routes}

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from tests.support.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
 
+from .support.examples import examples
+
 FIELDS = [
     "email",
     "first_name",
@@ -50,7 +52,7 @@ JSON = st.recursive(
 )
 BODIES = st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=6)
 FUZZ = settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from newsletter_connector.plugins.sql_store.tables import metadata
 from newsletter_connector.service.events import queue_event
-from newsletter_connector.testing.databases import empty_all_tables
+from newsletter_connector.testing.databases import database_name, empty_all_tables
 
 from .support import sync_payloads as p
 
@@ -35,3 +36,14 @@ def test_every_table_is_emptied_and_ids_start_again(newsletter_service: Any) -> 
     assert counts == dict.fromkeys(counts, 0)
     record = newsletter_service.subscribers.subscribe({"email": "again@example.org"}).record
     assert record.id == 1
+
+
+def test_each_xdist_worker_names_its_own_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    first, second = database_name(), database_name()
+    assert first.startswith("nc_test_gw1_") and second.startswith("nc_test_gw1_")
+    assert first != second
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", 'gw2"; DROP')
+    assert database_name().startswith("nc_test_gw2drop_")
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    assert database_name().startswith("nc_test_") and database_name().count("_") == 2

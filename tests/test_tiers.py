@@ -1,9 +1,14 @@
-"""The test tiers: every module named in the system tier exists, and a hang fails the test."""
+"""The test tiers: every module named in the system tier exists, the quick and system tiers
+together are the whole suite with no test in both, and a hang fails the test."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from hypothesis import settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -11,6 +16,7 @@ else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
 from .conftest import SYSTEM_TIER
+from .support.examples import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,3 +30,47 @@ def test_a_hanging_test_fails_instead_of_holding_the_run() -> None:
     options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert 0 < int(options["timeout"]) <= 900
     assert "system" in " ".join(options["markers"])
+
+
+def collected(*options: str) -> set[str]:
+    """The node ids a ``pytest --collect-only`` run with ``options`` selects."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    return {line for line in run.stdout.splitlines() if "::" in line}
+
+
+@pytest.mark.system  # three collections of the whole suite in subprocesses
+def test_the_quick_and_system_tiers_partition_the_suite() -> None:
+    quick, system, everything = collected(), collected("-m", "system"), collected("--all")
+    assert quick and system
+    assert not quick & system, sorted(quick & system)[:10]
+    assert quick | system == everything, sorted(everything ^ (quick | system))[:10]
+    system_modules = {node.split("::")[0].removeprefix("tests/") for node in system}
+    assert system_modules >= SYSTEM_TIER
+    assert not {node.split("::")[0].removeprefix("tests/") for node in quick} & SYSTEM_TIER
+    # A slow test of a quick module, marked on its own, is in the system tier.
+    assert any(node.startswith("tests/test_route_walk.py::") for node in quick)
+    assert (
+        "tests/test_route_walk.py::test_every_route_answers_malformed_input_without_a_5xx" in system
+    )
+
+
+def test_property_tests_run_every_example_in_ci_and_a_quarter_in_the_quick_tier() -> None:
+    before = settings.get_current_profile_name()
+    try:
+        settings.load_profile("ci")
+        assert (examples(150), examples(25)) == (150, 25)
+        assert settings.default.max_examples == 100
+        settings.load_profile("quick")
+        assert (examples(150), examples(25), examples(5)) == (37, 10, 5)
+        assert settings.default.max_examples == 25
+    finally:
+        settings.load_profile(before)
+    assert "export HYPOTHESIS_PROFILE=ci" in (ROOT / ".ci" / "run").read_text()

@@ -28,12 +28,20 @@ def postgres_server_url() -> str | None:
     return url
 
 
+def database_name() -> str:
+    """A fresh database name, ``nc_test_`` and random hex. Under pytest-xdist it names the
+    worker too (``nc_test_gw1_...``): each worker makes its own database, told apart on the
+    server by the name."""
+    worker = "".join(ch for ch in os.environ.get("PYTEST_XDIST_WORKER", "").lower() if ch.isalnum())
+    return f"nc_test_{worker[:8] + '_' if worker else ''}{secrets.token_hex(6)}"
+
+
 @contextmanager
 def temporary_postgres_database(server_url: str, *, options: str = "") -> Iterator[str]:
     """Create a uniquely named database on ``server_url``, yield its URL, then drop it.
     ``options`` are added to ``CREATE DATABASE`` (e.g. ``TEMPLATE template0 LOCALE_PROVIDER
     icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`` for a linguistic collation)."""
-    name = f"nc_test_{secrets.token_hex(6)}"
+    name = database_name()
     # Creating and dropping a database may take long on a busy server: give it minutes.
     patient = DbTimeouts(statement=600.0, lock=600.0, reply=660.0)
     admin = make_engine(server_url, isolation_level="AUTOCOMMIT", timeouts=patient)

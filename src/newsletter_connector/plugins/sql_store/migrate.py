@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import cache
 from pathlib import Path
 
 # Alembic's INFO lines ("setup plugin ..." at import, "Context impl ...", "Running upgrade ...")
@@ -28,8 +29,10 @@ def alembic_config(engine: Engine) -> Config:
     return config
 
 
+@cache
 def head_revision() -> str:
-    """The newest migration this package ships."""
+    """The newest migration this package ships (read once: parsing every migration script
+    costs tens of milliseconds, and the scripts do not change while the process runs)."""
     script = ScriptDirectory(str(MIGRATIONS_DIR))
     head = script.get_current_head()
     assert head is not None

@@ -6,6 +6,7 @@ holds no data) and kept as ``docs/openapi.json``.
 from __future__ import annotations
 
 import importlib
+from functools import cache
 from typing import Any
 
 import falcon
@@ -35,9 +36,16 @@ def build_document() -> dict[str, Any]:
     return document
 
 
+@cache
+def served_document() -> dict[str, Any]:
+    """The document as served: built once per process and shared by every app, so building an
+    app does not rebuild it. Never modified."""
+    return build_document()
+
+
 class OpenApiResource:
     def __init__(self) -> None:
-        self.document = build_document()
+        self.document = served_document()
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = self.document

@@ -1,0 +1,56 @@
+"""What the schemathesis tests check on every answer, and the two ways they run.
+
+Schemathesis makes its boundary cases (its coverage phase) for every operation when a test
+module is collected, which costs tens of seconds: the quick tier's tests send generated cases
+only (:data:`GENERATED_ONLY`), and ``test_openapi_boundaries.py`` (system tier) sends the
+boundary cases and the documents' own examples (:data:`BOUNDARIES_ONLY`). The fixture
+``token_headers`` is registered for every test module by ``tests/conftest.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from .analytics_helpers import connect
+from .examples import examples
+
+#: No 500, and every answer as the document describes it.
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+
+_COMMON: dict[str, Any] = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
+
+#: Generated cases, 25 per operation, without the explicit phase that carries the boundary
+#: cases and examples (so collecting the module generates nothing).
+GENERATED_ONLY = settings(
+    max_examples=examples(25),
+    phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    **_COMMON,
+)
+
+#: The explicit phase alone: schemathesis's boundary cases and the documents' examples.
+BOUNDARIES_ONLY = settings(phases=[Phase.explicit], **_COMMON)
+
+
+@pytest.fixture
+def token_headers(newsletter_service: Any) -> dict[str, str]:
+    """Headers carrying the export bearer token of a connected platform."""
+    return connect(newsletter_service)
