@@ -150,6 +150,37 @@ def cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
         )
 
 
+@pytest.fixture(scope="session")
+def session_database_engine(newsletter_database_url: str) -> Iterator[Any]:
+    """One engine on the session database, for the checks between tests."""
+    from newsletter_connector.plugins.sql_store.engine import make_engine
+
+    engine = make_engine(newsletter_database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def session_database_left_empty(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails a test that leaves rows in the session database: only ``newsletter_storage``
+    empties it after a test, and rows left behind would surface in whichever test the same
+    worker runs next."""
+    if "newsletter_database_url" not in request.fixturenames:
+        yield
+        return
+    engine = request.getfixturevalue("session_database_engine")
+    yield
+    from newsletter_connector.plugins.sql_store.tables import metadata
+
+    with engine.connect() as connection:
+        left = [
+            table.name
+            for table in metadata.sorted_tables
+            if connection.execute(table.select().limit(1)).first() is not None
+        ]
+    assert not left, f"rows left in {left}: take the newsletter_storage fixture, which empties them"
+
+
 @pytest.fixture
 def private_postgres() -> Iterator[Any]:
     """A private PostgreSQL server (``tests.support.pgcluster.PrivatePostgres``), started; destroyed

@@ -25,8 +25,11 @@ _TOKEN_RE = re.compile(r'name="csrf_token" value="([^"]*)"')
 
 
 @pytest.fixture
-def environment(newsletter_settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ``NEWSLETTER_*`` variables a site would set (the test database, the site secret)."""
+def environment(
+    newsletter_settings: Any, newsletter_storage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``NEWSLETTER_*`` variables a site would set (the test database, the site secret);
+    ``newsletter_storage`` empties the tables afterwards."""
     settings_environment(monkeypatch, newsletter_settings)
 
 

@@ -18,7 +18,8 @@ from newsletter_connector.service.context import SITE_SECRET_SETTING
 
 
 @pytest.fixture
-def unsecretive_settings(newsletter_database_url: str) -> Settings:
+def unsecretive_settings(newsletter_database_url: str, newsletter_storage: object) -> Settings:
+    """Settings without a site secret; ``newsletter_storage`` empties the tables afterwards."""
     return Settings(database_url=newsletter_database_url, base_url="https://news.example")
 
 
