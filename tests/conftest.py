@@ -53,6 +53,7 @@ SYSTEM_TIER = frozenset(
         "test_tracing_optional.py",
         "test_tracing_servers.py",
         "test_wheel_install.py",
+        "test_without_extras.py",
     }
 )
 

@@ -96,7 +96,7 @@ def test_serve_workers_freeze_the_app_they_loaded(
 
     options: dict[str, Any] = {}
     monkeypatch.setattr(gunicorn_app._Server, "run", lambda server: options.update(server.options))
-    gunicorn_app.run(newsletter_settings, bind="127.0.0.1:0", workers=1)
+    gunicorn_app.run(newsletter_settings, bind="127.0.0.1:0", workers=1, timeout=30)
     assert options["post_worker_init"] is gunicorn_app.freeze_loaded_app
 
     logged: list[str] = []

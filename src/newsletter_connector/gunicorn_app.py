@@ -46,11 +46,6 @@ class _Server(BaseApplication):  # type: ignore[misc]
         return create_app(self.settings)
 
 
-#: Seconds a worker may spend on one request, body included: it cuts off a slow client
-#: (docs/decisions.md, "Slow clients are bounded by the worker timeout").
-DEFAULT_WORKER_TIMEOUT = 30
-
-
 def observability_options(settings: Settings) -> dict[str, Any]:
     """The gunicorn options of the ``log_format`` and ``metrics_token`` settings; with a
     token, a fresh multiprocess metrics directory is prepared now, before any worker starts."""
@@ -67,14 +62,15 @@ def observability_options(settings: Settings) -> dict[str, Any]:
     return options
 
 
-def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
-    """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped."""
+def run(settings: Settings, *, bind: str, workers: int, timeout: int, **options: Any) -> None:
+    """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped; a worker
+    busy with one request for ``timeout`` seconds is restarted."""
     _Server(
         settings,
         {
             "bind": bind,
             "workers": workers,
-            "timeout": DEFAULT_WORKER_TIMEOUT,
+            "timeout": timeout,
             "accesslog": "-",
             "preload_app": False,
             "post_worker_init": freeze_loaded_app,
