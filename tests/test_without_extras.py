@@ -8,7 +8,8 @@ and delivers the queued event with ``sync --once`` to a real HTTPS receiver. Eve
 import is recorded, so an import hidden behind ``except ImportError`` fails the test too.
 
 On PostgreSQL the same run refuses only gunicorn, and must have loaded psycopg: the driver is
-imported because, and only when, the database is PostgreSQL.
+imported because, and only when, the database is PostgreSQL. A PostgreSQL ``database_url``
+without the driver is a one-line error naming the extra, not a traceback.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .support.tls_receiver import TlsReceiver
 
 NOT_INSTALLED = ("psycopg", "psycopg_binary", "psycopg_c", "gunicorn")
 
-SCRIPT = """
+REFUSING = """
 import json, os, sys
 
 refused = []
@@ -49,7 +50,11 @@ class NotInstalled:
 
 
 sys.meta_path.insert(0, NotInstalled())
+"""
 
+SCRIPT = (
+    REFUSING
+    + """
 import falcon.testing
 
 from newsletter_connector import Settings, create_app
@@ -78,6 +83,17 @@ cli.main(["sync", "--once"], standalone_mode=False)
 loaded = sorted({name.partition(".")[0] for name in sys.modules} & {"psycopg", "gunicorn"})
 print("result", json.dumps({"refused": refused, "loaded": loaded}), flush=True)
 """
+)
+
+COMMAND_LINE = (
+    REFUSING
+    + """
+from newsletter_connector.cli import main
+
+sys.argv = ["newsletter-connector", *sys.argv[1:]]
+main()
+"""
+)
 
 
 @contextmanager
@@ -133,3 +149,27 @@ def test_migrate_serve_and_sync_without_optional_packages(
     assert outcome["loaded"] == (["psycopg"] if on_postgres else [])
     (pushed,) = receiver.received
     assert "reader@example.org" in json.dumps(pushed.body)
+
+
+def test_a_postgresql_url_without_the_driver_names_the_extra(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSLETTER_")}
+    env.update(
+        # No server is reached: the driver is looked for first.
+        NEWSLETTER_DATABASE_URL="postgresql://newsletter@127.0.0.1:1/newsletter",
+        REFUSE=json.dumps(NOT_INSTALLED),
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", COMMAND_LINE, "db", "upgrade"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: database_url is a PostgreSQL database, but its driver (psycopg) is not "
+        "installed: install the package with its postgres extra, "
+        "pip install 'newsletter-connector[postgres]'"
+    )
