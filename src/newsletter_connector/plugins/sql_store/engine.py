@@ -108,6 +108,10 @@ def behind_transaction_pooler(engine: Engine) -> bool:
     return engine in _TRANSACTION_POOLED
 
 
+#: The modules the ``postgres`` extra installs (psycopg and its bundled libpq build).
+_POSTGRES_DRIVER = frozenset({"psycopg", "psycopg_binary"})
+
+
 def _driver_engine(url: URL, **kwargs: Any) -> Engine:
     """``create_engine``, which imports the dialect's driver.
 
@@ -117,10 +121,8 @@ def _driver_engine(url: URL, **kwargs: Any) -> Engine:
     try:
         return create_engine(url, **kwargs)
     except ModuleNotFoundError as error:
-        if url.get_backend_name() != "postgresql" or (error.name or "").partition(".")[0] not in (
-            "psycopg",
-            "psycopg_binary",
-        ):
+        missing = (error.name or "").partition(".")[0]
+        if url.get_backend_name() != "postgresql" or missing not in _POSTGRES_DRIVER:
             raise
         raise SettingsError(
             "database_url is a PostgreSQL database, but its driver (psycopg) is not installed: "
