@@ -62,6 +62,7 @@ SYSTEM_TIER = frozenset(
         "test_tracing_servers.py",
         "test_upgrade_from_first_release.py",
         "test_wheel_install.py",
+        "test_without_extras.py",
     }
 )
 

@@ -30,15 +30,19 @@ def example_env(settings: Any, port: int, **extra: str) -> dict[str, str]:
 
 
 @pytest.mark.system  # a real gunicorn
-def test_standalone_example_under_gunicorn(newsletter_settings: Any, api_key: str) -> None:
+def test_standalone_example_under_gunicorn(
+    newsletter_settings: Any, api_key: str, tmp_path: Path
+) -> None:
     port = free_port()
-    env = example_env(newsletter_settings, port)
+    # HOME: where gunicorn's control socket would go (without XDG_RUNTIME_DIR).
+    env = example_env(newsletter_settings, port, HOME=str(tmp_path), XDG_RUNTIME_DIR="")
     base = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"]
     with serving(command, probe_url=base + STATUS, env=env, cwd=EXAMPLES / "standalone") as process:
         response = httpx.get(base + STATUS, headers={"Authorization": f"Bearer {api_key}"})
         assert response.json() == {"ok": True, "version": "v1", "key": "tests"}
         httpx.get(base + "/confirm/SECRET-LINK-TOKEN?also=SECRET-QUERY")
+        assert list(tmp_path.rglob("*.ctl")) == []  # its control socket is off
     assert process.stdout is not None
     output = process.stdout.read()
     # The access log shows the path, never a query string (where tokens could travel).

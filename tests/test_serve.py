@@ -47,6 +47,35 @@ def test_revoked_key_is_refused_by_every_worker(
             assert response.json()["error"] == "unauthorized"
 
 
+def test_two_instances_on_one_host_share_no_control_socket(
+    newsletter_settings: Any, tmp_path: Path
+) -> None:
+    """gunicorn's control socket defaults to one path per user: ``serve`` turns it off, so a
+    second instance neither takes it over from the first nor has it removed under it."""
+    env = {
+        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+        "NEWSLETTER_BASE_URL": "https://news.example.test",
+        "NEWSLETTER_SITE_SECRET": "serve-test-secret",
+        "HOME": str(tmp_path),  # where gunicorn puts the socket without XDG_RUNTIME_DIR
+        "XDG_RUNTIME_DIR": "",
+    }
+    with (
+        running(["serve", "--workers", "1"], env=env) as (first, _),
+        running(["serve", "--workers", "1"], env=env) as (second, _),
+    ):
+        for base in (first, second):
+            assert httpx.get(base + STATUS).status_code == 401
+        assert list(tmp_path.rglob("*.ctl")) == []
+    quickstart_env = {
+        **env,
+        "NEWSLETTER_DATABASE_URL": f"sqlite:///{tmp_path / 'quick.db'}",
+        "NEWSLETTER_BASE_URL": "",
+        "NEWSLETTER_CONFIG": "",
+    }
+    with running(["quickstart"], env=quickstart_env, cwd=tmp_path, probe_path=STATUS):
+        assert list(tmp_path.rglob("*.ctl")) == []
+
+
 def test_serve_refuses_an_unmigrated_database(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -96,8 +125,9 @@ def test_serve_workers_freeze_the_app_they_loaded(
 
     options: dict[str, Any] = {}
     monkeypatch.setattr(gunicorn_app._Server, "run", lambda server: options.update(server.options))
-    gunicorn_app.run(newsletter_settings, bind="127.0.0.1:0", workers=1)
+    gunicorn_app.run(newsletter_settings, bind="127.0.0.1:0", workers=1, timeout=30)
     assert options["post_worker_init"] is gunicorn_app.freeze_loaded_app
+    assert options["control_socket_disable"] is True
 
     logged: list[str] = []
     worker = SimpleNamespace(log=SimpleNamespace(info=lambda msg, *a: logged.append(msg % a)))

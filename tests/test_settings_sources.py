@@ -38,7 +38,9 @@ def env(newsletter_settings: Any, newsletter_storage: Any) -> dict[str, str]:
 def gunicorn_runs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """``serve`` records that it would start gunicorn instead of starting it."""
     calls: list[Any] = []
-    monkeypatch.setattr(serve_module, "run", lambda settings, **options: calls.append(settings))
+    monkeypatch.setattr(
+        serve_module, "serve_under_gunicorn", lambda settings, **options: calls.append(settings)
+    )
     return calls
 
 

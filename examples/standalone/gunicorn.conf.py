@@ -28,6 +28,11 @@ else:
 # buffering proxy all the same (docs/security.md, "Floods and slow clients").
 timeout = 30
 graceful_timeout = 20
+# gunicorn 25.1+ opens a control socket for gunicornc at one path per user
+# ($XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl): a second instance on the host
+# would take it over from the first. Off here; to use gunicornc, give each instance a path of
+# its own instead: control_socket = "/run/newsletter/gunicorn.ctl".
+control_socket_disable = True
 
 
 def post_worker_init(worker):

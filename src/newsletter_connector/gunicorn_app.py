@@ -6,6 +6,7 @@ import gc
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.config import KNOWN_SETTINGS
 from gunicorn.glogging import Logger
 
 from .log_redaction import redact_access_atoms
@@ -46,11 +47,6 @@ class _Server(BaseApplication):  # type: ignore[misc]
         return create_app(self.settings)
 
 
-#: Seconds a worker may spend on one request, body included: it cuts off a slow client
-#: (docs/decisions.md, "Slow clients are bounded by the worker timeout").
-DEFAULT_WORKER_TIMEOUT = 30
-
-
 def observability_options(settings: Settings) -> dict[str, Any]:
     """The gunicorn options of the ``log_format`` and ``metrics_token`` settings; with a
     token, a fresh multiprocess metrics directory is prepared now, before any worker starts."""
@@ -67,18 +63,23 @@ def observability_options(settings: Settings) -> dict[str, Any]:
     return options
 
 
-def run(settings: Settings, *, bind: str, workers: int, **options: Any) -> None:
-    """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped."""
-    _Server(
-        settings,
-        {
-            "bind": bind,
-            "workers": workers,
-            "timeout": DEFAULT_WORKER_TIMEOUT,
-            "accesslog": "-",
-            "preload_app": False,
-            "post_worker_init": freeze_loaded_app,
-            **observability_options(settings),
-            **options,
-        },
-    ).run()
+def run(settings: Settings, *, bind: str, workers: int, timeout: int, **options: Any) -> None:
+    """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped; a worker
+    busy with one request for ``timeout`` seconds is restarted.
+
+    gunicorn's control socket (``gunicornc``, gunicorn 25.1 and later) is off: its default
+    path is one per user, so a second instance on the host would take it over from the first
+    and either one stopping would remove it (docs/decisions.md, "serve turns gunicorn's
+    control socket off"). ``options`` may turn it back on with a path of the instance's own.
+    """
+    defaults: dict[str, Any] = {
+        "bind": bind,
+        "workers": workers,
+        "timeout": timeout,
+        "accesslog": "-",
+        "preload_app": False,
+        "post_worker_init": freeze_loaded_app,
+    }
+    if any(setting.name == "control_socket_disable" for setting in KNOWN_SETTINGS):
+        defaults["control_socket_disable"] = True
+    _Server(settings, {**defaults, **observability_options(settings), **options}).run()

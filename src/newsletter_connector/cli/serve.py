@@ -11,10 +11,13 @@ from urllib.parse import urlsplit
 import click
 
 from .. import __version__
-from ..gunicorn_app import DEFAULT_WORKER_TIMEOUT, run
 from ..settings import CONFIG_ENV, DEFAULT_CONFIG_FILE, Settings
 from .context import CliState, fail, pass_state, reports_errors
 from .settings_file import quickstart_settings_text, write_new
+
+#: Seconds a worker may spend on one request, body included: it cuts off a slow client
+#: (docs/decisions.md, "Slow clients are bounded by the worker timeout").
+DEFAULT_WORKER_TIMEOUT = 30
 
 
 @click.command("serve")
@@ -49,7 +52,7 @@ def serve(state: CliState, bind: str, workers: int, base_url: str | None, timeou
     service.check_plugins()  # the workers would fail one by one, after gunicorn started
     settings = service.settings
     service.close()
-    run(settings, bind=bind, workers=workers, timeout=timeout)
+    serve_under_gunicorn(settings, bind=bind, workers=workers, timeout=timeout)
 
 
 @click.command("quickstart")
@@ -100,7 +103,15 @@ def quickstart(state: CliState, bind: str) -> None:
     click.echo(f"  curl -H 'Authorization: Bearer {key}' {base_url}/api/newsletter/v1/status")
     settings = service.settings
     service.close()
-    run(settings, bind=bind, workers=1)
+    serve_under_gunicorn(settings, bind=bind, workers=1, timeout=DEFAULT_WORKER_TIMEOUT)
+
+
+def serve_under_gunicorn(settings: Settings, *, bind: str, workers: int, timeout: int) -> None:
+    """:func:`..gunicorn_app.run`, imported only now: gunicorn is needed to serve, not to
+    import the package or run any other command."""
+    from ..gunicorn_app import run
+
+    run(settings, bind=bind, workers=workers, timeout=timeout)
 
 
 def report_settings_file(state: CliState, settings: Settings, *, development_http: bool) -> None:

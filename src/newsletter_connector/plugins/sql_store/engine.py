@@ -23,6 +23,7 @@ from sqlalchemy.engine import URL, Connection, Engine, create_engine, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, StaticPool
 
 from ...json_encoding import dumps_text
+from ...settings import SettingsError
 from ...short_reads import in_short_reads
 from .stored_json import stored_json_loads
 
@@ -93,7 +94,7 @@ def make_engine(
             # A statement psycopg prepares on one server connection is unknown on the next.
             connect_args = kwargs.setdefault("connect_args", {})
             connect_args.setdefault("prepare_threshold", None)
-        engine = create_engine(url, **kwargs)
+        engine = _driver_engine(url, **kwargs)
         if transaction_pooler:
             _TRANSACTION_POOLED.add(engine)
         ping_idle_connections(engine, idle_ping_seconds)
@@ -105,6 +106,29 @@ def behind_transaction_pooler(engine: Engine) -> bool:
     """Whether ``engine`` reaches PostgreSQL through a transaction pooler: a session lasts
     one transaction there (no prepared statement, ``SET`` or session lock outlives it)."""
     return engine in _TRANSACTION_POOLED
+
+
+#: The modules the ``postgres`` extra installs (psycopg and its bundled libpq build).
+_POSTGRES_DRIVER = frozenset({"psycopg", "psycopg_binary"})
+
+
+def _driver_engine(url: URL, **kwargs: Any) -> Engine:
+    """``create_engine``, which imports the dialect's driver.
+
+    :raises SettingsError: the URL is PostgreSQL and psycopg is not installed (the ``postgres``
+        extra); any other missing module is raised as it is.
+    """
+    try:
+        return create_engine(url, **kwargs)
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").partition(".")[0]
+        if url.get_backend_name() != "postgresql" or missing not in _POSTGRES_DRIVER:
+            raise
+        raise SettingsError(
+            "database_url is a PostgreSQL database, but its driver (psycopg) is not installed: "
+            "install the package with its postgres extra, "
+            "pip install 'newsletter-connector[postgres]'"
+        ) from error
 
 
 def bound_waits(engine: Engine, timeouts: DbTimeouts) -> None:

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
 from ...storage import ApiKeyRecord
-from .dedicated_read import DedicatedReadStatement
 from .engine import behind_transaction_pooler, idle_ping_seconds
 from .pooled_statement import PooledStatement
 from .tables import api_keys
+
+if TYPE_CHECKING:
+    from .dedicated_read import DedicatedReadStatement
 
 _ACTIVE_KEY = select(
     api_keys.c.id,
@@ -61,6 +63,9 @@ class ActiveKeyLookup:
             and not green_threads()
             and not behind_transaction_pooler(engine)
         ):
+            # Imported only here: it needs psycopg, which only the postgres extra installs.
+            from .dedicated_read import DedicatedReadStatement
+
             self._statement = DedicatedReadStatement(
                 engine, _ACTIVE_KEY, idle_ping_seconds=idle_ping_seconds(engine)
             )
@@ -89,5 +94,5 @@ class ActiveKeyLookup:
 
     def close(self) -> None:
         """Close the connections held for the look-up (pooled ones go with the engine)."""
-        if isinstance(self._statement, DedicatedReadStatement):
+        if not isinstance(self._statement, PooledStatement):
             self._statement.close()
