@@ -213,16 +213,26 @@ def _redact_variable(key: str, value: Any) -> Any:
     return redact_text(value)
 
 
+def _wsgi_text(value: str) -> str:
+    """A WSGI environ string (its bytes read as Latin-1) as the UTF-8 text it spells, so a
+    decoded ``%E2%80%A8`` is seen as the line separator it is."""
+    try:
+        return value.encode("latin-1").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return value
+
+
 def redact_access_atoms(atoms: Mapping[str, Any]) -> dict[str, Any]:
     """gunicorn access-log atoms with nothing secret or personal left in any of them.
 
-    ``h`` and ``u`` are ``-``, ``q`` is empty; ``U`` and ``r``'s path are redacted as by
-    :func:`redact_path`, ``f`` as by :func:`redact_url`, ``a`` as by :func:`redact_text`;
+    ``h`` and ``u`` are ``-``, ``q`` is empty; ``U`` and ``r``'s path (``U`` read as UTF-8)
+    are redacted as by :func:`redact_path`, ``f`` as by :func:`redact_url`, ``a`` as by
+    :func:`redact_text`;
     ``{name}i/o/e`` atoms are ``[redacted]`` (credentials, cookies), ``-`` (client addresses,
     non-text values) or redacted as ``f`` (URLs) or ``a`` (the rest). Any other atom is left
     out, so one added by a later gunicorn is never logged unchecked.
     """
-    path = redact_path(str(atoms.get("U") or ""))
+    path = redact_path(_wsgi_text(str(atoms.get("U") or "")))
     redacted: dict[str, Any] = {key: atoms[key] for key in _SAFE_ATOMS if key in atoms}
     redacted.update(
         {key: _redact_variable(key, value) for key, value in atoms.items() if key[:1] == "{"}
