@@ -265,3 +265,27 @@ def test_0015_redacts_every_spelling_stored_before_capture_found_it(tmp_path: Pa
         tuple(row) == ("/story", "https://search.example/q", {"k": "spring_campaign"})
         for row in stored[len(leaking) :]
     )
+
+
+def test_0015_keeps_encoded_control_characters_encoded(tmp_path: Path) -> None:
+    """The migration redacts with capture's functions: a stored token next to encoded line
+    breaks and escapes is redacted, the rest of the row left as it was stored."""
+    token = new_token()
+    before = str(ScriptDirectory(str(MIGRATIONS_DIR)).get_revision("0015").down_revision)
+    path = f"/n{ENCODED_CONTROLS}/profile%2F{token}{ENCODED_CONTROLS}x"
+    props = {"a": f"Profile%2F{token}{ENCODED_CONTROLS}", "b": f"{ENCODED_CONTROLS}{token}"}
+    with empty_database(tmp_path) as url:
+        engine = make_engine(url)
+        upgrade(engine, before)
+        insert_raw_events(engine, [(path, SITE + path, json.dumps(props))], at=T0)
+        upgrade(engine)
+        e = analytics_events.c
+        with engine.connect() as connection:
+            (stored,) = connection.execute(select(e.path, e.referrer, e.props)).all()
+        engine.dispose()
+    redacted = f"/n{ENCODED_CONTROLS}/profile/redacted{ENCODED_CONTROLS}x"
+    assert tuple(stored) == (
+        redacted,
+        SITE + redacted,
+        {"a": f"Profile/redacted{ENCODED_CONTROLS}", "b": f"{ENCODED_CONTROLS}redacted"},
+    )
