@@ -11,12 +11,15 @@ from typing import Any
 
 import pytest
 from gunicorn.config import Config
+from hypothesis import given
+from hypothesis import strategies as st
 
 from newsletter_connector.gunicorn_app import RedactingLogger
 from newsletter_connector.log_redaction import (
     redact_access_atoms,
     redact_path,
     redact_text,
+    redact_tokens,
     redact_url,
 )
 
@@ -181,3 +184,10 @@ def test_no_control_character_reaches_an_access_log_atom() -> None:
     for name, value in redacted.items():
         assert not any(c in str(value) for c in DECODED_CONTROLS), (name, value)
         assert "tok" not in str(value), (name, value)
+
+
+@given(st.text(alphabet=st.sampled_from(list("%0aAfF2E5cC/\\ \n\x1bprofile8")), max_size=60))
+def test_redacting_writes_no_character_the_text_did_not_hold(text: str) -> None:
+    """Only the redaction itself is new: decoding to find a token adds nothing else."""
+    for redacted in (redact_tokens(text), redact_tokens(f"/profile/{text}")):
+        assert set(redacted) <= set(text) | set("/profile[redacted]")
