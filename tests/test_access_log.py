@@ -10,6 +10,8 @@ is then searched for each of them, also in its encoded forms.
 from __future__ import annotations
 
 import base64
+import json
+import os
 import re
 import sys
 import textwrap
@@ -18,10 +20,11 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+import pytest
 
 from newsletter_connector.web.pages.csrf import COOKIE_NAME
 
-from .support.servers import serving
+from .support.servers import serving, serving_to_file
 from .support.waiting import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,3 +163,65 @@ def test_the_access_log_holds_no_secret_in_any_atom(
     for form in encodings(EMAIL.lower()):
         assert form.lower() not in lowered, f"{form!r} is in the access log"
     assert "alice.secret" not in lowered
+
+
+#: Line breaks, NUL, ESC and a line separator, percent-encoded, around link tokens.
+CONTROLS = "%0A%0D%00%1B%E2%80%A8"
+FORGED = "127.0.0.1 - - [27/Nov/2026] GET /admin 200"
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_encoded_control_characters_never_split_or_rewrite_an_access_line(
+    newsletter_settings: Any, tmp_path: Path, log_format: str
+) -> None:
+    """``serve``'s access log, as text and as JSON: a user agent, referer and path carrying a
+    token with encoded line breaks and escapes around it are logged on one line each, the
+    token redacted and not one control character written."""
+    token = "tok3nSECRET0123456789abcdefXYZ"
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = tmp_path / "serve.log"
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("NEWSLETTER_")},
+        "NEWSLETTER_DATABASE_URL": newsletter_settings.database_url,
+        "NEWSLETTER_BASE_URL": base,
+        "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",  # served on loopback, as a local trial
+        "NEWSLETTER_SITE_SECRET": newsletter_settings.site_secret.get_secret_value(),
+        "NEWSLETTER_LOG_FORMAT": log_format,
+    }
+    command = [sys.executable, "-m", "newsletter_connector", "serve", "--workers", "1"]
+    headers = {
+        "User-Agent": f"Mozilla profile/{token}%0A{FORGED}%0D%1B[31m{CONTROLS}",
+        "Referer": f"https://news.example/n{CONTROLS}/profile%2F{token}{CONTROLS}x",
+    }
+    paths = [f"/n{CONTROLS}/profile%2F{token}{CONTROLS}{FORGED.replace(' ', '%20')}", "/healthz"]
+    with (
+        serving_to_file(
+            [*command, "--bind", f"127.0.0.1:{port}"],
+            probe_url=base + "/healthz",
+            env=env,
+            log_path=log,
+        ),
+        httpx.Client(base_url=base, timeout=10) as client,
+    ):
+        for path in paths:
+            client.get(path, headers=headers)
+    text = log.read_text()
+    assert token not in text
+    for control in ("\r", "\x00", "\x1b", "\u2028", "\x85"):
+        assert control not in text, (control, text)
+    lines = text.splitlines()
+    assert not [line for line in lines if line.startswith("127.0.0.1")], text
+    if log_format == "json":
+        records = [json.loads(line) for line in lines]
+        access = [r for r in records if r.get("user_agent", "").startswith("Mozilla")]
+        assert len(access) == len(paths), text
+        fields = json.dumps(access, ensure_ascii=False)
+        assert not any(c in fields for c in "\n\r\x00\x1b\u2028"), fields
+        (first, _) = access
+        assert first["path"] == f"/n{CONTROLS}/profile/[redacted]{CONTROLS}{FORGED}"
+        assert first["user_agent"].startswith(f"Mozilla profile/[redacted]%0A{FORGED}")
+    else:
+        access = [line for line in lines if "Mozilla profile/[redacted]%0A" in line]
+        assert len(access) == len(paths), text
+        assert all(f"/profile/[redacted]{CONTROLS}" in line for line in access), access

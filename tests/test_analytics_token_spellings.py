@@ -28,7 +28,7 @@ from newsletter_connector.plugins.sql_store.tables import analytics_events
 from newsletter_connector.service.analytics_sanitize import clean_path, clean_props, clean_url
 from newsletter_connector.service.subscribers import new_token
 
-from .support.analytics_helpers import client_for, clocked_service, insert_raw_events
+from .support.analytics_helpers import client_for, clocked_service, connect, insert_raw_events
 from .test_rollup_day_migration import empty_database
 
 T0 = datetime(2026, 5, 4, 10, 0, 0)
@@ -129,6 +129,71 @@ def test_ordinary_props_and_paths_are_left_alone(service: Any) -> None:
     assert event.path == "/caf%C3%A9/profile"
 
 
+#: Control characters (and a line separator), percent-encoded: decoding them to find a token
+#: must not store them decoded.
+ENCODED_CONTROLS = "%0A%0D%00%1B%E2%80%A8"
+DECODED_CONTROLS = "\n\r\x00\x1b\u2028"
+
+
+def test_control_characters_around_a_token_stay_encoded_through_capture_and_export(
+    service: Any,
+) -> None:
+    """Redacting a token substitutes into the text as sent: an encoded line break or escape
+    next to it is stored and exported still encoded, in paths, referrers, links and props."""
+    client = client_for(service)
+    auth = connect(service)
+    token = new_token()
+    written = f"/n{ENCODED_CONTROLS}/profile%2F{token}{ENCODED_CONTROLS}x"
+    bodies = [
+        {"type": "pageview", "path": written, "referrer": SITE + written},
+        {"type": "link click", "path": "/story", "href": SITE + written},
+        {
+            "type": "pageview",
+            "path": "/",
+            "props": {
+                "a": f"see profile/{token}{ENCODED_CONTROLS}x",
+                "b": f"{ENCODED_CONTROLS}{token}{ENCODED_CONTROLS}",
+                "c": f"%252F{ENCODED_CONTROLS}profile%252F{token}",
+            },
+        },
+    ]
+    for body in bodies:
+        result = client.simulate_post(
+            "/analytics/collect", json={**body, **IDS}, headers={"Content-Type": "text/plain"}
+        )
+        assert result.status_code == 204, result.text
+    stored = [event_wire(e) for e in service.analytics.events_page(0, 10).events]
+    exported = client.simulate_get("/api/export/events", headers=auth)
+    assert exported.status_code == 200, exported.text
+    events = exported.json["events"]
+    assert len(stored) == len(events) == 3
+    for values in (stored, events):
+        assert_no_token(values, token, "controls")
+        for text in _texts(values):
+            assert not any(c in text for c in DECODED_CONTROLS), (text, values)
+    by_type = {(e["event_type"], e["path"]): e for e in events}
+    page = by_type[("pageview", f"/n{ENCODED_CONTROLS}/profile/redacted{ENCODED_CONTROLS}x")]
+    assert page["referrer"] == SITE + page["path"]
+    (click,) = [e for e in events if e["event_type"] == "link click"]
+    assert click["props"]["href"] == SITE + page["path"]
+    assert by_type[("pageview", "/")]["props"] == {
+        "a": f"see profile/redacted{ENCODED_CONTROLS}x",
+        "b": f"{ENCODED_CONTROLS}redacted{ENCODED_CONTROLS}",
+        "c": f"%252F{ENCODED_CONTROLS}profile/redacted",
+    }
+
+
+def _texts(value: Any) -> list[str]:
+    """Every string in a JSON value (keys and values)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (*_texts(k), *_texts(v))]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
 TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 tokens = st.text(TOKEN_ALPHABET, min_size=32, max_size=43).filter(
     lambda t: any(c.isupper() for c in t) and any(c.islower() for c in t)
@@ -199,4 +264,28 @@ def test_0015_redacts_every_spelling_stored_before_capture_found_it(tmp_path: Pa
     assert all(
         tuple(row) == ("/story", "https://search.example/q", {"k": "spring_campaign"})
         for row in stored[len(leaking) :]
+    )
+
+
+def test_0015_keeps_encoded_control_characters_encoded(tmp_path: Path) -> None:
+    """The migration redacts with capture's functions: a stored token next to encoded line
+    breaks and escapes is redacted, the rest of the row left as it was stored."""
+    token = new_token()
+    before = str(ScriptDirectory(str(MIGRATIONS_DIR)).get_revision("0015").down_revision)
+    path = f"/n{ENCODED_CONTROLS}/profile%2F{token}{ENCODED_CONTROLS}x"
+    props = {"a": f"Profile%2F{token}{ENCODED_CONTROLS}", "b": f"{ENCODED_CONTROLS}{token}"}
+    with empty_database(tmp_path) as url:
+        engine = make_engine(url)
+        upgrade(engine, before)
+        insert_raw_events(engine, [(path, SITE + path, json.dumps(props))], at=T0)
+        upgrade(engine)
+        e = analytics_events.c
+        with engine.connect() as connection:
+            (stored,) = connection.execute(select(e.path, e.referrer, e.props)).all()
+        engine.dispose()
+    redacted = f"/n{ENCODED_CONTROLS}/profile/redacted{ENCODED_CONTROLS}x"
+    assert tuple(stored) == (
+        redacted,
+        SITE + redacted,
+        {"a": f"Profile/redacted{ENCODED_CONTROLS}", "b": f"{ENCODED_CONTROLS}redacted"},
     )

@@ -7,12 +7,21 @@ import base64
 import datetime
 import socket
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from gunicorn.config import Config
+from hypothesis import given
+from hypothesis import strategies as st
 
 from newsletter_connector.gunicorn_app import RedactingLogger
-from newsletter_connector.log_redaction import redact_path, redact_text, redact_url
+from newsletter_connector.log_redaction import (
+    redact_access_atoms,
+    redact_path,
+    redact_text,
+    redact_tokens,
+    redact_url,
+)
 
 
 @pytest.mark.parametrize(
@@ -120,3 +129,65 @@ def test_every_atom_gunicorn_offers_is_redacted() -> None:
         "ann%40",
     ):
         assert secret.lower() not in logged, secret
+
+
+#: Percent-encoded line breaks, NUL, ESC and a line separator around a token.
+CONTROLS = "%0A%0D%00%1B%E2%80%A8"
+DECODED_CONTROLS = "\n\r\x00\x1b\u2028"
+
+
+@pytest.mark.parametrize(
+    ("redact", "value", "expected"),
+    [
+        (
+            redact_text,
+            "Mozilla profile/abc%0A127.0.0.1 - - GET /admin 200%0D%1B[31m",
+            "Mozilla profile/[redacted]%0A127.0.0.1 - - GET /admin 200%0D%1B[31m",
+        ),
+        (
+            redact_text,
+            f"bot {CONTROLS}%70rofile%2Ftok{CONTROLS}x",
+            f"bot {CONTROLS}profile/[redacted]{CONTROLS}x",
+        ),
+        (
+            redact_path,
+            f"/n{CONTROLS}/profile%252Ftok{CONTROLS}",
+            f"/n{CONTROLS}/profile/[redacted]{CONTROLS}",
+        ),
+        (
+            redact_url,
+            f"https://news.example/n{CONTROLS}/Confirm%5Ctok{CONTROLS}/x",
+            f"https://news.example/n{CONTROLS}/Confirm/[redacted]{CONTROLS}/x",
+        ),
+        # Already decoded (gunicorn's PATH_INFO, a header): written back encoded.
+        (redact_path, f"/n{DECODED_CONTROLS}/profile/tok", f"/n{CONTROLS}/profile/[redacted]"),
+        (redact_text, f"UA\x1b[31m\x7f\x85{DECODED_CONTROLS}", f"UA%1B[31m%7F%C2%85{CONTROLS}"),
+    ],
+)
+def test_encoded_control_characters_next_to_a_token_stay_encoded(
+    redact: Any, value: str, expected: str
+) -> None:
+    assert redact(value) == expected
+
+
+def test_no_control_character_reaches_an_access_log_atom() -> None:
+    redacted = redact_access_atoms(
+        {
+            "m": "GET",
+            "U": f"/profile/tok{DECODED_CONTROLS}127.0.0.1 - - GET /admin",
+            "H": "HTTP/1.1",
+            "f": f"https://news.example/profile%2Ftok{CONTROLS}",
+            "a": f"Mozilla profile/abc{CONTROLS}",
+            "{x-custom}i": f"v{CONTROLS}profile/tok{DECODED_CONTROLS}",
+        }
+    )
+    for name, value in redacted.items():
+        assert not any(c in str(value) for c in DECODED_CONTROLS), (name, value)
+        assert "tok" not in str(value), (name, value)
+
+
+@given(st.text(alphabet=st.sampled_from(list("%0aAfF2E5cC/\\ \n\x1bprofile8")), max_size=60))
+def test_redacting_writes_no_character_the_text_did_not_hold(text: str) -> None:
+    """Only the redaction itself is new: decoding to find a token adds nothing else."""
+    for redacted in (redact_tokens(text), redact_tokens(f"/profile/{text}")):
+        assert set(redacted) <= set(text) | set("/profile[redacted]")

@@ -7,10 +7,11 @@ finds them anywhere in a text (any mount prefix, absolute URLs on any host).
 
 from __future__ import annotations
 
+import codecs
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from .https_rule import without_credentials
 
@@ -32,6 +33,10 @@ _EMAIL = re.compile(r"[^\s@/?&=;,:\"'<>()\[\]]+(?:@|%40|%2540)[^\s@/?&=;,\"'<>()
 _API_KEY = re.compile(r"nlk_[A-Za-z0-9_-]+")
 #: A query string (or fragment) in free text: everything up to the next blank.
 _QUERY = re.compile(r"[?#]\S*")
+
+#: Characters that end or rewrite a log line in a terminal or a line-reading tool: C0 and C1
+#: controls, DEL and the Unicode line and paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 #: Atoms that only ever hold what the server itself produced (time, status, sizes, pid ...).
 _SAFE_ATOMS = frozenset("ltsmHbBTDMLp")  # one-letter atoms
@@ -82,35 +87,94 @@ def _is_personal_segment(segment: str) -> bool:
     return "@" in decoded
 
 
-def _percent_decoded(text: str) -> str:
-    """``text`` with up to :data:`_DECODE_LAYERS` layers of percent-encoding undone."""
-    for _ in range(_DECODE_LAYERS):
-        decoded = unquote(text)
-        if decoded == text:
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _unquote_mapped(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` percent-decoded once, as :func:`urllib.parse.unquote` decodes it, and for each
+    decoded character the ``(start, end)`` of the part of ``text`` it was decoded from."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    done = 0
+    for run in _PERCENT_RUN.finditer(text):
+        for i in range(done, run.start()):
+            out.append(text[i])
+            spans.append((i, i + 1))
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        pending = run.start()
+        for at in range(run.start(), run.end(), 3):
+            chars = decoder.decode(bytes([int(text[at + 1 : at + 3], 16)]))
+            if chars:
+                out.extend(chars)
+                spans.extend([(pending, at + 3)] * len(chars))
+                pending = at + 3
+        if chars := decoder.decode(b"", final=True):
+            out.extend(chars)
+            spans.extend([(pending, run.end())] * len(chars))
+        done = run.end()
+    for i in range(done, len(text)):
+        out.append(text[i])
+        spans.append((i, i + 1))
+    return "".join(out), spans
+
+
+def substitute_decoded(
+    text: str,
+    pattern: re.Pattern[str],
+    replace: Callable[[re.Match[str]], str | None],
+    layers: int = _DECODE_LAYERS,
+) -> str:
+    """``text`` with each match of ``pattern`` in its percent-decoded form (up to ``layers``
+    layers undone) replaced by ``replace(match)`` (``None`` keeps it). Only the part of the
+    ORIGINAL text a match was decoded from is replaced: the rest stays as it came, so decoding
+    never turns an encoded line break or control character into a real one."""
+    decoded = text
+    # spans[i]: the part of ``text`` the i-th character of ``decoded`` comes from.
+    spans = [(i, i + 1) for i in range(len(text))]
+    for _ in range(layers):
+        once, layer = _unquote_mapped(decoded)
+        if once == decoded:
             break
-        text = decoded
-    return text
+        decoded = once
+        spans = [(spans[a][0], spans[b - 1][1]) for a, b in layer]
+    pieces: list[str] = []
+    done = 0
+    for match in pattern.finditer(decoded):
+        replacement = replace(match)
+        if replacement is None or match.end() == match.start():
+            continue
+        start, end = spans[match.start()][0], spans[match.end() - 1][1]
+        if start < done:
+            continue  # decoded from the same escapes as the previous match: already replaced
+        pieces += [text[done:start], replacement]
+        done = end
+    return "".join(pieces) + text[done:] if pieces else text
 
 
 def redact_tokens(text: str, replacement: str = REDACTED) -> str:
     """``text`` with every token after ``confirm``, ``unsubscribe`` and ``profile`` (wherever
-    it occurs, in any case, after ``/``, ``\\`` or their percent-encodings) replaced by
-    ``replacement``. Without a token ``text`` comes back unchanged; with one it comes back
-    percent-decoded (the form the token was found in), each token segment written
-    ``{segment}/{replacement}``."""
-    decoded = _percent_decoded(text)
-    if not _TOKEN_PATH.search(decoded):
-        return text
-    return _TOKEN_PATH.sub(lambda m: f"{m.group(1)}/{replacement}", decoded)
+    it occurs, in any case, after ``/``, ``\\`` or their percent-encodings, percent-encoded up
+    to three times) replaced: the part of ``text`` spelling the segment and its token becomes
+    ``{segment}/{replacement}``. Everything else comes back exactly as it was given, still
+    percent-encoded (without a token, ``text`` itself)."""
+    return substitute_decoded(text, _TOKEN_PATH, lambda m: f"{m.group(1)}/{replacement}")
+
+
+def quote_controls(text: str) -> str:
+    """``text`` with every control character, DEL and line or paragraph separator
+    percent-encoded (UTF-8), so that it is one line wherever it is written."""
+    return _CONTROL.sub(lambda m: quote(m.group(0), safe=""), text)
 
 
 def redact_path(path: str) -> str:
     """``path`` with any query string and fragment dropped, the token after ``/confirm/``,
     ``/unsubscribe/`` and ``/profile/`` and any segment holding an email address (plain or
-    percent-encoded, any case) replaced by ``[redacted]``; under any mount prefix."""
+    percent-encoded, any case) replaced by ``[redacted]``; under any mount prefix. Control
+    characters (a decoded ``PATH_INFO`` holds them) come back percent-encoded."""
     path = path.split("?", 1)[0].split("#", 1)[0]
     path = redact_tokens(path)
-    return "/".join(REDACTED if _is_personal_segment(s) else s for s in path.split("/"))
+    segments = path.split("/")
+    return quote_controls("/".join(REDACTED if _is_personal_segment(s) else s for s in segments))
 
 
 def redact_url(value: str) -> str:
@@ -118,16 +182,17 @@ def redact_url(value: str) -> str:
     parts = urlsplit(without_credentials(value))
     if not parts.scheme and not parts.netloc:
         return redact_path(value)
-    return urlunsplit((parts.scheme, parts.netloc, redact_path(parts.path), "", ""))
+    url = urlunsplit((parts.scheme, parts.netloc, redact_path(parts.path), "", ""))
+    return quote_controls(url)
 
 
 def redact_text(value: str) -> str:
     """Free text (a user agent, a header) without query strings, link tokens, API keys or
-    email addresses."""
+    email addresses, and with control characters percent-encoded."""
     value = _QUERY.sub("", value)
     value = redact_tokens(value)
     value = _API_KEY.sub(REDACTED, value)
-    return _EMAIL.sub(REDACTED, value)
+    return quote_controls(_EMAIL.sub(REDACTED, value))
 
 
 def _redact_variable(key: str, value: Any) -> Any:
@@ -148,16 +213,26 @@ def _redact_variable(key: str, value: Any) -> Any:
     return redact_text(value)
 
 
+def _wsgi_text(value: str) -> str:
+    """A WSGI environ string (its bytes read as Latin-1) as the UTF-8 text it spells, so a
+    decoded ``%E2%80%A8`` is seen as the line separator it is."""
+    try:
+        return value.encode("latin-1").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return value
+
+
 def redact_access_atoms(atoms: Mapping[str, Any]) -> dict[str, Any]:
     """gunicorn access-log atoms with nothing secret or personal left in any of them.
 
-    ``h`` and ``u`` are ``-``, ``q`` is empty; ``U`` and ``r``'s path are redacted as by
-    :func:`redact_path`, ``f`` as by :func:`redact_url`, ``a`` as by :func:`redact_text`;
+    ``h`` and ``u`` are ``-``, ``q`` is empty; ``U`` and ``r``'s path (``U`` read as UTF-8)
+    are redacted as by :func:`redact_path`, ``f`` as by :func:`redact_url`, ``a`` as by
+    :func:`redact_text`;
     ``{name}i/o/e`` atoms are ``[redacted]`` (credentials, cookies), ``-`` (client addresses,
     non-text values) or redacted as ``f`` (URLs) or ``a`` (the rest). Any other atom is left
     out, so one added by a later gunicorn is never logged unchecked.
     """
-    path = redact_path(str(atoms.get("U") or ""))
+    path = redact_path(_wsgi_text(str(atoms.get("U") or "")))
     redacted: dict[str, Any] = {key: atoms[key] for key in _SAFE_ATOMS if key in atoms}
     redacted.update(
         {key: _redact_variable(key, value) for key, value in atoms.items() if key[:1] == "{"}

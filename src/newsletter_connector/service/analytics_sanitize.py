@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import InvalidRequest
-from ..log_redaction import redact_tokens
+from ..log_redaction import redact_tokens, substitute_decoded
 
 EVENT_TYPES = ("pageview", "link click", "engagement ping")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
@@ -84,7 +84,7 @@ def looks_personal(text: str) -> bool:
 
 def redact_path_tokens(path: str) -> str:
     """``path`` (quoted, or a URL with a quoted path) with every action-link token redacted,
-    quoted again when one was found (:func:`redact_tokens` answers the decoded form then)."""
+    quoted again when one was found."""
     redacted = redact_tokens(path, REDACTED)
     return path if redacted == path else quote(redacted, safe=_PATH_SAFE)
 
@@ -113,14 +113,11 @@ def _random_looking(word: str) -> bool:
 
 def redact_bare_tokens(text: str) -> str:
     """``text`` with every word that could be a link token on its own (22 or more URL-safe
-    characters mixing cases or letters and digits, percent-decoded first) replaced by
-    ``redacted``: a token copied into a prop without its path is still a live credential."""
-    decoded = unquote(text)
-    found = [w for w in _TOKEN_LIKE_WORD.findall(decoded) if _random_looking(w)]
-    if not found:
-        return text
-    return _TOKEN_LIKE_WORD.sub(
-        lambda m: REDACTED if _random_looking(m.group(0)) else m.group(0), decoded
+    characters mixing cases or letters and digits, found percent-decoded) replaced by
+    ``redacted``, the rest of ``text`` left as given: a token copied into a prop without its
+    path is still a live credential."""
+    return substitute_decoded(
+        text, _TOKEN_LIKE_WORD, lambda m: REDACTED if _random_looking(m.group(0)) else None, 1
     )
 
 
