@@ -88,6 +88,14 @@ def test_a_port_nothing_listens_on(postgres_url: str, args: tuple[str, ...]) -> 
     assert_says_why(result, "Connection refused", f"port {port}")
 
 
+def test_a_password_given_as_a_query_parameter_is_never_shown() -> None:
+    """libpq also takes ``password`` (and ``sslpassword``) in the URL's query."""
+    port = free_port()
+    url = f"postgresql://u@127.0.0.1:{port}/x?password={SECRET}&sslpassword={SECRET}x"
+    result = command(url, "outbox", "status")
+    assert_says_why(result, "Connection refused", "password=***&sslpassword=***")
+
+
 @pytest.mark.parametrize("args", COMMANDS[:4], ids=[" ".join(a[:2]) for a in COMMANDS[:4]])
 def test_a_database_name_that_does_not_exist(postgres_url: str, args: tuple[str, ...]) -> None:
     result = command(with_secret(postgres_url, database="nc_no_such_database"), *args)

@@ -32,6 +32,48 @@ def test_the_reason_is_the_driver_words_on_one_line_with_the_password_masked() -
     assert "hunter2-secret" not in reason
 
 
+def test_a_password_in_the_query_is_masked_in_the_url_and_the_words() -> None:
+    url = make_url(
+        "postgresql+psycopg://app@db.example/news"
+        "?password=Query-Secret-1&sslpassword=Key-Secret-2&sslmode=require"
+    )
+    error = Exception('connection to server at "db.example" failed: got "Query-Secret-1"')
+    reason = failure_reason(error, url)
+    assert "Query-Secret-1" not in reason and "Key-Secret-2" not in reason
+    assert reason == (
+        'connection to server at "db.example" failed: got "***" (database '
+        "postgresql+psycopg://app@db.example/news"
+        "?password=***&sslmode=require&sslpassword=***)"
+    )
+    storage = SqlStorage(make_engine(url.render_as_string(hide_password=False)))
+    try:
+        assert "Secret" not in repr(storage) and "password=***" in repr(storage)
+    finally:
+        storage.close()
+
+
+def test_a_password_equal_to_a_shown_part_or_inside_a_word_leaves_the_words_intact() -> None:
+    same_as_user = make_url("postgresql+psycopg://u:u@127.0.0.1:9/x")
+    refused = Exception('FATAL:  password authentication failed for user "u"')
+    assert failure_reason(refused, same_as_user) == (
+        'FATAL:  password authentication failed for user "u" '
+        "(database postgresql+psycopg://u:***@127.0.0.1:9/x)"
+    )
+    short = make_url("postgresql+psycopg://app:or@127.0.0.1:9/x")
+    words = "connection to server at 127.0.0.1 port 9 failed: server or network error"
+    assert failure_reason(Exception(words), short) == (
+        f"{words} (database postgresql+psycopg://app:***@127.0.0.1:9/x)"
+    )
+    # A short secret is still masked where a driver would quote it.
+    quoted = failure_reason(Exception("""no 'or' nor "or", password=or"""), short)
+    assert quoted.startswith("""no '***' nor "***", password=*** (database""")
+    long_one = make_url("postgresql+psycopg://app:Longer-Secret@127.0.0.1:9/x")
+    echoed = "bad option value Longer-Secret; Longer-Secrets-vault untouched"
+    assert failure_reason(Exception(echoed), long_one).startswith(
+        "bad option value ***; Longer-Secrets-vault untouched (database"
+    )
+
+
 def test_a_real_sqlite_failure_in_a_missing_folder_is_lasting_and_names_the_folder(
     tmp_path: Path,
 ) -> None:

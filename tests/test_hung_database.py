@@ -13,6 +13,7 @@ answer 503 within that timeout, and the next one succeeds once the lock is relea
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -29,6 +30,8 @@ from typing import Any
 import falcon.testing
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from pydantic import SecretStr
 from sqlalchemy.engine import make_url
 
 from newsletter_connector import NewsletterService, create_app
@@ -39,6 +42,7 @@ from newsletter_connector.settings import Settings, SettingsError
 
 from .support.admin import PASSWORD, get_page, sign_in
 from .support.outage_runner import sync_runner, undelivered, wait_until_answered
+from .support.pages_helpers import open_form
 from .support.pgcluster import PrivatePostgres
 from .support.servers import wait_until_listening
 from .support.waiting import free_port
@@ -288,13 +292,22 @@ def test_the_timeouts_are_settings_and_the_reply_bound_outlasts_statements() -> 
         )
 
 
-#: The longest a short read (the key check, a reader page's record, the admin session) may take
-#: with the server stopped, on connections already open, whatever ``db_reply_timeout`` is.
+#: The longest a short read (the key check, a reader page's record, the admin session, a
+#: public POST's rate-limit counter, the outbox figures of a scrape) may take with the server
+#: stopped, on connections already open, whatever ``db_reply_timeout`` is.
 SHORT_READ_SECONDS = 5.0
+METRICS_TOKEN = "metrics-token-0123456789abcdef"
+#: Settings for :func:`short_read_calls`: a scrape path, and limits the repeated calls stay under.
+SHORT_READ_SETTINGS = {
+    "metrics_token": SecretStr(METRICS_TOKEN),
+    "rate_limit_signup": 1000,
+    "rate_limit_analytics": 1000,
+}
+PAGEVIEW = {"type": "pageview", "visitor_id": "v" * 16, "session_id": "s" * 16, "path": "/"}
 
 
 def short_read_calls(service: NewsletterService) -> dict[str, Any]:
-    """One request per kind of short read, through ``create_app``, each answering 200 now."""
+    """One request per kind of short read, through ``create_app``, each answering now."""
     key = service.admin.create_api_key("short").key
     client = falcon.testing.TestClient(create_app(service=service))
     created = client.simulate_post(
@@ -304,10 +317,21 @@ def short_read_calls(service: NewsletterService) -> dict[str, Any]:
     token = service.subscribers.get("reader@example.org").profile_token
     service.admin_access.create_user("ada", PASSWORD)
     session = sign_in(client, "ada")
+    form = open_form(client, "/signup")
     return {
         "api key check": partial(client.simulate_get, STATUS, headers=bearer(key)),
         "reader page": partial(client.simulate_get, f"/profile/{token}"),
         "admin session": partial(get_page, client, "/admin", session),
+        "analytics event": partial(
+            client.simulate_post,
+            "/analytics/collect",
+            body=json.dumps(PAGEVIEW),
+            headers={"Content-Type": "text/plain"},
+        ),
+        "signup form": partial(
+            form.post, client, "/signup", {"email": "form@example.org", "zip": ""}
+        ),
+        "metrics scrape": partial(client.simulate_get, "/metrics", headers=bearer(METRICS_TOKEN)),
     }
 
 
@@ -315,14 +339,27 @@ def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def outbox_status_up(scrape: Any) -> float:
+    """``newsletter_outbox_status_up`` of a ``/metrics`` answer."""
+    assert scrape.status_code == 200, scrape.text
+    for family in text_string_to_metric_families(scrape.text):
+        if family.name == "newsletter_outbox_status_up":
+            return float(family.samples[0].value)
+    raise AssertionError("no newsletter_outbox_status_up")
+
+
 def test_short_reads_answer_503_within_seconds_on_open_connections_of_a_stopped_server(
     private_postgres: PrivatePostgres, newsletter_settings: Any
 ) -> None:
     """The default bounds (a 20 s reply bound sized for the longest statement): a stopped
-    server still costs the key check, a reader page and the admin gate under 5 s each, on
-    the connections they already hold (each kind in its own outage: the first failure gives
-    up the pool, and a new connection waits ``db_connect_timeout``)."""
-    settings = newsletter_settings.model_copy(update={"database_url": private_postgres.url})
+    server still costs the key check, a reader page, the admin gate, an analytics event and a
+    form POST (their rate-limit counter) under 5 s each, on the connections they already hold
+    (each kind in its own outage: the first failure gives up the pool, and a new connection
+    waits ``db_connect_timeout``). A scrape answers within it too, reporting the outbox
+    figures down."""
+    settings = newsletter_settings.model_copy(
+        update={"database_url": private_postgres.url, **SHORT_READ_SETTINGS}
+    )
     assert settings.db_reply_timeout == 20.0 and settings.db_short_reply_timeout == 3.0
     service = NewsletterService.build(settings)
     service.initialise()
@@ -330,14 +367,18 @@ def test_short_reads_answer_503_within_seconds_on_open_connections_of_a_stopped_
         calls = short_read_calls(service)
         for name, call in calls.items():
             assert wait_until_answered(
-                lambda: all(c().status_code == 200 for c in calls.values()), timeout=20
+                lambda: all(c().status_code < 400 for c in calls.values()), timeout=20
             ), name  # every kind's connection open (again), and idle past the ping age next
+            assert outbox_status_up(calls["metrics scrape"]()) == 1
             time.sleep(1.2)
             with paused(private_postgres):
                 started = time.monotonic()
                 response = call()
                 seconds = time.monotonic() - started
-            assert response.status_code == 503, (name, response.text)
+            if name == "metrics scrape":
+                assert outbox_status_up(response) == 0
+            else:
+                assert response.status_code == 503, (name, response.text)
             assert seconds < SHORT_READ_SECONDS, (name, seconds)
         assert wait_until_answered(lambda: calls["api key check"]().status_code == 200, 20)
     finally:
@@ -348,16 +389,17 @@ def test_sqlite_short_reads_wait_the_short_busy_timeout_for_a_held_write_lock(
     newsletter_settings: Any, newsletter_database_url: str, newsletter_storage: Any
 ) -> None:
     """SQLite: a writer holding the lock past every bound. Reads never wait on it (WAL): the
-    key check and a reader page answer at once; the admin gate, which writes the session's
-    last use, gives up after ``db_short_reply_timeout`` rather than ``db_lock_timeout``."""
+    key check, a reader page and a scrape answer at once; the admin gate, which writes the
+    session's last use, and the rate-limit counter of an analytics event and of a form POST
+    give up after ``db_short_reply_timeout`` rather than ``db_lock_timeout``."""
     if not newsletter_database_url.startswith("sqlite"):
         pytest.skip("SQLite's busy timeout (PostgreSQL: the test above)")
     service = NewsletterService.build(
-        newsletter_settings.model_copy(update={"db_lock_timeout": 8.0})
+        newsletter_settings.model_copy(update={"db_lock_timeout": 8.0, **SHORT_READ_SETTINGS})
     )
     try:
         calls = short_read_calls(service)
-        with write_lock_held(newsletter_database_url, seconds=10):
+        with write_lock_held(newsletter_database_url, seconds=15):
             timings = {}
             for name, call in calls.items():
                 started = time.monotonic()
@@ -365,8 +407,10 @@ def test_sqlite_short_reads_wait_the_short_busy_timeout_for_a_held_write_lock(
                 timings[name] = (response.status_code, time.monotonic() - started)
         assert timings["api key check"][0] == 200
         assert timings["reader page"][0] == 200
-        assert timings["admin session"][0] == 503
-        assert 2.5 < timings["admin session"][1] < SHORT_READ_SECONDS, timings
+        assert timings["metrics scrape"][0] == 200
+        for writer in ("admin session", "analytics event", "signup form"):
+            assert timings[writer][0] == 503, timings
+            assert 2.5 < timings[writer][1] < SHORT_READ_SECONDS, timings
         assert all(seconds < SHORT_READ_SECONDS for _, seconds in timings.values()), timings
         assert calls["admin session"]().status_code == 200
     finally:

@@ -1,5 +1,11 @@
 """The ``limits`` package's storage on the service's database (``uow.rate_limits``), so every
 worker and process on the same database counts the same hits. Times come from the service clock.
+
+A request's counter is the first database call of a public form POST and of
+``/analytics/collect``, so its single-row statements (the hit is one upsert) run inside
+:func:`~newsletter_connector.short_reads.short_reads`: one keyed row answers in milliseconds
+from a healthy database, and a hung one then costs the request ``db_short_reply_timeout``
+rather than ``db_reply_timeout``.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from limits.storage import Storage
 
 from ..errors import DbUnavailable
 from ..service.context import ServiceContext
+from ..short_reads import short_reads
 
 
 def epoch_seconds(moment: datetime) -> float:
@@ -33,22 +40,24 @@ class DatabaseCounters(Storage):
         """Count ``amount`` hits on ``key``; a hit opening a new window (of ``expiry`` seconds)
         also deletes every ended one."""
         now = self.context.clock()
-        with self.context.storage.transaction() as uow:
+        with short_reads(), self.context.storage.transaction() as uow:
             count = uow.rate_limits.hit(
                 key, now=now, expires_at=now + timedelta(seconds=expiry), amount=amount
             )
         if count == amount:  # after the hit committed: the prune holds no counter of its own
+            # Not a short read: it may delete many ended windows, and it only runs once the
+            # database has just answered the hit.
             with self.context.storage.transaction() as uow:
                 uow.rate_limits.prune(expired_by=now)
         return count
 
     def get(self, key: str) -> int:
-        with self.context.storage.transaction(write=False) as uow:
+        with short_reads(), self.context.storage.transaction(write=False) as uow:
             return uow.rate_limits.peek(key, now=self.context.clock())[0]
 
     def get_expiry(self, key: str) -> float:
         now = self.context.clock()
-        with self.context.storage.transaction(write=False) as uow:
+        with short_reads(), self.context.storage.transaction(write=False) as uow:
             expires_at = uow.rate_limits.peek(key, now=now)[1]
         return epoch_seconds(expires_at or now)
 

@@ -27,7 +27,7 @@ from .engine import (
     is_in_memory,
     make_engine,
 )
-from .failure_reason import failure_reason, is_lasting
+from .failure_reason import failure_reason, is_lasting, masked_url
 from .feedback import SqlFeedback
 from .issues import SqlIssues
 from .outbox import SqlOutbox
@@ -158,7 +158,7 @@ class SqlStorage(StorageBase):
         return self.engine.dialect.name
 
     def __repr__(self) -> str:
-        return f"SqlStorage({self.engine.url.render_as_string(hide_password=True)!r})"
+        return f"SqlStorage({masked_url(self.engine.url)!r})"
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
