@@ -9,8 +9,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import click
+from sqlalchemy.engine import make_url
 
 from .. import __version__
+from ..plugins.sql_store.failure_reason import masked_url
 from ..settings import CONFIG_ENV, DEFAULT_CONFIG_FILE, Settings
 from .context import CliState, fail, pass_state, reports_errors
 from .settings_file import quickstart_settings_text, write_new
@@ -77,7 +79,8 @@ def quickstart(state: CliState, bind: str) -> None:
     service.check_plugins()
     service.initialise()
     existing = [k for k in service.admin.list_api_keys() if k.active]
-    click.echo(f"newsletter-connector {__version__} on {service.settings.database_url}")
+    database = masked_url(make_url(service.settings.database_url))
+    click.echo(f"newsletter-connector {__version__} on {database}")
     report_settings_file(state, service.settings, development_http=bool(overrides))
     if urlsplit(base_url).scheme == "http":
         click.echo(
