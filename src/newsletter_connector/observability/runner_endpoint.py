@@ -6,8 +6,7 @@ own"): the same bearer token as the app's endpoint, its batch and event counters
 outbox figures come from the app's endpoint, read from the shared database). It answers from
 the runner's own registry, never from ``$PROMETHEUS_MULTIPROC_DIR``: a runner that inherited
 the web workers' directory would otherwise report their HTTP series as its own, and the
-workers would sum its counters twice (docs/decisions.md, "The runner ignores
-PROMETHEUS_MULTIPROC_DIR").
+workers would sum its counters too (docs/decisions.md, "Health checks, metrics and logs").
 """
 
 from __future__ import annotations
