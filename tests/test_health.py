@@ -1,7 +1,8 @@
 """``/healthz`` and ``/readyz`` through the app: unauthenticated, tiny no-store bodies, HEAD too,
 the readiness check cached for a second (one check however many probes), 503 with no detail
-when the schema is not current, the database file is gone or the server does not answer, and
-never rate limited. (A stopped PostgreSQL under real gunicorn: tests/test_observability_server.py.)
+when the schema is not current, the database file is gone or the server does not answer. (Never
+rate limited: tests/test_rate_limits.py. A stopped PostgreSQL under real gunicorn:
+tests/test_observability_server.py.)
 """
 
 from __future__ import annotations
@@ -130,17 +131,4 @@ def test_readyz_is_503_within_the_connect_timeout_when_postgresql_is_down(
     assert (result.status_code, result.text) == (503, "not ready\n")
     assert "secret" not in result.text and "nobody" not in result.text
     assert client.simulate_get("/healthz").status_code == 200
-    service.close()
-
-
-def test_probes_are_never_rate_limited(
-    newsletter_settings: Any, newsletter_database_url: str
-) -> None:
-    settings = newsletter_settings.model_copy(
-        update={"rate_limit_signup": 1, "rate_limit_analytics": 1}
-    )
-    client, service = client_on(settings, newsletter_database_url)
-    for _ in range(100):
-        for path in ("/healthz", "/readyz"):
-            assert client.simulate_get(path, remote_addr="198.51.100.7").status_code == 200
     service.close()

@@ -21,6 +21,7 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.settings import Settings, SettingsError
 from newsletter_connector.sync.runner import SyncRunner
+from newsletter_connector.web.metrics import warn_unsummed
 
 METRICS_TOKEN = "metrics-token-0123456789abcdef"
 BEARER = {"Authorization": f"Bearer {METRICS_TOKEN}"}
@@ -244,6 +245,49 @@ def test_a_weak_or_unsendable_token_is_refused_naming_the_setting(token: str) ->
 def test_the_token_never_shows_in_the_settings_repr() -> None:
     settings = Settings(metrics_token=METRICS_TOKEN)
     assert METRICS_TOKEN not in repr(settings)
+
+
+def test_a_path_refused_before_routing_is_counted_as_an_unmatched_404(client: Any) -> None:
+    before = scrape(client)
+    for path in ("//admin", "/admin/./settings", "/healthz/../metrics"):
+        assert client.simulate_get(path).status_code == 404
+    after = scrape(client)
+    labels = {"route": "unmatched", "method": "GET", "status_class": "4xx"}
+    for name in (
+        "newsletter_http_requests_total",
+        "newsletter_http_request_duration_seconds_count",
+    ):
+        assert value(after, name, **labels) - value(before, name, **labels) == 3
+
+
+def test_a_worker_without_the_multiprocess_directory_warns_once(
+    client: Any, caplog: pytest.LogCaptureFixture, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A host's own gunicorn config that skips ``prepare_directory()`` gets one worker's
+    figures per scrape: said once per process, not per scrape, and not outside a worker."""
+    warn_unsummed.cache_clear()
+    gunicorn = {"gunicorn.socket": object()}  # what a gunicorn worker adds to the environ
+
+    def warnings() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+    with caplog.at_level("WARNING"):
+        scrape(client)  # a single process (a test, a development server)
+        assert warnings() == []
+        for _ in range(3):
+            assert (
+                client.simulate_get("/metrics", headers=BEARER, extras=gunicorn).status_code == 200
+            )
+        (message,) = warnings()
+    assert "PROMETHEUS_MULTIPROC_DIR is not set" in message
+    assert METRICS_TOKEN not in message
+
+    warn_unsummed.cache_clear()
+    caplog.clear()
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    with caplog.at_level("WARNING"):
+        assert client.simulate_get("/metrics", headers=BEARER, extras=gunicorn).status_code == 200
+    assert warnings() == []
 
 
 @pytest.fixture(autouse=True)

@@ -28,7 +28,7 @@ from .support.tls_receiver import TlsReceiver
 from .support.waiting import free_port, wait_until
 from .test_examples import EXAMPLES, example_env
 from .test_hung_database import child_pids
-from .test_metrics import METRICS_TOKEN, value
+from .test_metrics import METRICS_TOKEN, samples, value
 from .test_sync_cli import TOKEN, connect, queue
 from .test_sync_cli import run as run_cli
 
@@ -201,9 +201,27 @@ def test_sync_serves_its_counters_and_logs_json_lines(
     assert any(r["level"] == "WARNING" and "attempt 1 failed" in r["message"] for r in records)
     newsletter_service.admin.retry_outbox_now()
 
+    # A runner that inherited the web workers' multiprocess directory neither reports their
+    # series nor writes its own counters there (the web side would sum them).
+    web_files = tmp_path / "web-metrics"
+    web_files.mkdir()
+    record = "from newsletter_connector.observability.instruments import record_request as r; "
+    subprocess.run(
+        [sys.executable, "-c", record + "r('/healthz', 'GET', 200, 0.1, cause=None)"],
+        env={**env, "PROMETHEUS_MULTIPROC_DIR": str(web_files)},
+        check=True,
+        timeout=60,
+    )
+    web_series = sorted(web_files.iterdir())
+    assert web_series
     port = free_port()
     command = [*CLI, "sync", "--poll-interval", "0.1", "--metrics-bind", f"127.0.0.1:{port}"]
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        env={**env, "PROMETHEUS_MULTIPROC_DIR": str(web_files)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     metrics = f"http://127.0.0.1:{port}/metrics"
     try:
 
@@ -219,6 +237,9 @@ def test_sync_serves_its_counters_and_logs_json_lines(
             receiver.event_ids(),
         )
         assert receiver.event_ids() == ids + ids  # the refused attempt, then the retry
+        scraped = httpx.get(metrics, headers=BEARER, timeout=5).text
+        assert not [name for name, _ in samples(scraped) if name.startswith("newsletter_http")]
+        assert sorted(web_files.iterdir()) == web_series
         assert httpx.get(metrics, timeout=5).status_code == 401
         assert httpx.get(f"http://127.0.0.1:{port}/other", headers=BEARER).status_code == 404
         process.send_signal(signal.SIGTERM)
@@ -266,14 +287,17 @@ def test_standalone_example_sums_metrics_over_its_workers_and_logs_json(
     newsletter_settings: Any, tmp_path: Path
 ) -> None:
     """The example's gunicorn.conf.py does what ``serve`` does: a fresh multiprocess metrics
-    directory (removed at exit) and the JSON logger."""
+    directory (removed at exit; kept with its counts over a SIGHUP reload) and the JSON logger
+    when the settings file asks for it."""
     port = free_port()
     token = "example-metrics-token-0123456789"
+    settings_file = tmp_path / "settings.toml"
+    settings_file.write_text('log_format = "json"\n')
     env = example_env(
         newsletter_settings,
         port,
         NEWSLETTER_METRICS_TOKEN=token,
-        NEWSLETTER_LOG_FORMAT="json",
+        NEWSLETTER_CONFIG=str(settings_file),
         TMPDIR=str(tmp_path),
     )
     base = f"http://127.0.0.1:{port}"
@@ -290,8 +314,18 @@ def test_standalone_example_sums_metrics_over_its_workers_and_logs_json(
             ]
         (directory,) = tmp_path.glob("newsletter-metrics-*")
         assert len(list(directory.glob("counter_*.db"))) == 2
+        workers = child_pids(process.pid)
+        process.send_signal(signal.SIGHUP)  # new workers; the configuration is read again
+        assert wait_until(lambda: not child_pids(process.pid) & workers, timeout=60)
+        assert wait_until(lambda: len(child_pids(process.pid)) == 2, timeout=60)
+        with httpx.Client(timeout=10) as client:
+            reloaded = [
+                client.get(base + "/metrics", headers={"Authorization": f"Bearer {token}"}).text
+                for _ in range(4)
+            ]
     ok = {"route": "/healthz", "method": "GET", "status_class": "2xx"}
     assert all(value(text, "newsletter_http_requests_total", **ok) == 20 for text in scrapes)
+    assert all(value(text, "newsletter_http_requests_total", **ok) == 20 for text in reloaded)
     assert not list(tmp_path.glob("newsletter-metrics-*"))
     assert process.stdout is not None
     lines = [line for line in process.stdout.read().splitlines() if line.strip()]

@@ -1,7 +1,8 @@
 """Per-client rate limits on the public POSTs: 429 with ``Retry-After`` and a reader page over
 the limit, counts shared by every app (worker) on the database, ``X-Forwarded-For`` believed
 only behind the configured number of trusted proxies, a 0 setting turning a limit off, and
-neither the one-click unsubscribe nor the Newsletter API ever refused for volume."""
+neither the one-click unsubscribe, the Newsletter API nor the health probes ever refused for
+volume."""
 
 from __future__ import annotations
 
@@ -290,3 +291,16 @@ def test_x_forwarded_for_behind_trusted_proxies_does_not_warn(
     forwarded = {"X-Forwarded-For": CLIENT}
     assert signup(client, "t@example.org", "10.0.0.2", **forwarded).status_code == 303
     assert forwarding_warnings(caplog) == []
+
+
+def test_probes_are_never_limited_and_never_use_a_forms_quota(
+    make_client: Callable[..., Any],
+) -> None:
+    client = make_client(rate_limit_signup=1, rate_limit_analytics=1)
+    for _ in range(5):
+        for path in ("/healthz", "/readyz"):
+            assert client.simulate_get(path, remote_addr=CLIENT).status_code == 200
+    assert signup(client, "probed@example.org").status_code == 303  # its one signup is left
+    assert_refused(signup(client, "twice@example.org"))
+    for path in ("/healthz", "/readyz"):  # a client over its limit is still answered
+        assert client.simulate_get(path, remote_addr=CLIENT).status_code == 200

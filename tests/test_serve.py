@@ -4,6 +4,7 @@ README's quickstart command, and the settings file it leaves for the commands ru
 from __future__ import annotations
 
 import gc
+import json
 import os
 import re
 import shlex
@@ -94,6 +95,58 @@ def test_serve_refuses_an_unmigrated_database(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "newsletter-connector db upgrade" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_every_command_names_the_settings_file_it_read_and_serve_warns_of_http_links(
+    tmp_path: Path,
+) -> None:
+    """A newsletter.toml left in the working directory is read by every command: each says
+    so on stderr (its output on stdout untouched), and ``serve`` also warns that the
+    development setting allowing http links is on, before it starts (here it then refuses the
+    unmigrated database)."""
+    settings_file = tmp_path / "newsletter.toml"
+    settings_file.write_text(
+        'database_url = "sqlite:///left.db"\n'
+        'base_url = "http://127.0.0.1:9"\n'
+        "allow_insecure_http_links = true\n"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "SYSTEMROOT": os.environ.get("SYSTEMROOT", "")}
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "newsletter_connector", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    named = f"settings read from {settings_file.resolve()}\n"
+    served = command("serve", "--bind", "127.0.0.1:1")
+    assert served.returncode == 1
+    assert served.stderr.startswith(
+        named + "WARNING: allow_insecure_http_links is on (file newsletter.toml key "
+        "allow_insecure_http_links): a development setting, mailed links may be plain http\n"
+    ), served.stderr
+    assert "newsletter-connector db upgrade" in served.stderr
+
+    upgraded = command("db", "upgrade")
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert upgraded.stderr == named
+    assert upgraded.stdout.startswith("database created")
+    assert command("db", "upgrade", "--help").stderr == ""  # nothing read, nothing said
+
+    # Another, unmigrated database again, so that serve stops after its warnings.
+    settings_file.write_text(
+        settings_file.read_text().replace("left.db", "other.db") + 'log_format = "json"\n'
+    )
+    served = command("serve", "--bind", "127.0.0.1:1")
+    assert served.returncode == 1
+    records = [json.loads(line) for line in served.stderr.splitlines()]
+    assert records[0]["message"] == named.strip() and records[0]["level"] == "INFO"
+    assert records[1]["level"] == "WARNING"
+    assert "allow_insecure_http_links is on" in records[1]["message"]
 
 
 def test_quickstart_prints_a_working_curl_line(tmp_path: Path) -> None:

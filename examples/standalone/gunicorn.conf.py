@@ -4,10 +4,20 @@ import multiprocessing
 import os
 
 from newsletter_connector.observability import multiprocess as metrics_files
+from newsletter_connector.settings import Settings
 
-# /metrics sums the figures of every worker: a fresh PROMETHEUS_MULTIPROC_DIR before any worker
-# starts, a dead worker's bookkeeping, and the directory removed at exit (docs/operations.md).
-metrics_files.prepare_directory()
+# The same settings the workers read (NEWSLETTER_* and the file NEWSLETTER_CONFIG names).
+settings = Settings.load()
+
+
+def on_starting(server):
+    """/metrics sums the figures of every worker: a fresh PROMETHEUS_MULTIPROC_DIR before any
+    worker starts. Here, not at the top of this file: gunicorn reads the file again on a
+    SIGHUP reload, which would empty the directory and reset every counter."""
+    metrics_files.prepare_directory()
+
+
+# A dead worker's bookkeeping, and the directory removed at exit (docs/operations.md).
 child_exit = metrics_files.child_exit
 on_exit = metrics_files.on_exit
 
@@ -19,7 +29,7 @@ accesslog = "-"
 # Access logs must never carry link tokens, credentials, email addresses or client addresses:
 # this logger redacts every atom, whatever access_log_format asks for (docs/security.md). The
 # JSON one writes the same redacted fields as one JSON object per line.
-if os.environ.get("NEWSLETTER_LOG_FORMAT") == "json":
+if settings.log_format == "json":
     logger_class = "newsletter_connector.observability.gunicorn_logging.JsonRedactingLogger"
 else:
     logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"

@@ -7,12 +7,13 @@ import getpass
 import logging
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 
 from ..errors import DbUnavailable, DbUnreachable, NewsletterError
-from ..observability.json_logs import json_active
+from ..observability.json_logs import configure_logging, json_active
 from ..service import NewsletterService
 from ..settings import Settings, SettingsError, command_config_file
 
@@ -27,6 +28,18 @@ def fail(message: str) -> NoReturn:
     else:
         click.echo(f"error: {message}", err=True)
     sys.exit(1)
+
+
+def notice(message: str, settings: Settings, *, level: int = logging.INFO) -> None:
+    """One line on stderr that is not the command's output: a log record when the settings
+    ask for ``log_format = json`` (every stderr line stays JSON), else plain text."""
+    if settings.log_format == "json":
+        if not json_active():
+            configure_logging("json")
+        logging.getLogger("newsletter_connector.cli").log(level, message)
+    else:
+        prefix = "" if level < logging.WARNING else f"{logging.getLevelName(level)}: "
+        click.echo(f"{prefix}{message}", err=True)
 
 
 def reports_errors(func: F) -> F:
@@ -62,11 +75,17 @@ class CliState:
         #: or ``None`` when there is none.
         self.config_file = command_config_file(config_file)
         self._service: NewsletterService | None = None
+        self._file_named = False
 
     def settings(self, *, sources: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings with ``overrides`` from the command line; ``sources`` names the flag each
-        came from, for messages."""
-        return Settings.load(config_file=self.config_file, sources=sources, **overrides)
+        came from, for messages. The first load names the settings file it read on stderr
+        (:func:`notice`): a file picked up from the working directory is never silent."""
+        settings = Settings.load(config_file=self.config_file, sources=sources, **overrides)
+        if self.config_file is not None and not self._file_named:
+            self._file_named = True
+            notice(f"settings read from {Path(self.config_file).resolve()}", settings)
+        return settings
 
     def service(
         self, *, ready: bool = True, sources: Mapping[str, str] | None = None, **overrides: Any

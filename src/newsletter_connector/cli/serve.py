@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from pathlib import Path
@@ -14,7 +15,7 @@ from sqlalchemy.engine import make_url
 from .. import __version__
 from ..plugins.sql_store.failure_reason import masked_url
 from ..settings import CONFIG_ENV, DEFAULT_CONFIG_FILE, Settings
-from .context import CliState, fail, pass_state, reports_errors
+from .context import CliState, fail, notice, pass_state, reports_errors
 from .settings_file import quickstart_settings_text, write_new
 
 #: Seconds a worker may spend on one request, body included: it cuts off a slow client
@@ -50,6 +51,14 @@ def serve(state: CliState, bind: str, workers: int, base_url: str | None, timeou
         sources = {"base_url": "--bind"}
         settings = state.settings(base_url=f"http://{bind}", sources=sources)
     settings.require_https_links()
+    if settings.allow_insecure_http_links:
+        notice(
+            "allow_insecure_http_links is on "
+            f"({settings.source_of('allow_insecure_http_links')}): a development setting, "
+            "mailed links may be plain http",
+            settings,
+            level=logging.WARNING,
+        )
     service = state.service(base_url=settings.base_url, sources=sources)
     service.check_plugins()  # the workers would fail one by one, after gunicorn started
     settings = service.settings

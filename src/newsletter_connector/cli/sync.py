@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from datetime import timedelta
@@ -11,6 +12,7 @@ from wsgiref.simple_server import WSGIServer
 
 import click
 
+from ..observability.exposition import MULTIPROC_ENV
 from ..observability.json_logs import configure_logging, json_active
 from ..observability.runner_endpoint import serve_metrics
 from ..settings import Settings
@@ -65,6 +67,9 @@ def sync(
     batch sent was delivered (or nothing was due, or no connection is configured), 1 when a
     batch failed this attempt or the runner could not start. Refuses to start without an https
     base_url, unless the development setting allow_insecure_http_links allows http."""
+    # Before prometheus_client is imported: the runner's counters stay in this process, out of
+    # a web server's multiprocess directory it may have inherited (its /metrics would sum them).
+    os.environ.pop(MULTIPROC_ENV, None)
     configure_logging(state.settings().log_format)
     service = state.service()
     metrics_server = start_metrics(service.settings, metrics_bind) if metrics_bind else None

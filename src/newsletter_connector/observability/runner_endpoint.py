@@ -3,7 +3,10 @@
 A runner is a process of its own, often on another host than the web workers, so it is a
 scrape target of its own (docs/decisions.md, "The sync runner is a scrape target of its
 own"): the same bearer token as the app's endpoint, its batch and event counters only (the
-outbox figures come from the app's endpoint, read from the shared database).
+outbox figures come from the app's endpoint, read from the shared database). It answers from
+the runner's own registry, never from ``$PROMETHEUS_MULTIPROC_DIR``: a runner that inherited
+the web workers' directory would otherwise report their HTTP series as its own, and the
+workers would sum its counters too (docs/decisions.md, "Health checks, metrics and logs").
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from .exposition import CONTENT_TYPE, bearer_matches, process_collector, render
+from .exposition import CONTENT_TYPE, bearer_matches, render
+from .instruments import instruments
 
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
@@ -47,7 +51,7 @@ def metrics_app(token: str) -> Callable[[dict[str, Any], StartResponse], Iterabl
                 ],
             )
             return [b"unauthorized\n"]
-        body = render(process_collector())
+        body = render(instruments().registry)
         start_response("200 OK", [*headers, ("Content-Type", CONTENT_TYPE)])
         return [body]
 

@@ -61,15 +61,17 @@ def create_app(
     service.settings.require_https_links()  # fail now, naming the setting
     service.check_plugins()
     service.check_ready()
+    # Tracing and metrics first: a path refused before routing still gets its span and count.
     app = NewsletterApp(
         middleware=[
             *tracing_middleware(service.settings),
+            *metrics.middleware(service.settings),
             CanonicalPathMiddleware(),
             NoStoreMiddleware(),
         ]
     )
     app.service = service
-    metrics.install(app, service)
+    metrics.add_route(app, service)
     handler = falcon.media.JSONHandler(dumps=json_encoding.dumps, loads=json_encoding.loads)
     app.req_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler

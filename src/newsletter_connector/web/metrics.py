@@ -7,17 +7,50 @@ path, and requests are not instrumented. The endpoint wants ``Authorization: Bea
 
 from __future__ import annotations
 
+import functools
+import logging
+import multiprocessing
+import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import falcon
 
-from ..observability.exposition import CONTENT_TYPE, bearer_matches, process_collector, render
+from ..observability.exposition import (
+    CONTENT_TYPE,
+    MULTIPROC_ENV,
+    bearer_matches,
+    process_collector,
+    render,
+)
 from ..observability.instruments import record_request
 from ..observability.outbox_collector import OutboxCollector
 from ..service import NewsletterService
+from ..settings import Settings
 
 METRICS = "/metrics"
+
+_log = logging.getLogger(__name__)
+
+
+def looks_like_a_worker(environ: Mapping[str, Any]) -> bool:
+    """Whether the process answering ``environ`` is likely one of several workers of a server:
+    a gunicorn worker serves it (the ``gunicorn.socket`` key its WSGI workers add; a master
+    can always add workers), or the process was started by :mod:`multiprocessing` (as
+    ``uvicorn --workers`` starts them). ``SERVER_SOFTWARE`` is no signal: falcon's test client
+    says ``gunicorn`` too."""
+    return "gunicorn.socket" in environ or multiprocessing.parent_process() is not None
+
+
+@functools.cache
+def warn_unsummed() -> None:
+    """Log, once per process, that this worker's ``/metrics`` shows its own figures only."""
+    _log.warning(
+        "/metrics is served by a worker process but %s is not set: each scrape shows the "
+        "figures of whichever worker answered, not their sum (docs/mounting/gunicorn.md)",
+        MULTIPROC_ENV,
+    )
 
 
 class RequestMetricsMiddleware:
@@ -58,16 +91,22 @@ class MetricsResource:
             resp.set_header("WWW-Authenticate", 'Bearer realm="metrics"')
             resp.text = "unauthorized\n"
             return
+        if not os.environ.get(MULTIPROC_ENV) and looks_like_a_worker(req.env):
+            warn_unsummed()
         resp.content_type = CONTENT_TYPE
         resp.data = render(process_collector(), self.outbox)
 
     on_head = on_get
 
 
-def install(app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService) -> None:
-    """With ``metrics_token`` set: instrument every request of ``app`` and serve ``/metrics``."""
+def middleware(settings: Settings) -> list[RequestMetricsMiddleware]:
+    """The middleware to put ahead of any that can refuse a request (so that every request is
+    counted): one :class:`RequestMetricsMiddleware` with ``metrics_token`` set, none otherwise."""
+    return [] if settings.metrics_token is None else [RequestMetricsMiddleware()]
+
+
+def add_route(app: falcon.App[falcon.Request, falcon.Response], service: NewsletterService) -> None:
+    """With ``metrics_token`` set: serve ``/metrics``."""
     token = service.settings.metrics_token
-    if token is None:
-        return
-    app.add_middleware(RequestMetricsMiddleware())
-    app.add_route(METRICS, MetricsResource(service, token.get_secret_value()))
+    if token is not None:
+        app.add_route(METRICS, MetricsResource(service, token.get_secret_value()))
