@@ -25,7 +25,7 @@ pytest_plugins = ["tests.support.admin", "tests.support.browser", "tests.support
 #: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
 #: a private PostgreSQL server) or thousands of generated cases, or cost tens of seconds just to
 #: collect. They make the system tier, which a plain ``pytest`` leaves out without importing
-#: them (the quick tier takes a minute or so) and ``pytest --all`` and CI run. A slow test in a
+#: them (the quick tier takes a minute and a half) and ``pytest --all`` and CI run. A slow test in a
 #: quick module is marked ``pytest.mark.system`` instead.
 SYSTEM_TIER = frozenset(
     {
