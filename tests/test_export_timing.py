@@ -1,7 +1,9 @@
 """An export path's 404 cannot be told from an unknown path's by timing: with a bearer token
 both read the connection before answering (``web/unknown_paths.py``), with or without one
 configured. Medians of many interleaved requests, in a random order each round, must agree
-within a tolerance far below the difference the extra read made (about double)."""
+within a tolerance far below the difference the extra read made (about double), or else
+differ in both directions across rounds (the noise of a loaded machine, not a cost of one
+path)."""
 
 from __future__ import annotations
 
@@ -51,11 +53,15 @@ def test_the_export_404_costs_what_an_unknown_paths_does(
     for name, path in paths.items():  # warm up both, and check they are the same 404
         assert newsletter_client.simulate_get(path, headers=BEARER).status_code == 404, name
     seen = []
+    slower = set()
     for _ in range(ROUNDS):
         found = medians(newsletter_client, paths)
         ratio = max(found.values()) / min(found.values())
         seen.append((round(ratio, 2), {k: round(v * 1e6) for k, v in found.items()}))
         if ratio <= TOLERANCE:
+            return
+        slower.add(max(found, key=found.__getitem__))
+        if len(slower) > 1:  # a real difference favours one path every round; load does not
             return
     pytest.fail(f"medians (microseconds) differ beyond {TOLERANCE}x in every round: {seen}")
 
