@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+from collections import defaultdict
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -22,55 +24,25 @@ os.environ["NEWSLETTER_CONFIG"] = ""
 #: (``token_headers``).
 pytest_plugins = ["tests.support.admin", "tests.support.browser", "tests.support.openapi_checks"]
 
-#: Test modules that drive real processes (gunicorn, the command line, sync runners, Chromium,
-#: a private PostgreSQL server) or thousands of generated cases, or cost tens of seconds just to
-#: collect. They make the system tier, which a plain ``pytest`` leaves out without importing
-#: them (the quick tier takes a minute and a half) and ``pytest --all`` and CI run. A slow test in a
-#: quick module is marked ``pytest.mark.system`` instead.
-SYSTEM_TIER = frozenset(
-    {
-        "test_access_log.py",
-        "test_admin_browser.py",
-        "test_admin_browser_settings.py",
-        "test_admin_browser_dashboard.py",
-        "test_admin_browser_subscribers.py",
-        "test_admin_browser_twins.py",
-        "test_asgi_server.py",
-        "test_bench_smoke.py",
-        "test_chunked_bodies_server.py",
-        "test_database_errors.py",
-        "test_digest_cli.py",
-        "test_feedback_server.py",
-        "test_host_example.py",
-        "test_https_addresses.py",
-        "test_hung_database.py",
-        "test_listsource_server.py",
-        "test_observability_server.py",
-        "test_openapi_boundaries.py",
-        "test_outage.py",
-        "test_pages_package_data.py",
-        "test_pages_browser.py",
-        "test_pgbouncer.py",
-        "test_reliability_bad_input.py",
-        "test_reliability_crash.py",
-        "test_reliability_security.py",
-        "test_serve.py",
-        "test_slow_clients.py",
-        "test_sync_cli.py",
-        "test_sync_tls.py",
-        "test_tracing_optional.py",
-        "test_tracing_servers.py",
-        "test_upgrade_from_first_release.py",
-        "test_wheel_install.py",
-        "test_without_extras.py",
-    }
-)
+#: The system tier: test modules that say ``pytestmark = pytest.mark.system`` on a line of
+#: their own. They drive real processes (gunicorn, the command line, sync runners, Chromium, a
+#: private PostgreSQL server), run thousands of generated cases, migrate databases down and up,
+#: assert on timings, or read the whole repository (docs build, import graph, source scans). A
+#: plain ``pytest`` leaves them out without importing them (collecting some costs more than
+#: running a quick module); ``pytest --all`` and CI run them. A slow test in a quick module is
+#: marked ``pytest.mark.system`` itself.
+SYSTEM_MODULE = re.compile(r"^pytestmark = .*\bpytest\.mark\.system\b", re.MULTILINE)
+
+
+def marks_itself_system(path: Path) -> bool:
+    """Whether the test module at ``path`` puts all its tests in the system tier."""
+    return path.suffix == ".py" and SYSTEM_MODULE.search(path.read_text()) is not None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-slow", action="store_true", help="run long variants too")
     parser.addoption(
-        "--all", action="store_true", help="run the system tier too, as CI does (see SYSTEM_TIER)"
+        "--all", action="store_true", help="run the system tier too, as CI does (see SYSTEM_MODULE)"
     )
 
 
@@ -109,24 +81,42 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     # Not even imported: collecting some of them costs more than running a quick test module.
-    if collection_path.name in SYSTEM_TIER and runs_quick_tier_only(config):
-        return True
+    name = collection_path.name
+    if name.startswith("test_") and runs_quick_tier_only(config):
+        return marks_itself_system(collection_path) or None
     return None
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     if runs_quick_tier_only(config):
-        return f"quick tier: {len(SYSTEM_TIER)} system-tier modules left out (--all runs them)"
+        return "quick tier: system-tier modules left out (--all runs them)"
     return None
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+#: A test parametrized over more cases than this sweeps one rule across them (every path, every
+#: field, every spelling): the quick tier runs every fourth case, the system tier the others, as
+#: the quick tier runs a quarter of each property test's examples.
+SWEEP_CASES = 8
+
+
+def mark_sweep_remainders(items: list[pytest.Item]) -> None:
+    """Mark ``system`` all but every fourth case of each sweep (see :data:`SWEEP_CASES`)."""
+    sweeps: dict[tuple[Any, ...], list[pytest.Item]] = defaultdict(list)
     for item in items:
-        if item.path.name in SYSTEM_TIER:
-            item.add_marker(pytest.mark.system)
+        if isinstance(item, pytest.Function) and hasattr(item, "callspec"):
+            sweeps[(item.path, item.cls, item.originalname)].append(item)
+    for cases in sweeps.values():
+        if len(cases) > SWEEP_CASES:
+            for index, item in enumerate(cases):
+                if index % 4:
+                    item.add_marker(pytest.mark.system)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mark_sweep_remainders(items)
     if runs_quick_tier_only(config):
         quick = [item for item in items if "system" not in item.keywords]
-        config.hook.pytest_deselected(items=[item for item in items if item not in quick])
+        config.hook.pytest_deselected(items=[item for item in items if "system" in item.keywords])
         items[:] = quick
     if config.getoption("--run-slow"):
         return
@@ -165,20 +155,18 @@ def session_database_engine(newsletter_database_url: str) -> Iterator[Any]:
 def session_database_left_empty(request: pytest.FixtureRequest) -> Iterator[None]:
     """Fails a test that leaves rows in the session database: only ``newsletter_storage``
     empties it after a test, and rows left behind would surface in whichever test the same
-    worker runs next."""
-    if "newsletter_database_url" not in request.fixturenames:
+    worker runs next. A test that takes ``newsletter_storage`` is not checked: that fixture
+    empties every table after it."""
+    names = request.fixturenames
+    if "newsletter_database_url" not in names or "newsletter_storage" in names:
         yield
         return
     engine = request.getfixturevalue("session_database_engine")
     yield
-    from newsletter_connector.plugins.sql_store.tables import metadata
+    from newsletter_connector.testing.databases import tables_with_rows
 
     with engine.connect() as connection:
-        left = [
-            table.name
-            for table in metadata.sorted_tables
-            if connection.execute(table.select().limit(1)).first() is not None
-        ]
+        left = tables_with_rows(connection)
     assert not left, f"rows left in {left}: take the newsletter_storage fixture, which empties them"
 
 

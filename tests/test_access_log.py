@@ -27,6 +27,8 @@ from newsletter_connector.web.pages.csrf import COOKIE_NAME
 from .support.servers import serving, serving_to_file
 from .support.waiting import free_port
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parents[1]
 API = "/api/newsletter/v1"
 EMAIL = "Alice.Secret@Example.org"

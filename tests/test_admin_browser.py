@@ -19,6 +19,8 @@ import pytest
 from tests.support.admin import PASSWORD
 from tests.support.browser import VIEWPORT, scriptless_tab, served_site
 
+pytestmark = pytest.mark.system
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "images" / "admin"
 
 

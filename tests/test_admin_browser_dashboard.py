@@ -10,9 +10,13 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from .support.admin import PASSWORD
 from .support.browser import scriptless_tab, sign_in
 from .test_admin_browser import _audit, site
+
+pytestmark = pytest.mark.system
 
 __all__ = ["site"]  # the fixture this module's test uses
 

@@ -21,6 +21,8 @@ from tests.support.tls_receiver import TlsReceiver
 
 from .test_admin_browser import _audit
 
+pytestmark = pytest.mark.system
+
 TOKEN = "platform-token-0123456789"
 LIST_KEY = "list-source-key-0123"
 

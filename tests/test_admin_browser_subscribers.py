@@ -20,6 +20,8 @@ from . import test_admin_browser as admin_browser
 from .support.admin import PASSWORD
 from .support.browser import scriptless_tab, sign_in
 
+pytestmark = pytest.mark.system
+
 site = admin_browser.site
 
 

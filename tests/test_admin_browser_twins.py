@@ -14,12 +14,16 @@ import json
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
 from .support.admin import PASSWORD
 from .support.browser import scriptless_tab, sign_in
 from .test_admin_browser import _audit, site  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.system
 
 NEW_PASSWORD = "another fine passphrase"
 

@@ -22,6 +22,8 @@ from .support.analytics_helpers import insert_raw_events
 from .test_export_stored_rows import SQLITE_ONLY_PROPS, STORED_PROPS
 from .test_rollup_day_migration import empty_database
 
+pytestmark = pytest.mark.system  # migrates databases down and up
+
 AT = datetime(2026, 3, 1, 12, 0, 0)
 #: The revision 0006 follows, wherever the chain puts it.
 BEFORE = str(ScriptDirectory(str(MIGRATIONS_DIR)).get_revision("0006").down_revision)

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from .support.admin import PASSWORD
 from .support.docblocks import docblock
 from .support.servers import serving, started
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import free_port
+
+pytestmark = pytest.mark.system
 
 DOCS_BASE_URL = "https://example.org/newsletter"
 STATUS = "/newsletter/api/newsletter/v1/status"

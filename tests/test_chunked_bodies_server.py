@@ -14,8 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pytest
 
 from .support.servers import running
+
+pytestmark = pytest.mark.system
 
 EMAIL = "chunked@example.org"
 MULTIPART = (

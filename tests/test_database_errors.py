@@ -27,6 +27,8 @@ from newsletter_connector.settings import Settings
 from .support.pgbouncer import PrivatePgBouncer
 from .support.waiting import free_port
 
+pytestmark = pytest.mark.system
+
 SECRET = "pw-Zq81-never-shown"
 BASE = {"NEWSLETTER_BASE_URL": "https://news.example.org", "NEWSLETTER_SITE_SECRET": "s" * 48}
 TRANSIENT = "retry shortly"

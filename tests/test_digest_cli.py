@@ -17,6 +17,8 @@ from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.model.issue import load_content
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
+pytestmark = pytest.mark.system
+
 
 @pytest.fixture
 def env(newsletter_settings: Any, newsletter_storage: Any) -> dict[str, str]:

@@ -12,6 +12,8 @@ import yaml
 
 from .support.docblocks import ROOT, parse
 
+pytestmark = pytest.mark.system  # builds the whole documentation site
+
 
 def nav_pages(entries: Any) -> list[str]:
     pages: list[str] = []

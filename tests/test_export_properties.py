@@ -17,6 +17,8 @@ from newsletter_connector.service.analytics_sanitize import looks_personal
 from .support.analytics_helpers import client_for, clocked_service, connect
 from .support.examples import examples
 
+pytestmark = pytest.mark.system  # generated cases
+
 SETTINGS = settings(
     max_examples=examples(150),
     deadline=None,

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.system  # asserts on timings, which a parallel run would skew
+
 #: Requests of each kind per round, and the rounds tried before the test fails.
 REQUESTS = 300
 ROUNDS = 3

@@ -6,10 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from .support.analytics_helpers import connect
 from .support.servers import running
 from .support.subscriber_helpers import outbox
+
+pytestmark = pytest.mark.system
 
 CONSENT = {"source": "import", "collected_at": "2026-02-01T10:00:00Z"}
 REPORTS = [

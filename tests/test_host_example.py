@@ -32,6 +32,8 @@ from .support.servers import wait_until_listening
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import free_port, wait_until
 
+pytestmark = pytest.mark.system
+
 TOKEN = "host-platform-token-0123456789"
 BASE_URL = "https://host.example/newsletter"
 API = "/newsletter/api/newsletter/v1"

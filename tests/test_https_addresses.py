@@ -33,6 +33,8 @@ from .support.servers import running
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import free_port
 
+pytestmark = pytest.mark.system
+
 CLI = [sys.executable, "-m", "newsletter_connector"]
 TOKEN = "platform-token-0123456789"
 STATUS = "/api/newsletter/v1/status"

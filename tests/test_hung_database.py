@@ -47,6 +47,8 @@ from .support.pgcluster import PrivatePostgres
 from .support.servers import wait_until_listening
 from .support.waiting import free_port
 
+pytestmark = pytest.mark.system
+
 STATUS = "/api/newsletter/v1/status"
 SUBSCRIBERS = "/api/newsletter/v1/subscribers"
 

@@ -13,7 +13,11 @@ import ast
 from collections import deque
 from pathlib import Path
 
+import pytest
+
 import newsletter_connector
+
+pytestmark = pytest.mark.system  # reads every source file
 
 PACKAGE_DIR = Path(newsletter_connector.__file__).parent
 

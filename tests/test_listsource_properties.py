@@ -6,6 +6,7 @@ import base64
 from typing import Any
 from urllib.parse import urlencode
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from tests.support.listmonk_shapes import CampaignsResponse
 from tests.support.listsource_fixtures import insert_issues
 
 from .support.examples import examples
+
+pytestmark = pytest.mark.system  # generated cases
 
 USER, KEY = "platform", "property-key-0123456789"
 HEADERS = {"Authorization": "Basic " + base64.b64encode(f"{USER}:{KEY}".encode()).decode()}

@@ -30,6 +30,8 @@ from tests.support.listmonk_shapes import (
 from tests.support.listsource_fixtures import insert_issue, insert_issues, insert_subscriber
 from tests.support.servers import running
 
+pytestmark = pytest.mark.system
+
 USER = "platform"
 KEY = "server-listsource-key:0123456789"
 LIST_NAME = "Senior News Daily"

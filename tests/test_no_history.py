@@ -7,6 +7,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.system  # reads every file of the repository
+
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("src", "tests", "docs", "bench", "examples", "scripts", "README.md")
 SUFFIXES = {".py", ".md", ".html", ".txt", ".toml", ".lua", ".js", ".mako", ""}

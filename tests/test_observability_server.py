@@ -32,6 +32,8 @@ from .test_metrics import METRICS_TOKEN, samples, value
 from .test_sync_cli import TOKEN, connect, queue
 from .test_sync_cli import run as run_cli
 
+pytestmark = pytest.mark.system
+
 BEARER = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 CLI = [sys.executable, "-m", "newsletter_connector"]
 EMAIL = "json.reader@example.org"

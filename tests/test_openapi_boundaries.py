@@ -20,6 +20,8 @@ from newsletter_connector.web.openapi.connector import build_connector_document
 
 from .support.openapi_checks import BOUNDARIES_ONLY, CHECKS
 
+pytestmark = pytest.mark.system
+
 newsletter_api = schemathesis.openapi.from_dict(build_document())
 connector = schemathesis.openapi.from_dict(build_connector_document())
 #: Boundary cases every operation gets at least (the fewest, a GET with one query parameter,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import falcon.testing
+import pytest
 
 from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
@@ -19,6 +20,8 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 
 from .support.outage_runner import sync_runner, undelivered, wait_until_answered
 from .support.pgcluster import PrivatePostgres
+
+pytestmark = pytest.mark.system
 
 STATUS = "/api/newsletter/v1/status"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from alembic import command
 from sqlalchemy import inspect, select, text
 
@@ -13,6 +14,8 @@ from newsletter_connector.plugins.sql_store.migrate import alembic_config, upgra
 from newsletter_connector.plugins.sql_store.tables import outbox_batches
 
 from .test_rollup_day_migration import empty_database
+
+pytestmark = pytest.mark.system  # migrates databases down and up
 
 BATCH = (
     "INSERT INTO nc_outbox_batches (id, state, attempts, next_attempt_at, created_at) "

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
 from alembic import command
 from sqlalchemy import text
 
@@ -16,6 +17,8 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import alembic_config, upgrade
 
 from .test_rollup_day_migration import empty_database
+
+pytestmark = pytest.mark.system  # migrates databases down and up
 
 T = datetime(2026, 3, 1)
 BATCH = (

@@ -91,11 +91,8 @@ def test_the_enqueue_takes_the_horizon_lock_before_drawing_its_seq(pg_storage: A
             )
         )
     assert held == 1
-    with pg_storage.transaction() as uow:
-        after = uow.connection.scalar(
-            text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
-        )
-    assert after == 0  # transaction-scoped: gone with the commit; the claim's barrier too
+    # Transaction-scoped: gone with the commit; the claim's barrier too.
+    assert advisory_locks(pg_storage) == 0
 
 
 def advisory_locks(storage: Any) -> int:

@@ -23,6 +23,8 @@ import pytest
 from tests.support.browser import SITE_NAME, VIEWPORT, served_site
 from tests.support.pages_helpers import path_of
 
+pytestmark = pytest.mark.system
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "images" / "pages"
 
 

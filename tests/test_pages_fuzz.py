@@ -13,6 +13,8 @@ from tests.support.pages_helpers import open_form, path_of
 
 from .support.examples import examples
 
+pytestmark = pytest.mark.system  # generated cases
+
 FIELD_NAMES = st.sampled_from(
     [
         "email",

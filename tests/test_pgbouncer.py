@@ -36,6 +36,8 @@ from .support.servers import serving_to_file
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import free_port, wait_until
 
+pytestmark = pytest.mark.system
+
 SUBSCRIBERS = "/api/newsletter/v1/subscribers"
 SIGNUPS = 2000
 CLIENT_THREADS = 6

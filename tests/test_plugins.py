@@ -11,11 +11,12 @@ from typing import Any
 import pluggy
 import pytest
 
-from newsletter_connector import NewsletterService, hookimpl, hookspecs
+from newsletter_connector import NewsletterService, hookimpl, hookspecs, plugin_manager
 from newsletter_connector.descriptors import IssueRenderer, OutboundTransport, StorageBackend
 from newsletter_connector.errors import PluginNotFound
 from newsletter_connector.plugin_manager import (
     build_plugin_manager,
+    distribution_of,
     issue_renderers,
     outbound_transports,
     pick,
@@ -94,6 +95,37 @@ def test_plugin_with_unknown_hook_is_rejected() -> None:
 
     with pytest.raises(pluggy.PluginValidationError):
         build_plugin_manager([Typo()], load_entry_points=False)
+
+
+def test_installed_plugins_are_read_once_per_process_and_each_manager_registers_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class FakeDist:
+        name, version = "nc-fake", "2.0"
+
+    class FakeEntryPoint:
+        name, dist = "fake", FakeDist()
+
+        def load(self) -> Any:
+            return plugin
+
+    plugin = EveryHookPlugin()
+    reads: list[str] = []
+
+    def entry_points(*, group: str) -> list[Any]:
+        reads.append(group)
+        return [FakeEntryPoint()]
+
+    monkeypatch.setattr(plugin_manager, "entry_points", entry_points)
+    plugin_manager.installed_plugins.cache_clear()
+    try:
+        first, second = build_plugin_manager(), build_plugin_manager()
+        assert reads == ["newsletter_connector"]
+        assert first.get_plugin("fake") is plugin and second.get_plugin("fake") is plugin
+        assert distribution_of(plugin).name == "nc-fake"
+        assert distribution_of(first.get_plugin("newsletter_connector.plugins.sql_store")) is None
+    finally:
+        plugin_manager.installed_plugins.cache_clear()
 
 
 @pytest.mark.system  # pip installs a distribution in a subprocess

@@ -10,6 +10,8 @@ import pytest
 from newsletter_connector.reference import PAGES, _markdown_roles
 from newsletter_connector.settings import Settings
 
+pytestmark = pytest.mark.system  # reads every documentation page
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 

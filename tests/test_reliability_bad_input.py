@@ -27,6 +27,8 @@ from schemathesis.specs.openapi.checks import (
 
 from newsletter_connector.web.openapi import build_document
 
+pytestmark = pytest.mark.system
+
 schema = schemathesis.openapi.from_dict(build_document())
 CASES_PER_OPERATION = 500
 LONG_CASES_PER_OPERATION = 3_000

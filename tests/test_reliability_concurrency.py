@@ -19,6 +19,8 @@ import pytest
 
 from tests.support.subscriber_helpers import SUBSCRIBERS, walk_all_emails
 
+pytestmark = pytest.mark.system  # thousands of signups from threads
+
 WRITERS = 4
 
 

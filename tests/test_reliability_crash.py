@@ -30,6 +30,8 @@ from .support import sync_payloads as p
 from .support.delivery_checks import assert_every_event_once_or_resent_whole
 from .support.tls_receiver import TlsReceiver
 
+pytestmark = pytest.mark.system
+
 TOKEN = "platform-token-0123456789"
 RUNNER = [sys.executable, "-m", "newsletter_connector", "sync", "--poll-interval", "0.1"]
 # A short lease, so a killed runner's batch comes back quickly: deadline 1 s + margin 0.3 s.

@@ -35,6 +35,8 @@ from .support.servers import wait_until_listening
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import free_port
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = 3
 CLI = [sys.executable, "-m", "newsletter_connector"]

@@ -10,6 +10,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select, text
 
 from newsletter_connector.plugins.sql_store.engine import make_engine
@@ -19,6 +20,8 @@ from newsletter_connector.testing.databases import (
     postgres_server_url,
     temporary_postgres_database,
 )
+
+pytestmark = pytest.mark.system  # migrates databases down and up
 
 
 @contextmanager

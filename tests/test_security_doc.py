@@ -6,6 +6,10 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.system  # reads every test module
+
 ROOT = Path(__file__).resolve().parents[1]
 NODE_ID = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 

@@ -22,6 +22,8 @@ import pytest
 from .support.docblocks import ROOT, docblock
 from .support.servers import running
 
+pytestmark = pytest.mark.system
+
 STATUS = "/api/newsletter/v1/status"
 
 

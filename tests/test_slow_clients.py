@@ -11,8 +11,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 
 from .support.servers import running
+
+pytestmark = pytest.mark.system
 
 TIMEOUT = 3
 #: gunicorn's arbiter looks at its workers about once a second, then kills and reaps.

@@ -41,6 +41,7 @@ class RequiredOnly(StorageBase):
         self.inner.close()
 
 
+@pytest.mark.system  # the whole suite again, on another backend
 class TestRequiredOnlyStorage(StorageConformance):
     @pytest.fixture
     def storage(self, newsletter_database_url: str, newsletter_storage: Any) -> Iterator[Any]:

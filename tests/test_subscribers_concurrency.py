@@ -13,9 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import falcon.testing
+import pytest
 
 from newsletter_connector.service.events import subscriber_key
 from tests.support.subscriber_helpers import SUBSCRIBERS, outbox, post, walk_all_emails
+
+pytestmark = pytest.mark.system  # signups from threads during a walk
 
 
 def test_signups_during_a_cursor_walk_neither_repeat_nor_skip(

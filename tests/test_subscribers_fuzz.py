@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
 
 from .support.examples import examples
+
+pytestmark = pytest.mark.system  # generated cases
 
 FIELDS = [
     "email",

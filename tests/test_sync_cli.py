@@ -25,6 +25,8 @@ from .support import sync_payloads as p
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import wait_until
 
+pytestmark = pytest.mark.system
+
 TOKEN = "platform-token-0123456789"
 CLI = [sys.executable, "-m", "newsletter_connector"]
 

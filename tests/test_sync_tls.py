@@ -27,6 +27,8 @@ from .support.docblocks import docblock
 from .support.tls_receiver import TlsReceiver
 from .support.waiting import wait_until
 
+pytestmark = pytest.mark.system
+
 TOKEN = "platform-token-0123456789"
 
 

@@ -1,4 +1,4 @@
-"""The test tiers: every module named in the system tier exists, the quick and system tiers
+"""The test tiers: a module joins the system tier by marking itself, the quick and system tiers
 together are the whole suite with no test in both, and a hang fails the test."""
 
 from __future__ import annotations
@@ -15,15 +15,28 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
-from .conftest import SYSTEM_TIER
+from .conftest import marks_itself_system
 from .support.examples import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_system_tier_module_exists() -> None:
-    missing = sorted(name for name in SYSTEM_TIER if not (ROOT / "tests" / name).is_file())
-    assert not missing, f"SYSTEM_TIER names modules that do not exist: {missing}"
+def system_modules() -> set[str]:
+    """The test modules that mark themselves ``pytest.mark.system``."""
+    return {path.name for path in (ROOT / "tests").glob("test_*.py") if marks_itself_system(path)}
+
+
+def test_a_module_joins_the_system_tier_by_its_own_mark(tmp_path: Path) -> None:
+    assert {"test_serve.py", "test_pgbouncer.py", "test_docs_site.py"} <= system_modules()
+    assert "test_tiers.py" not in system_modules()
+    marked = tmp_path / "test_marked.py"
+    marked.write_text("import pytest\n\npytestmark = pytest.mark.system  # why\n")
+    listed = tmp_path / "test_listed.py"
+    listed.write_text("import pytest\n\npytestmark = [pytest.mark.system, pytest.mark.slow]\n")
+    quoted = tmp_path / "test_quoted.py"
+    quoted.write_text('"""Not this: pytestmark = pytest.mark.system."""\n')
+    assert marks_itself_system(marked) and marks_itself_system(listed)
+    assert not marks_itself_system(quoted)
 
 
 def test_a_hanging_test_fails_instead_of_holding_the_run() -> None:
@@ -52,9 +65,9 @@ def test_the_quick_and_system_tiers_partition_the_suite() -> None:
     assert quick and system
     assert not quick & system, sorted(quick & system)[:10]
     assert quick | system == everything, sorted(everything ^ (quick | system))[:10]
-    system_modules = {node.split("::")[0].removeprefix("tests/") for node in system}
-    assert system_modules >= SYSTEM_TIER
-    assert not {node.split("::")[0].removeprefix("tests/") for node in quick} & SYSTEM_TIER
+    marked = system_modules()
+    assert {node.split("::")[0].removeprefix("tests/") for node in system} >= marked
+    assert not {node.split("::")[0].removeprefix("tests/") for node in quick} & marked
     # A slow test of a quick module, marked on its own, is in the system tier.
     assert any(node.startswith("tests/test_route_walk.py::") for node in quick)
     assert (

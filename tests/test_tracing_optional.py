@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.system
+
 BLOCKER = '''
 import importlib.abc
 import sys

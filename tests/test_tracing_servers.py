@@ -28,6 +28,8 @@ from .support.tls_receiver import TlsReceiver
 from .support.tracing import children, named, recorded_spans, traced_storage
 from .support.waiting import free_port, wait_until
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parents[1]
 API = "/api/newsletter/v1"
 EMAIL = "gunicorn.reader@example.org"

@@ -24,6 +24,8 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
 from newsletter_connector.testing.databases import postgres_server_url, temporary_postgres_database
 
+pytestmark = pytest.mark.system
+
 FIRST_RELEASE = "0001"
 T = datetime(2026, 11, 20, 9, 30, 0, 123456)
 API_KEY = "nlk_" + "k" * 43

@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 from trove_classifiers import classifiers as known_classifiers
 
+pytestmark = pytest.mark.system
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SIGNUP_PAGE = """

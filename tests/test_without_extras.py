@@ -31,6 +31,8 @@ from newsletter_connector.testing.databases import (
 
 from .support.tls_receiver import TlsReceiver
 
+pytestmark = pytest.mark.system
+
 NOT_INSTALLED = ("psycopg", "psycopg_binary", "psycopg_c", "gunicorn")
 
 REFUSING = """

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Sequence
+from functools import cache
+from importlib.metadata import Distribution, entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
@@ -42,11 +44,32 @@ def build_plugin_manager(
         module = importlib.import_module(dotted)
         pm.register(module, name=dotted)
     if load_entry_points:
-        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+        for name, plugin, _ in installed_plugins():
+            if pm.get_plugin(name) is None and not pm.is_blocked(name):
+                pm.register(plugin, name=name)
     for plugin in plugins:
         pm.register(plugin)
     pm.check_pending()
     return pm
+
+
+@cache
+def installed_plugins() -> tuple[tuple[str, Any, Distribution], ...]:
+    """The plugins installed distributions declare in the ``newsletter_connector`` entry-point
+    group, as ``(name, plugin, distribution)``, loaded once per process as pytest and Datasette
+    do: reading every distribution's metadata cost each app (and each test) some 10 ms. A
+    distribution installed while the process runs is seen by the next process."""
+    return tuple(
+        (entry_point.name, entry_point.load(), entry_point.dist)
+        for entry_point in entry_points(group=ENTRY_POINT_GROUP)
+        if entry_point.dist is not None
+    )
+
+
+def distribution_of(plugin: Any) -> Distribution | None:
+    """The installed distribution that declared ``plugin``, or None (a built-in or a plugin
+    passed to :func:`build_plugin_manager`)."""
+    return next((dist for _, loaded, dist in installed_plugins() if loaded is plugin), None)
 
 
 def _flatten(results: Sequence[Sequence[D]]) -> list[D]:

@@ -6,6 +6,7 @@ import click
 
 from ..plugin_manager import (
     build_plugin_manager,
+    distribution_of,
     issue_renderers,
     outbound_transports,
     storage_backends,
@@ -18,8 +19,8 @@ def plugins_command() -> None:
     pm = build_plugin_manager()
     click.echo("plugins:")
     for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: str(item[0])):
-        dist = next((d for p, d in pm.list_plugin_distinfo() if p is plugin), None)
-        origin = f" ({dist.project_name} {dist.version})" if dist else " (built-in)"
+        dist = distribution_of(plugin)
+        origin = f" ({dist.name} {dist.version})" if dist else " (built-in)"
         click.echo(f"  {name}{origin}")
     for title, offered in (
         ("storage backends", storage_backends(pm)),

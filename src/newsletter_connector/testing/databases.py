@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import text
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 
 from ..plugins.sql_store.engine import DbTimeouts, make_engine, normalise_url
 from ..plugins.sql_store.migrate import VERSION_TABLE, upgrade
@@ -85,11 +85,24 @@ def empty_all_tables(engine: Engine) -> None:
     assert VERSION_TABLE not in tables
     with engine.begin() as connection:
         # DELETE, not TRUNCATE: on PostgreSQL a TRUNCATE of every table costs ten times as
-        # much as deleting the few rows a test leaves (it replaces each table's files).
+        # much as deleting the few rows a test leaves (it replaces each table's files). Only
+        # the tables holding rows, found in one statement: a test leaves rows in a few.
+        filled = set(tables_with_rows(connection))
         for table in tables:
-            connection.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - our table names
+            if table in filled:
+                connection.execute(text(f"DELETE FROM {table}"))  # noqa: S608 - our table names
         if engine.dialect.name == "postgresql":
+            # Every table's: a rolled-back insert moves a sequence and leaves no row.
             connection.execute(_RESTART_OWNED_SEQUENCES, {"tables": tables})
+
+
+def tables_with_rows(connection: Connection) -> list[str]:
+    """The names of the package's tables that hold at least one row, asked in one statement."""
+    probes = " UNION ALL ".join(
+        f"SELECT '{table.name}' WHERE EXISTS (SELECT 1 FROM {table.name})"  # noqa: S608
+        for table in metadata.sorted_tables
+    )
+    return list(connection.execute(text(probes)).scalars())
 
 
 #: Starts at 1 again every sequence owned by a column of the named tables (PostgreSQL).
