@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from newsletter_connector import plugin_manager
 from newsletter_connector.cli import cli
 from newsletter_connector.errors import PluginNotFound
+from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
 from newsletter_connector.web.app import create_app
 
@@ -125,3 +126,21 @@ def test_the_documented_setting_blocks_the_platform_transport(tmp_path: Any) -> 
     pm = plugin_manager.build_plugin_manager(settings=Settings.load({}, config_file=config))
     assert pm.is_blocked(PLATFORM)
     assert "platform" not in {t.name for t in plugin_manager.outbound_transports(pm)}
+
+
+def test_blocking_the_connections_transport_stops_the_runner_saying_so(
+    newsletter_service: NewsletterService, newsletter_settings: Settings
+) -> None:
+    newsletter_service.admin.set_connection(
+        platform_base="https://platform.example.test", transport="platform", token="t" * 24
+    )
+    settings = newsletter_settings.model_copy(update={"blocked_plugins": (PLATFORM,)})
+    blocked = NewsletterService.build(settings, storage=newsletter_service.storage)
+    with pytest.raises(PluginNotFound) as raised:
+        blocked.check_plugins(connection=True)
+    assert str(raised.value).startswith(
+        "the platform connection: unknown outbound transport 'platform' (available: events)"
+    )
+    assert str(raised.value).endswith(
+        f"(it may be blocked: blocked_plugins (NEWSLETTER_BLOCKED_PLUGINS) names {PLATFORM})"
+    )
