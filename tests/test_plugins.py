@@ -117,15 +117,15 @@ def test_installed_plugins_are_read_once_per_process_and_each_manager_registers_
         return [FakeEntryPoint()]
 
     monkeypatch.setattr(plugin_manager, "entry_points", entry_points)
-    plugin_manager.installed_plugins.cache_clear()
+    plugin_manager.installed_entry_points.cache_clear()
     try:
         first, second = build_plugin_manager(), build_plugin_manager()
         assert reads == ["newsletter_connector"]
         assert first.get_plugin("fake") is plugin and second.get_plugin("fake") is plugin
-        assert distribution_of(plugin).name == "nc-fake"
-        assert distribution_of(first.get_plugin("newsletter_connector.plugins.sql_store")) is None
+        assert distribution_of("fake").name == "nc-fake"
+        assert distribution_of("newsletter_connector.plugins.sql_store") is None
     finally:
-        plugin_manager.installed_plugins.cache_clear()
+        plugin_manager.installed_entry_points.cache_clear()
 
 
 @pytest.mark.system  # pip installs a distribution in a subprocess

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Sequence
 from functools import cache
-from importlib.metadata import Distribution, entry_points
+from importlib.metadata import Distribution, EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
@@ -13,6 +13,8 @@ import pluggy
 from . import hookspecs
 from .descriptors import IssueRenderer, OutboundTransport, StorageBackend
 from .errors import PluginNotFound
+from .hook_tracing import trace_hook_calls
+from .settings import SettingsError
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -31,45 +33,93 @@ D = TypeVar("D", StorageBackend, IssueRenderer, OutboundTransport)
 
 
 def build_plugin_manager(
-    plugins: Iterable[Any] = (), *, load_entry_points: bool = True
+    plugins: Iterable[Any] = (),
+    *,
+    load_entry_points: bool = True,
+    settings: Settings | None = None,
 ) -> pluggy.PluginManager:
-    """A fresh plugin manager: built-ins, then installed entry points, then ``plugins``.
+    """A fresh plugin manager: built-ins, then installed entry points, then ``plugins``; none
+    of those the settings' ``blocked_plugins`` names, blocked before any is registered (a
+    blocked entry point is not even loaded). With ``trace_hooks`` on, each hook call is
+    logged (:mod:`.hook_tracing`).
 
     Each app builds its own, so two apps in one process never share plugin state.
     :raises pluggy.PluginValidationError: when a plugin implements an unknown hook.
+    :raises SettingsError: when ``blocked_plugins`` names no known plugin, naming them.
     """
+    plugins = list(plugins)
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
+    if settings is not None:
+        _block(pm, settings, plugins)
     for dotted in DEFAULT_PLUGINS:
-        module = importlib.import_module(dotted)
-        pm.register(module, name=dotted)
+        if not pm.is_blocked(dotted):
+            pm.register(importlib.import_module(dotted), name=dotted)
     if load_entry_points:
-        for name, plugin, _ in installed_plugins():
+        for entry_point in installed_entry_points():
+            name = entry_point.name
             if pm.get_plugin(name) is None and not pm.is_blocked(name):
-                pm.register(plugin, name=name)
+                pm.register(_loaded(entry_point), name=name)
     for plugin in plugins:
         pm.register(plugin)
     pm.check_pending()
+    if settings is not None and settings.trace_hooks:
+        trace_hook_calls(pm)
     return pm
 
 
+def _block(pm: pluggy.PluginManager, settings: Settings, plugins: Sequence[Any]) -> None:
+    """Block each plugin ``blocked_plugins`` names, refusing a name no plugin has (a typo
+    would otherwise leave the plugin it meant running without a word)."""
+    known = {
+        *DEFAULT_PLUGINS,
+        *(entry_point.name for entry_point in installed_entry_points()),
+        *(pm.get_canonical_name(plugin) for plugin in plugins),
+    }
+    for name in settings.blocked_plugins:
+        if name not in known:
+            raise SettingsError(
+                f"setting blocked_plugins ({settings.source_of('blocked_plugins')}): no plugin "
+                f"is called {name!r} (known: {', '.join(sorted(known))})"
+            )
+        pm.set_blocked(name)
+
+
+def blocked_plugins_hint(settings: Settings) -> str:
+    """What to add to a "not installed" message when plugins are blocked: the plugin that
+    would offer the missing one may be among them."""
+    if not settings.blocked_plugins:
+        return ""
+    names = ", ".join(settings.blocked_plugins)
+    source = settings.source_of("blocked_plugins")
+    return f" (it may be blocked: blocked_plugins ({source}) names {names})"
+
+
 @cache
-def installed_plugins() -> tuple[tuple[str, Any, Distribution], ...]:
+def installed_entry_points() -> tuple[EntryPoint, ...]:
     """The plugins installed distributions declare in the ``newsletter_connector`` entry-point
-    group, as ``(name, plugin, distribution)``, loaded once per process as pytest and Datasette
-    do: reading every distribution's metadata cost each app (and each test) some 10 ms. A
-    distribution installed while the process runs is seen by the next process."""
+    group, read once per process as pytest and Datasette do: reading every distribution's
+    metadata cost each app (and each test) some 10 ms. A distribution installed while the
+    process runs is seen by the next process."""
     return tuple(
-        (entry_point.name, entry_point.load(), entry_point.dist)
+        entry_point
         for entry_point in entry_points(group=ENTRY_POINT_GROUP)
         if entry_point.dist is not None
     )
 
 
-def distribution_of(plugin: Any) -> Distribution | None:
-    """The installed distribution that declared ``plugin``, or None (a built-in or a plugin
-    passed to :func:`build_plugin_manager`)."""
-    return next((dist for _, loaded, dist in installed_plugins() if loaded is plugin), None)
+@cache
+def _loaded(entry_point: EntryPoint) -> Any:
+    """The plugin ``entry_point`` names, imported once per process, and only when used."""
+    return entry_point.load()
+
+
+def distribution_of(name: str) -> Distribution | None:
+    """The installed distribution that declared the plugin registered as ``name``, or None (a
+    built-in or a plugin passed to :func:`build_plugin_manager`)."""
+    if name in DEFAULT_PLUGINS:
+        return None
+    return next((ep.dist for ep in installed_entry_points() if ep.name == name), None)
 
 
 def _flatten(results: Sequence[Sequence[D]]) -> list[D]:
@@ -132,4 +182,5 @@ def pick_setting(kind: str, offered: Iterable[D], settings: Settings, field: str
     except PluginNotFound as exc:
         raise PluginNotFound(
             f"setting {field} ({settings.source_of(field)}): {exc.message}"
+            + blocked_plugins_hint(settings)
         ) from None

@@ -240,6 +240,22 @@ class Settings(BaseModel):
         "token or key (see Operations, Tracing).",
     )
 
+    # -- plugins: blocking and tracing them (docs/plugins.md) --
+    blocked_plugins: tuple[str, ...] = Field(
+        (),
+        description="Plugins never registered, by the names `newsletter-connector plugins` "
+        "lists (a TOML list; comma-separated in the environment): a built-in such as "
+        "`newsletter_connector.plugins.platform_transport`, or an installed plugin's "
+        "entry-point name, which is then not even imported. A name no plugin has stops "
+        "start-up, naming the known ones.",
+    )
+    trace_hooks: bool = Field(
+        False,
+        description="Log each plugin hook call at DEBUG on the `newsletter_connector.hooks` "
+        "logger: the hook, the plugins implementing it, how many results came back and how "
+        "long it took; never the call's arguments.",
+    )
+
     # -- observability: health checks, metrics and logs (docs/operations.md) --
     metrics_token: SecretStr | None = Field(
         None,
@@ -319,6 +335,21 @@ class Settings(BaseModel):
         if not value.strip():
             raise ValueError("must not be blank")
         return value.strip()
+
+    @field_validator("blocked_plugins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):  # from the environment
+            return tuple(name for name in value.split(","))
+        return value
+
+    @field_validator("blocked_plugins")
+    @classmethod
+    def _plugin_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        names = tuple(dict.fromkeys(name.strip() for name in value))
+        if "" in names:
+            raise ValueError("must not name a blank plugin")
+        return names
 
     def __eq__(self, other: object) -> bool:
         # The same values are the same settings, wherever they were read from.

@@ -1,4 +1,4 @@
-"""``newsletter-connector plugins``: the loaded plugins and what they offer."""
+"""``newsletter-connector plugins``: the loaded plugins, the blocked ones, and what they offer."""
 
 from __future__ import annotations
 
@@ -11,15 +11,21 @@ from ..plugin_manager import (
     outbound_transports,
     storage_backends,
 )
+from .context import CliState, pass_state, reports_errors
 
 
 @click.command("plugins")
-def plugins_command() -> None:
-    """List loaded plugins and what they offer."""
-    pm = build_plugin_manager()
+@pass_state
+@reports_errors
+def plugins_command(state: CliState) -> None:
+    """List loaded plugins, the ones blocked_plugins blocks, and what they offer."""
+    pm = build_plugin_manager(settings=state.settings())
     click.echo("plugins:")
     for name, plugin in sorted(pm.list_name_plugin(), key=lambda item: str(item[0])):
-        dist = distribution_of(plugin)
+        if plugin is None:  # pluggy keeps a blocked name, without a plugin
+            click.echo(f"  {name} (blocked)")
+            continue
+        dist = distribution_of(name)
         origin = f" ({dist.name} {dist.version})" if dist else " (built-in)"
         click.echo(f"  {name}{origin}")
     for title, offered in (

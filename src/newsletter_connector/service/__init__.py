@@ -14,6 +14,7 @@ import pluggy
 
 from ..errors import DbUnavailable, DbUnreachable, PluginNotFound
 from ..plugin_manager import (
+    blocked_plugins_hint,
     build_plugin_manager,
     issue_renderers,
     outbound_transports,
@@ -71,7 +72,7 @@ class NewsletterService:
         ``storage`` or the backend named in settings (default :meth:`Settings.load`); raises
         :class:`SettingsError` or :class:`PluginNotFound` (no such storage backend)."""
         settings = settings or Settings.load()
-        pm = plugin_manager or build_plugin_manager(plugins)
+        pm = plugin_manager or build_plugin_manager(plugins, settings=settings)
         if storage is None:
             backend = pick_setting(
                 "storage backend", storage_backends(pm), settings, "storage_backend"
@@ -111,6 +112,7 @@ class NewsletterService:
                 raise PluginNotFound(
                     f"the platform connection: {exc.message} (install it, or choose another "
                     "with `newsletter-connector connection set --transport`)"
+                    + blocked_plugins_hint(self.settings)
                 ) from None
 
     def check_ready(self, *, tolerate_outage: bool = True) -> None:

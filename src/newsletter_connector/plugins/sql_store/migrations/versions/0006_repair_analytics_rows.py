@@ -19,16 +19,15 @@ Create Date: 2026-11-23 19:00:00.000000
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import codecs
+import json
+import math
+import re
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
-
-from newsletter_connector.log_redaction import TOKEN_SEGMENTS, redact_tokens
-from newsletter_connector.model.wire_safe import wire_props
-from newsletter_connector.plugins.sql_store.stored_json import stored_json_loads
-from newsletter_connector.service.analytics_sanitize import REDACTED
 
 revision: str = "0006"
 down_revision: str | None = "0005"
@@ -38,6 +37,147 @@ depends_on: str | Sequence[str] | None = None
 BATCH_ROWS = 1000
 
 _UNREADABLE = object()
+
+# Frozen copies of the package code this revision runs, as it was when the revision was
+# written: a migration does tomorrow exactly what it did yesterday, whatever the live code
+# becomes. Never edit them to follow the package; a later change is a later revision.
+
+#: ``service.analytics_sanitize.REDACTED``
+REDACTED = "redacted"
+#: ``log_redaction.TOKEN_SEGMENTS``
+TOKEN_SEGMENTS = ("confirm", "unsubscribe", "profile")
+_TOKEN_PATH = re.compile(
+    r"(?<![A-Za-z0-9])(" + "|".join(TOKEN_SEGMENTS) + r")[/\\]+[^/\\?#\s]+", re.IGNORECASE
+)
+_DECODE_LAYERS = 3
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _unquote_mapped(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``log_redaction._unquote_mapped``: ``text`` percent-decoded once, and for each decoded
+    character the ``(start, end)`` of the part of ``text`` it was decoded from."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    done = 0
+    for run in _PERCENT_RUN.finditer(text):
+        for i in range(done, run.start()):
+            out.append(text[i])
+            spans.append((i, i + 1))
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        pending = run.start()
+        for at in range(run.start(), run.end(), 3):
+            chars = decoder.decode(bytes([int(text[at + 1 : at + 3], 16)]))
+            if chars:
+                out.extend(chars)
+                spans.extend([(pending, at + 3)] * len(chars))
+                pending = at + 3
+        if chars := decoder.decode(b"", final=True):
+            out.extend(chars)
+            spans.extend([(pending, run.end())] * len(chars))
+        done = run.end()
+    for i in range(done, len(text)):
+        out.append(text[i])
+        spans.append((i, i + 1))
+    return "".join(out), spans
+
+
+def _substitute_decoded(
+    text: str,
+    pattern: re.Pattern[str],
+    replace: Callable[[re.Match[str]], str | None],
+    layers: int = _DECODE_LAYERS,
+) -> str:
+    """``log_redaction.substitute_decoded``: ``text`` with each match of ``pattern`` in its
+    percent-decoded form replaced in the part of the original text it was decoded from."""
+    decoded = text
+    spans = [(i, i + 1) for i in range(len(text))]
+    for _ in range(layers):
+        once, layer = _unquote_mapped(decoded)
+        if once == decoded:
+            break
+        decoded = once
+        spans = [(spans[a][0], spans[b - 1][1]) for a, b in layer]
+    pieces: list[str] = []
+    done = 0
+    for match in pattern.finditer(decoded):
+        replacement = replace(match)
+        if replacement is None or match.end() == match.start():
+            continue
+        start, end = spans[match.start()][0], spans[match.end() - 1][1]
+        if start < done:
+            continue
+        pieces += [text[done:start], replacement]
+        done = end
+    return "".join(pieces) + text[done:] if pieces else text
+
+
+def redact_tokens(text: str, replacement: str) -> str:
+    """``log_redaction.redact_tokens``: every token after a token segment, in any spelling,
+    replaced by ``{segment}/{replacement}``."""
+    return _substitute_decoded(text, _TOKEN_PATH, lambda m: f"{m.group(1)}/{replacement}")
+
+
+#: ``model.wire_safe.MAX_PROPS_NESTING``
+_MAX_PROPS_NESTING = 32
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def _wire_text(value: Any) -> str:
+    """``model.wire_safe.wire_text``"""
+    if type(value) is not str:
+        if value is None:
+            return ""
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return bytes(value).decode("utf-8", "replace")
+        value = str(value)
+    return _SURROGATE.sub("\ufffd", value) if _has_lone_surrogate(value) else value
+
+
+def _is_wire_scalar(value: Any) -> bool:
+    """``model.wire_safe.is_wire_scalar``"""
+    kind = type(value)
+    if kind is str:
+        return not _has_lone_surrogate(value)
+    if kind is float:
+        return math.isfinite(value)
+    return kind is int or kind is bool or value is None
+
+
+def _wire_value(value: Any, level: int) -> Any:
+    """``model.wire_safe._wire_value``"""
+    if _is_wire_scalar(value):
+        return value
+    if isinstance(value, (dict, list, tuple)):
+        if level > _MAX_PROPS_NESTING:
+            return None
+        if isinstance(value, dict):
+            return {_wire_text(k): _wire_value(v, level + 1) for k, v in value.items()}
+        return [_wire_value(item, level + 1) for item in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else None
+    return _wire_text(value)
+
+
+def wire_props(value: Any) -> dict[str, Any] | None:
+    """``model.wire_safe.wire_props``: stored ``props`` as an object every encoder writes."""
+    if not isinstance(value, dict):
+        return None
+    return _wire_value(value, 1) or None
+
+
+def stored_json_loads(data: str | bytes) -> Any:
+    """``sql_store.stored_json.stored_json_loads``, whose contract is ``json.loads``'s value
+    and errors (orjson there is only a speed path)."""
+    return json.loads(data)
+
 
 _events = sa.table(
     "nc_analytics_events",
