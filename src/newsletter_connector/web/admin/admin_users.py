@@ -19,7 +19,7 @@ import falcon
 from ...errors import InvalidRequest, NotFound
 from ..pages.forms import FormData
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import ADMIN_USER_DELETE, ADMIN_USERS
 
 CURRENT = "Admin users"
@@ -72,10 +72,10 @@ class AdminUsersPage:
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.show(req, resp, self.pages.gate.admin(req))
+        self.show(req, resp, signed_in(req))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         if self.pages.gate.host_hook:
             _refuse_host_managed(self.pages, req, resp, admin)
             return
@@ -123,7 +123,7 @@ class DeleteAdminUserPage:
         self.pages = page.pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         if self.pages.gate.host_hook:
             _refuse_host_managed(self.pages, req, resp, admin)
             return
@@ -144,7 +144,7 @@ class DeleteAdminUserPage:
         )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         if self.pages.gate.host_hook:
             _refuse_host_managed(self.pages, req, resp, admin)
             return

@@ -13,7 +13,7 @@ from ...errors import InvalidRequest
 from ...service.admin import MAX_LABEL_LENGTH
 from ...storage import ApiKeyRecord
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import API_KEYS
 
 
@@ -48,10 +48,10 @@ class ApiKeysPage:
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._list(req, resp, self.pages.gate.admin(req))
+        self._list(req, resp, signed_in(req))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         form = self.pages.read_checked_form(req, resp, admin)
         if form is None:
             return
@@ -89,7 +89,7 @@ class RevokePage:
         raise falcon.HTTPNotFound()
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         self.pages.show(
             req,
             resp,
@@ -102,7 +102,7 @@ class RevokePage:
         )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         self._key(key_id)
 
         def revoke(_form: object) -> str:

@@ -16,7 +16,7 @@ from ...errors import InvalidRequest, PluginNotFound
 from ...https_rule import without_credentials
 from ..pages.forms import FormData
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import CONNECTION, CONNECTION_DISABLE, CONNECTION_TEST
 
 CURRENT = "Platform connection"
@@ -62,10 +62,10 @@ class ConnectionPage:
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.show(req, resp, self.pages.gate.admin(req))
+        self.show(req, resp, signed_in(req))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
 
         def perform(form: FormData) -> str:
             try:
@@ -107,7 +107,7 @@ class DisableConnectionAction:
         self.pages.act(
             req,
             resp,
-            self.pages.gate.admin(req),
+            signed_in(req),
             action="connection.disable",
             perform=perform,
             done="Connection {target}.",
@@ -123,7 +123,7 @@ class TestConnectionAction:
         self.pages = page.pages
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
 
         def perform(_form: FormData) -> str:
             return self.pages.service.admin.test_connection().message

@@ -25,7 +25,7 @@ from ...service.digest_schedule import ALL_KINDS
 from ..bodies import MAX_BODY_BYTES
 from ..pages.rendering import SECURITY_HEADERS
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paging import before_param, page_back
 from .paths import ISSUES, ISSUES_DIGEST
 
@@ -103,7 +103,7 @@ class IssuesPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         try:
             before_id = before_param(req, "an issue")
         except InvalidRequest as problem:
@@ -177,7 +177,7 @@ class IssuePreview:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, issue_id: int) -> None:
-        self.pages.gate.admin(req)
+        signed_in(req)
         try:
             record = self.pages.service.issues.get(issue_id)
         except NotFound:
@@ -201,7 +201,7 @@ class RecordDigest:
         self.pages = page.pages
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         form = self.pages.read_checked_form(req, resp, admin, max_bytes=MAX_DIGEST_FORM_BYTES)
         if form is None:
             return

@@ -1,5 +1,6 @@
 """``/admin/login`` and ``/admin/logout``: the built-in login (absent when a host hook signs
-admins in: then both are the host's answer, like every admin address)."""
+admins in: then both are the host's answer, like every admin address). The door
+(:mod:`.door`) lets visitors reach the login page; the page itself decides nothing about them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..pages.csrf import FIELD_NAME as LOGIN_CSRF_FIELD
 from ..pages.csrf import CsrfGuard
 from ..pages.forms import read_form
 from .base import AdminPages
+from .gate import signed_in
 from .input import check_fields
 from .paths import HOME, LOGIN
 
@@ -24,10 +26,8 @@ class LoginPage:
         self.login_csrf = CsrfGuard(pages.service.context)
 
     def _built_in_only(self, req: falcon.Request) -> None:
-        if self.pages.gate.host_hook:
-            self.pages.gate.admin(req)  # the host's answer for a signed-out visitor
+        if self.pages.gate.host_hook:  # the door let only a signed-in host admin in
             raise falcon.HTTPSeeOther(self.pages.url(HOME))
-        self.pages.gate.require_configured(req)
 
     def _form(
         self,
@@ -94,7 +94,7 @@ class LogoutAction:
         self.pages = pages
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         form = self.pages.read_checked_form(req, resp, admin)
         if form is None or admin.session is None:
             if form is not None:  # a host admin signs out at the host

@@ -12,7 +12,7 @@ import falcon
 from ...errors import InvalidRequest
 from ..pages.forms import FormData
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import OUTBOX_FAILED, OUTBOX_FAILED_REPLAY, SETTINGS
 
 #: Batches per page.
@@ -60,7 +60,7 @@ class FailedBatchesPage:
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         after = req.get_param("after")
         if after is not None and not 0 < len(after) <= MAX_BATCH_ID_LENGTH:
             self.pages.bad_request(
@@ -87,7 +87,7 @@ class ReplayBatchAction:
         self.pages = page.pages
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
 
         def perform(form: FormData) -> str:
             batch_id = form.get("batch_id").strip()

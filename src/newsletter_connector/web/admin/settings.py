@@ -14,7 +14,7 @@ import falcon
 from ...errors import InvalidRequest
 from ..pages.forms import FormData
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import (
     LISTSOURCE,
     LISTSOURCE_OFF,
@@ -66,7 +66,7 @@ class SettingsPage:
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.show(req, resp, self.pages.gate.admin(req))
+        self.show(req, resp, signed_in(req))
 
 
 class ListSourceAction:
@@ -77,7 +77,7 @@ class ListSourceAction:
         self.pages = page.pages
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
 
         def perform(form: FormData) -> str:
             user = form.get("user")
@@ -115,7 +115,7 @@ class ListSourceOffAction:
         self.pages.act(
             req,
             resp,
-            self.pages.gate.admin(req),
+            signed_in(req),
             action="listsource.disable",
             perform=perform,
             done="List-source surface {target}.",
@@ -136,7 +136,7 @@ class OutboxRetryAction:
         self.pages.act(
             req,
             resp,
-            self.pages.gate.admin(req),
+            signed_in(req),
             action="outbox.retry_now",
             perform=perform,
             done="{target} waiting for a retry are due now; they go out on the next sync.",
@@ -157,7 +157,7 @@ class OutboxReplayAction:
         self.pages.act(
             req,
             resp,
-            self.pages.gate.admin(req),
+            signed_in(req),
             action="outbox.replay",
             perform=perform,
             done="{target} replayed with a fresh retry ladder; they go out on the next sync.",

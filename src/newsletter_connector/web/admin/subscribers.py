@@ -19,7 +19,7 @@ from ...service.events import subscriber_key
 from ...service.subscriber_export import confirmed_csv
 from ...storage import SubscriberRecord
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import (
     SUBSCRIBER,
     SUBSCRIBER_BOUNCE,
@@ -48,7 +48,7 @@ class SubscribersPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         query = req.get_param("q")
         after = req.get_param("after")
         found: list[SubscriberRecord] | None = None
@@ -92,7 +92,7 @@ class SubscriberPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         email = req.get_param("email") or ""
         service = self.pages.service
         try:
@@ -140,7 +140,7 @@ class StatusAction:
         self.act = act  # "unsubscribe" or "bounce"
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         form = self.pages.read_checked_form(req, resp, admin)
         if form is None:
             return
@@ -168,7 +168,7 @@ class ErasePage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         email = (req.get_param("email") or "").strip().lower()
         self._confirm(req, resp, admin, email)
 
@@ -196,7 +196,7 @@ class ErasePage:
         )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         form = self.pages.read_checked_form(req, resp, admin)
         if form is None:
             return
@@ -227,7 +227,7 @@ class ExportAction:
         self.pages = pages
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         if self.pages.read_checked_form(req, resp, admin) is None:
             return
         self.pages.audit(req, admin, "subscribers.export", "confirmed")
