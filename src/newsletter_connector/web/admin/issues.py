@@ -179,7 +179,6 @@ class IssuePreview:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, issue_id: int) -> None:
-        signed_in(req)
         try:
             record = self.pages.service.issues.get(issue_id)
         except NotFound:
