@@ -204,3 +204,13 @@ def test_other_spellings_in_a_flask_host_are_the_unknown_path(
             result = client.open("/newsletter" + spelling, method=method)
             assert result.status_code == 404, (method, spelling, result.status_code)
             assert "Allow" not in result.headers, (method, spelling)
+
+
+def test_a_page_behind_no_door_is_an_error_not_an_open_page() -> None:
+    """Pages take the admin the door found; reached without it they fail loudly."""
+    import falcon.testing
+
+    from newsletter_connector.web.admin.gate import signed_in
+
+    with pytest.raises(RuntimeError, match="/admin/settings reached without the admin door"):
+        signed_in(falcon.testing.create_req(path="/admin/settings"))

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import falcon
 
 from ...errors import InvalidRequest, NotFound
-from ..pages.forms import FormData
+from .act import ActCall, Unavailable
 from .base import AdminPages
 from .gate import Admin
 from .paths import ADMIN_USER_DELETE, ADMIN_USERS
@@ -36,8 +36,8 @@ def delete_path(username: str) -> str:
 
 
 class AdminUsersPage:
-    """GET lists the users with the form adding one; POST adds one (audited
-    ``admin_user.create`` with the username as target)."""
+    """The users with the form adding one (served at its address by the
+    ``admin_user.create`` row of :data:`.acts.ACTS`)."""
 
     def __init__(self, pages: AdminPages) -> None:
         self.pages = pages
@@ -71,117 +71,86 @@ class AdminUsersPage:
             create_url=self.pages.url(ADMIN_USERS),
         )
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.show(req, resp, self.pages.gate.admin(req))
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        if self.pages.gate.host_hook:
-            _refuse_host_managed(self.pages, req, resp, admin)
-            return
-
-        def perform(form: FormData) -> str:
-            password = form.get("password")
-            if password != form.get("password_again"):
-                raise InvalidRequest(
-                    "the two passwords differ; type the same password twice",
-                    field="password",
-                )
-            return self.pages.service.admin_access.create_user(
-                form.get("username"), password
-            ).username
-
-        def invalid(form: FormData, error: InvalidRequest) -> None:
-            self.show(
-                req,
-                resp,
-                admin,
-                status=falcon.HTTP_400,
-                error=error,
-                username=form.get("username"),
-            )
-
-        self.pages.act(
-            req,
-            resp,
-            admin,
-            action="admin_user.create",
-            perform=perform,
-            done="Admin user {target!r} created; they can sign in now.",
-            redirect_to=ADMIN_USERS,
-            on_invalid=invalid,
-        )
+def show_users(call: ActCall) -> None:
+    """GET: the users and the form adding one (with the host hook: that the host manages
+    admins, and no form)."""
+    AdminUsersPage(call.pages).show(call.req, call.resp, call.admin)
 
 
-class DeleteAdminUserPage:
-    """GET asks to confirm deleting ``?username=``; POST deletes that user and ends its
-    sessions (audited ``admin_user.delete``). Deleting oneself is refused (400), an unknown
-    user is a 404; either way nothing changes."""
-
-    def __init__(self, page: AdminUsersPage) -> None:
-        self.page = page
-        self.pages = page.pages
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        if self.pages.gate.host_hook:
-            _refuse_host_managed(self.pages, req, resp, admin)
-            return
-        username = req.get_param("username") or ""
-        known = {user.username for user in self.pages.service.admin_access.list_users()}
-        if username not in known:
-            raise falcon.HTTPNotFound()
-        self.pages.show(
-            req,
-            resp,
-            admin,
-            "admin_user_delete.html",
+def built_in_users_only(call: ActCall) -> None:
+    """:raises Unavailable: 409 while the host manages admins (before the form is read)."""
+    if call.pages.gate.host_hook:
+        raise Unavailable(
+            falcon.HTTP_409,
             current=CURRENT,
-            username=username,
-            yourself=username == admin.name,
-            action_url=self.pages.url(ADMIN_USER_DELETE),
-            list_url=self.pages.url(ADMIN_USERS),
-        )
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        if self.pages.gate.host_hook:
-            _refuse_host_managed(self.pages, req, resp, admin)
-            return
-
-        def perform(form: FormData) -> str:
-            username = form.get("username")
-            try:
-                self.pages.service.admin_access.delete_user(username, acting_user=admin.name)
-            except NotFound:
-                raise falcon.HTTPNotFound() from None
-            return username
-
-        def invalid(_form: FormData, error: InvalidRequest) -> None:
-            self.page.show(req, resp, admin, status=falcon.HTTP_400, error=error)
-
-        self.pages.act(
-            req,
-            resp,
-            admin,
-            action="admin_user.delete",
-            perform=perform,
-            done="Admin user {target!r} deleted; their sessions are ended.",
-            redirect_to=ADMIN_USERS,
-            on_invalid=invalid,
+            title="Admins are managed by the host site",
+            message=HOST_MANAGES,
         )
 
 
-def _refuse_host_managed(
-    pages: AdminPages, req: falcon.Request, resp: falcon.Response, admin: Admin
-) -> None:
-    pages.show(
-        req,
-        resp,
-        admin,
-        "message.html",
-        status=falcon.HTTP_409,
+def create_user(call: ActCall) -> str:
+    """Add the form's user; the target is the username.
+
+    :raises InvalidRequest: the two passwords differ, or as ``admin create-user``.
+    """
+    password = call.form.get("password")
+    if password != call.form.get("password_again"):
+        raise InvalidRequest(
+            "the two passwords differ; type the same password twice", field="password"
+        )
+    return call.service.admin_access.create_user(call.form.get("username"), password).username
+
+
+def create_refused(call: ActCall, error: InvalidRequest) -> None:
+    """The page again (400) with the refused username and the message, no password."""
+    AdminUsersPage(call.pages).show(
+        call.req,
+        call.resp,
+        call.admin,
+        status=falcon.HTTP_400,
+        error=error,
+        username=call.form.get("username"),
+    )
+
+
+def confirm_delete(call: ActCall) -> None:
+    """GET ``?username=``: asks to confirm deleting the user (a 404 for no such user, a 409
+    while the host manages admins)."""
+    built_in_users_only(call)
+    username = call.req.get_param("username") or ""
+    known = {user.username for user in call.service.admin_access.list_users()}
+    if username not in known:
+        raise falcon.HTTPNotFound()
+    call.pages.show(
+        call.req,
+        call.resp,
+        call.admin,
+        "admin_user_delete.html",
         current=CURRENT,
-        title="Admins are managed by the host site",
-        message=HOST_MANAGES,
+        username=username,
+        yourself=username == call.admin.name,
+        action_url=call.pages.url(ADMIN_USER_DELETE),
+        list_url=call.pages.url(ADMIN_USERS),
+    )
+
+
+def delete_user(call: ActCall) -> str:
+    """Delete the form's user and end its sessions; the target is the username. No such user
+    is a 404.
+
+    :raises InvalidRequest: the admin deleting their own user.
+    """
+    username = call.form.get("username")
+    try:
+        call.service.admin_access.delete_user(username, acting_user=call.admin.name)
+    except NotFound:
+        raise falcon.HTTPNotFound() from None
+    return username
+
+
+def delete_refused(call: ActCall, error: InvalidRequest) -> None:
+    """The list again (400) saying why the user was not deleted."""
+    AdminUsersPage(call.pages).show(
+        call.req, call.resp, call.admin, status=falcon.HTTP_400, error=error
     )

@@ -19,6 +19,7 @@ from ...service.analytics import MAX_ROLLUP_DAYS, TOP_PAGES
 from ..charts import daily_lines
 from ..params import date_param, reject_unknown_params
 from .base import AdminPages
+from .gate import signed_in
 from .paths import ANALYTICS
 
 #: The range shown without ``from`` and ``to``: the last 30 days, today included.
@@ -82,7 +83,7 @@ class AnalyticsPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         today = self.pages.service.context.clock().date()
         typed = {name: str(req.get_param(name) or "")[:MAX_ECHO] for name in ("from", "to")}
         context: dict[str, Any] = {

@@ -12,18 +12,22 @@ import falcon
 from ...errors import InvalidRequest
 from ...service.admin import MAX_LABEL_LENGTH
 from ...storage import ApiKeyRecord
+from .act import ActCall, Done
 from .base import AdminPages
 from .gate import Admin
 from .paths import API_KEYS
 
+CURRENT = "API keys"
+
 
 class ApiKeysPage:
-    """GET lists the keys with the create form; POST creates one and shows it once."""
+    """The keys with the form creating one (served at its address by the ``api_key.create``
+    row of :data:`.acts.ACTS`)."""
 
     def __init__(self, pages: AdminPages) -> None:
         self.pages = pages
 
-    def _list(
+    def show(
         self,
         req: falcon.Request,
         resp: falcon.Response,
@@ -39,7 +43,7 @@ class ApiKeysPage:
             admin,
             "api_keys.html",
             status=status,
-            current="API keys",
+            current=CURRENT,
             keys=self.pages.service.admin.list_api_keys(),
             error=error,
             label=label,
@@ -47,77 +51,75 @@ class ApiKeysPage:
             action_url=self.pages.url(API_KEYS),
         )
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._list(req, resp, self.pages.gate.admin(req))
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        form = self.pages.read_checked_form(req, resp, admin)
-        if form is None:
-            return
-        label = form.get("label")
-        try:
-            issued = self.pages.service.admin.create_api_key(label)
-        except InvalidRequest as error:
-            self._list(
-                req, resp, admin, status=falcon.HTTP_400, error=error.message, label=label[:200]
-            )
-            return
-        self.pages.audit(req, admin, "api_key.create", issued.record.label)
-        self.pages.show(
-            req,
-            resp,
-            admin,
+def show_keys(call: ActCall) -> None:
+    """GET: the keys and the form creating one."""
+    ApiKeysPage(call.pages).show(call.req, call.resp, call.admin)
+
+
+def create_key(call: ActCall) -> Done:
+    """Create a key labelled from the form and show it, once, on this response (no redirect:
+    the key is stored nowhere to show later); the target is the label."""
+    issued = call.service.admin.create_api_key(call.form.get("label"))
+
+    def answer() -> None:
+        call.pages.show(
+            call.req,
+            call.resp,
+            call.admin,
             "api_key_created.html",
-            current="API keys",
+            current=CURRENT,
             record=issued.record,
             key=issued.key,
-            list_url=self.pages.url(API_KEYS),
+            list_url=call.pages.url(API_KEYS),
         )
 
+    return Done(issued.record.label, answer=answer)
 
-class RevokePage:
-    """GET asks to confirm; POST revokes the key and returns to the list."""
 
-    def __init__(self, pages: AdminPages) -> None:
-        self.pages = pages
+def create_refused(call: ActCall, error: InvalidRequest) -> None:
+    """The list again (400) with the refused label and the message."""
+    ApiKeysPage(call.pages).show(
+        call.req,
+        call.resp,
+        call.admin,
+        status=falcon.HTTP_400,
+        error=error.message,
+        label=call.form.get("label")[:200],
+    )
 
-    def _key(self, key_id: str) -> ApiKeyRecord:
-        for record in self.pages.service.admin.list_api_keys():
-            if str(record.id) == key_id:
-                return record
-        raise falcon.HTTPNotFound()
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
-        admin = self.pages.gate.admin(req)
-        self.pages.show(
-            req,
-            resp,
-            admin,
-            "api_key_revoke.html",
-            current="API keys",
-            record=self._key(key_id),
-            action_url=self.pages.url(f"{API_KEYS}/{key_id}/revoke"),
-            list_url=self.pages.url(API_KEYS),
-        )
+def revoke_path(key_id: str) -> str:
+    """The app path of the confirm step of revoking the key ``key_id``."""
+    return f"{API_KEYS}/{key_id}/revoke"
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
-        admin = self.pages.gate.admin(req)
-        self._key(key_id)
 
-        def revoke(_form: object) -> str:
-            return self.pages.service.admin.revoke_api_key(key_id).label
+def key_of(call: ActCall) -> ApiKeyRecord:
+    """The key the route's ``key_id`` names; a 404 when none has that id."""
+    key_id = call.params["key_id"]
+    for record in call.service.admin.list_api_keys():
+        if str(record.id) == key_id:
+            return record
+    raise falcon.HTTPNotFound()
 
-        def invalid(_form: object, error: InvalidRequest) -> None:
-            raise falcon.HTTPNotFound()
 
-        self.pages.act(
-            req,
-            resp,
-            admin,
-            action="api_key.revoke",
-            perform=revoke,
-            done="Key {target!r} revoked: it no longer works.",
-            redirect_to=API_KEYS,
-            on_invalid=invalid,
-        )
+def confirm_revoke(call: ActCall) -> None:
+    """GET: asks to confirm revoking the key (a 404 for no such key)."""
+    call.pages.show(
+        call.req,
+        call.resp,
+        call.admin,
+        "api_key_revoke.html",
+        current=CURRENT,
+        record=key_of(call),
+        action_url=call.pages.url(revoke_path(call.params["key_id"])),
+        list_url=call.pages.url(API_KEYS),
+    )
+
+
+def revoke_key(call: ActCall) -> str:
+    """Revoke the key; the target is its label. A key gone meanwhile is a 404."""
+    try:
+        return call.service.admin.revoke_api_key(call.params["key_id"]).label
+    except InvalidRequest:
+        raise falcon.HTTPNotFound() from None

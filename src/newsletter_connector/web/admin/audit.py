@@ -10,6 +10,7 @@ import falcon
 
 from ...errors import InvalidRequest
 from .base import AdminPages
+from .gate import signed_in
 from .paging import before_param, page_back
 from .paths import AUDIT
 
@@ -24,7 +25,7 @@ class AuditPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         try:
             before_id = before_param(req, "an act")
         except InvalidRequest as problem:

@@ -1,18 +1,15 @@
-"""What every admin page shares: the gate, the CSRF check, the renderer, the flash message,
-and :meth:`AdminPages.act`, the shape of every admin act (CSRF check, the service call, an
-audit record, a flash message and a redirect: post/redirect/get).
+"""What every admin page shares: the gate, the CSRF check, the renderer, the flash message, the
+audit record and the redirect (the shape of an act built from them is :mod:`.act`).
 
 Pages parse the form and call the SAME service methods the CLI calls; every rule lives there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import falcon
 
-from ...errors import InvalidRequest
 from ...service import NewsletterService
 from ..pages.forms import MAX_FORM_BYTES, FormData, read_form
 from .csrf import FIELD_NAME, AdminCsrf
@@ -161,38 +158,6 @@ class AdminPages:
         self.service.admin_audit.record(
             admin.name, action, target, client_hash=self.gate.client_hash(req)
         )
-
-    def act(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        admin: Admin,
-        *,
-        action: str,
-        perform: Callable[[FormData], str],
-        done: str,
-        redirect_to: str,
-        on_invalid: Callable[[FormData, InvalidRequest], None] | None = None,
-    ) -> None:
-        """One admin act, post/redirect/get: check the form's CSRF token (403 otherwise), run
-        ``perform(form)`` (which returns the act's target, e.g. a key's label), audit it as
-        ``action``, flash ``done`` (``{target}`` filled in) and redirect (303) to the app path
-        ``redirect_to``. ``perform`` raising :class:`InvalidRequest` calls ``on_invalid``
-        instead (the form shown again with the error; nothing audited); without ``on_invalid``
-        (an act that takes no input) the error propagates."""
-        form = self.read_checked_form(req, resp, admin)
-        if form is None:
-            return
-        try:
-            target = perform(form)
-        except InvalidRequest as error:
-            if on_invalid is None:
-                raise
-            on_invalid(form, error)
-            return
-        self.audit(req, admin, action, target)
-        self.flash.set(resp, done.format(target=target))
-        self.redirect(resp, redirect_to)
 
     def redirect(self, resp: falcon.Response, path: str) -> None:
         """303 to the app path ``path`` (keeping the cookies set on ``resp``)."""

@@ -15,6 +15,7 @@ import falcon
 from ...errors import InvalidRequest, PluginNotFound
 from ...https_rule import without_credentials
 from ..pages.forms import FormData
+from .act import ActCall
 from .base import AdminPages
 from .gate import Admin
 from .paths import CONNECTION, CONNECTION_DISABLE, CONNECTION_TEST
@@ -23,7 +24,8 @@ CURRENT = "Platform connection"
 
 
 class ConnectionPage:
-    """GET shows the connection and the form; POST sets the connection."""
+    """The connection and the form setting it (served at its address by the
+    ``connection.set`` row of :data:`.acts.ACTS`)."""
 
     def __init__(self, pages: AdminPages) -> None:
         self.pages = pages
@@ -61,86 +63,42 @@ class ConnectionPage:
             test_url=self.pages.url(CONNECTION_TEST),
         )
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.show(req, resp, self.pages.gate.admin(req))
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+def show_connection(call: ActCall) -> None:
+    """GET: the connection and the form setting it."""
+    ConnectionPage(call.pages).show(call.req, call.resp, call.admin)
 
-        def perform(form: FormData) -> str:
-            try:
-                record = self.pages.service.admin.set_connection(
-                    platform_base=form.get("platform_base"),
-                    transport=form.get("transport"),
-                    token=form.get("token"),
-                )
-            except PluginNotFound as error:
-                raise InvalidRequest(error.message, field="transport") from None
-            return f"{without_credentials(record.platform_base)} via {record.transport}"
 
-        def invalid(form: FormData, error: InvalidRequest) -> None:
-            self.show(req, resp, admin, status=falcon.HTTP_400, error=error, form=form)
+def set_connection(call: ActCall) -> str:
+    """Set the connection from the form; the target names the address (without credentials)
+    and the transport, never the token.
 
-        self.pages.act(
-            req,
-            resp,
-            admin,
-            action="connection.set",
-            perform=perform,
-            done="Connection set: {target}.",
-            redirect_to=CONNECTION,
-            on_invalid=invalid,
+    :raises InvalidRequest: as ``connection set``; a transport not installed names ``transport``.
+    """
+    form = call.form
+    try:
+        record = call.service.admin.set_connection(
+            platform_base=form.get("platform_base"),
+            transport=form.get("transport"),
+            token=form.get("token"),
         )
+    except PluginNotFound as error:
+        raise InvalidRequest(error.message, field="transport") from None
+    return f"{without_credentials(record.platform_base)} via {record.transport}"
 
 
-class DisableConnectionAction:
-    """POST disables the connection (nothing is pushed; export endpoints answer 404)."""
-
-    def __init__(self, page: ConnectionPage) -> None:
-        self.pages = page.pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        def perform(_form: FormData) -> str:
-            was_on = self.pages.service.admin.disable_connection()
-            return "disabled" if was_on else "was not configured"
-
-        self.pages.act(
-            req,
-            resp,
-            self.pages.gate.admin(req),
-            action="connection.disable",
-            perform=perform,
-            done="Connection {target}.",
-            redirect_to=CONNECTION,
-        )
+def connection_form_again(call: ActCall, error: InvalidRequest) -> None:
+    """The page again (400) with the refused form (its token left empty) and the message."""
+    ConnectionPage(call.pages).show(
+        call.req, call.resp, call.admin, status=falcon.HTTP_400, error=error, form=call.form
+    )
 
 
-class TestConnectionAction:
-    """POST asks the platform whether it accepts the connection; the outcome is flashed."""
-
-    def __init__(self, page: ConnectionPage) -> None:
-        self.page = page
-        self.pages = page.pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-
-        def perform(_form: FormData) -> str:
-            return self.pages.service.admin.test_connection().message
-
-        def invalid(_form: FormData, error: InvalidRequest) -> None:
-            self.page.show(req, resp, admin, status=falcon.HTTP_400, error=error)
-
-        self.pages.act(
-            req,
-            resp,
-            admin,
-            action="connection.test",
-            perform=perform,
-            done="Connection test: {target}.",
-            redirect_to=CONNECTION,
-            on_invalid=invalid,
-        )
+def connection_untestable(call: ActCall, error: InvalidRequest) -> None:
+    """The page again (400) saying why the connection could not be tested."""
+    ConnectionPage(call.pages).show(
+        call.req, call.resp, call.admin, status=falcon.HTTP_400, error=error
+    )
 
 
 def _shown_address(value: str) -> str:

@@ -17,6 +17,7 @@ from ...service.dashboard import DASHBOARD_RANGES, Dashboard
 from ..charts import daily_lines
 from ..params import decimal_integer, reject_unknown_params, single_param
 from .base import AdminPages
+from .gate import signed_in
 from .paths import HOME
 
 
@@ -27,7 +28,7 @@ class DashboardPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         try:
             board = self.pages.service.dashboard.overview(_days(req))
         except InvalidRequest as error:

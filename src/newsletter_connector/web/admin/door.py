@@ -2,7 +2,10 @@
 ``/admin`` that name no page): while the area is off, the app's unknown-path 404, so nothing
 tells that it exists; once it is on, a signed-out visitor gets what :meth:`AdminGate.admin`
 answers (the login page, or the host's answer) everywhere except the login page and its
-stylesheet, so no other address answers them anything, not even a ``405``."""
+stylesheet, so no other address answers them anything, not even a ``405``.
+
+The door is the one place deciding who may enter: the pages behind it take the admin it found
+(:func:`~.gate.signed_in`) and never ask again."""
 
 from __future__ import annotations
 
@@ -14,8 +17,14 @@ import falcon
 from .gate import AdminGate
 from .paths import LOGIN, ROOT, STYLESHEET
 
-#: The admin addresses a signed-out visitor may reach.
+#: The admin addresses a signed-out visitor may reach (with the host hook, only the
+#: stylesheet: the built-in login is not used, so its page is the host's answer too).
 OPEN_TO_VISITORS = frozenset({LOGIN, STYLESHEET})
+
+
+def open_to_visitors(gate: AdminGate, path: str) -> bool:
+    """Whether a signed-out visitor may reach the admin address ``path``."""
+    return path in OPEN_TO_VISITORS and not (path == LOGIN and gate.host_hook)
 
 
 class AdminDoorMiddleware:
@@ -31,7 +40,7 @@ class AdminDoorMiddleware:
         if not (req.path == ROOT or req.path.startswith(ROOT + "/")):
             return
         self._gate.require_configured(req)
-        if req.path not in OPEN_TO_VISITORS:
+        if not open_to_visitors(self._gate, req.path):
             self._gate.admin(req)
 
 

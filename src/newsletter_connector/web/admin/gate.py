@@ -75,7 +75,8 @@ class AdminGate:
     def admin(self, req: falcon.Request) -> Admin:
         """The admin making ``req``; otherwise raises what a visitor gets instead: the 404
         while unconfigured, the host's sign-in redirect or 403, or a redirect to the login.
-        The admin found is kept on ``req.context`` for the rest of the request."""
+        The admin found is kept on ``req.context`` for the rest of the request (read by
+        :func:`signed_in`). Only the door asks (:mod:`.door`)."""
         known: Admin | None = getattr(req.context, "admin", None)
         if known is None:
             known = req.context.admin = self._find_admin(req)
@@ -113,6 +114,19 @@ class AdminGate:
         if target:
             raise falcon.HTTPSeeOther(target)
         raise HostSignInRequired()
+
+
+def signed_in(req: falcon.Request) -> Admin:
+    """The admin the door let in (:class:`~.door.AdminDoorMiddleware` asked
+    :meth:`AdminGate.admin` before any admin resource ran): admin pages assume a signed-in
+    admin and never decide who may enter.
+
+    :raises RuntimeError: no door ran for ``req`` (a page mounted without it), never a visitor.
+    """
+    admin: Admin | None = getattr(req.context, "admin", None)
+    if admin is None:
+        raise RuntimeError(f"{req.path} reached without the admin door deciding who may enter")
+    return admin
 
 
 class HostSignInRequired(Exception):

@@ -23,9 +23,11 @@ from ...errors import InvalidRequest, NewsletterError, NotFound
 from ...model.issue import load_content
 from ...service.digest_schedule import ALL_KINDS
 from ..bodies import MAX_BODY_BYTES
+from ..pages.forms import FormData
 from ..pages.rendering import SECURITY_HEADERS
+from .act import ActCall, Done
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paging import before_param, page_back
 from .paths import ISSUES, ISSUES_DIGEST
 
@@ -103,7 +105,7 @@ class IssuesPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         try:
             before_id = before_param(req, "an issue")
         except InvalidRequest as problem:
@@ -177,7 +179,6 @@ class IssuePreview:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, issue_id: int) -> None:
-        self.pages.gate.admin(req)
         try:
             record = self.pages.service.issues.get(issue_id)
         except NotFound:
@@ -188,43 +189,39 @@ class IssuePreview:
         resp.text = record.html or ""
 
 
-class RecordDigest:
-    """POST: record an issue of the chosen kind and date, from the given content or else the
-    content plugin's, through :meth:`IssueService.run_digest` (audited ``issue.digest``, the
-    target naming the issue, never its content), then back to the list at the recorded issue
-    and its preview with a flash saying what was recorded; a refused run shows the form again
-    (400) with the reason, nothing recorded or audited. A form body over
-    :data:`MAX_DIGEST_FORM_BYTES` is refused with 413 before anything is read from it."""
+def record_digest(call: ActCall) -> Done:
+    """Record an issue of the form's kind and date, from its content or else the content
+    plugin's, through :meth:`IssueService.run_digest`; the target names the issue (never its
+    content), then back to the list at the recorded issue and its preview.
 
-    def __init__(self, page: IssuesPage) -> None:
-        self.page = page
-        self.pages = page.pages
+    :raises NewsletterError: a refused run (see the module's docstring).
+    """
+    form = call.form
+    record = call.service.issues.run_digest(
+        _kind(form), form.get("date").strip() or None, read_content(form.get("content"))
+    )
+    target = f"{record.kind} issue {record.id}"
+    return Done(
+        target,
+        flash=f"Recorded {target} for {record.issue_date}: {record.subject}",
+        redirect_to=f"{ISSUES}#{issue_anchor(record.id)}",
+    )
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        form = self.pages.read_checked_form(req, resp, admin, max_bytes=MAX_DIGEST_FORM_BYTES)
-        if form is None:
-            return
-        kind = form.get("kind").strip() or DEFAULT_KIND
-        issue_date = form.get("date").strip()
-        content = form.get("content")
-        try:
-            record = self.pages.service.issues.run_digest(
-                kind, issue_date or None, read_content(content)
-            )
-        except NewsletterError as problem:
-            self.page.show(
-                req,
-                resp,
-                admin,
-                status=falcon.HTTP_400,
-                error=problem,
-                kind=kind,
-                issue_date=issue_date,
-                content=content,
-            )
-            return
-        target = f"{record.kind} issue {record.id}"
-        self.pages.audit(req, admin, "issue.digest", target)
-        self.pages.flash.set(resp, f"Recorded {target} for {record.issue_date}: {record.subject}")
-        self.pages.redirect(resp, f"{ISSUES}#{issue_anchor(record.id)}")
+
+def digest_refused(call: ActCall, problem: NewsletterError) -> None:
+    """The page again (400) with the reason and what was typed; nothing recorded."""
+    form = call.form
+    IssuesPage(call.pages).show(
+        call.req,
+        call.resp,
+        call.admin,
+        status=falcon.HTTP_400,
+        error=problem,
+        kind=_kind(form),
+        issue_date=form.get("date").strip(),
+        content=form.get("content"),
+    )
+
+
+def _kind(form: FormData) -> str:
+    return form.get("kind").strip() or DEFAULT_KIND

@@ -1,5 +1,6 @@
 """``/admin/login`` and ``/admin/logout``: the built-in login (absent when a host hook signs
-admins in: then both are the host's answer, like every admin address)."""
+admins in: then both are the host's answer, like every admin address). The door
+(:mod:`.door`) lets visitors reach the login page; the page itself decides nothing about them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ...service.admin_access import WRONG_CREDENTIALS, LoginThrottled
 from ..pages.csrf import FIELD_NAME as LOGIN_CSRF_FIELD
 from ..pages.csrf import CsrfGuard
 from ..pages.forms import read_form
+from .act import ActCall, Done
 from .base import AdminPages
 from .input import check_fields
 from .paths import HOME, LOGIN
@@ -24,10 +26,8 @@ class LoginPage:
         self.login_csrf = CsrfGuard(pages.service.context)
 
     def _built_in_only(self, req: falcon.Request) -> None:
-        if self.pages.gate.host_hook:
-            self.pages.gate.admin(req)  # the host's answer for a signed-out visitor
+        if self.pages.gate.host_hook:  # the door let only a signed-in host admin in
             raise falcon.HTTPSeeOther(self.pages.url(HOME))
-        self.pages.gate.require_configured(req)
 
     def _form(
         self,
@@ -87,24 +87,15 @@ class LoginPage:
         self.pages.redirect(resp, HOME)
 
 
-class LogoutAction:
-    """POST ends the session (its row deleted) and returns to the login page."""
-
-    def __init__(self, pages: AdminPages) -> None:
-        self.pages = pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        form = self.pages.read_checked_form(req, resp, admin)
-        if form is None or admin.session is None:
-            if form is not None:  # a host admin signs out at the host
-                self.pages.redirect(resp, HOME)
-            return
-        self.pages.service.admin_access.logout(
-            admin.session, client_hash=self.pages.gate.client_hash(req)
-        )
-        self.pages.gate.clear_session_cookie(resp)
-        self.pages.redirect(resp, LOGIN)
+def sign_out(call: ActCall) -> Done:
+    """End the session (its row deleted; the access service records ``logout``) and go to the
+    login page; a host admin signs out at the host, so is only sent home."""
+    session = call.admin.session
+    if session is None:
+        return Done(None, redirect_to=HOME)
+    call.service.admin_access.logout(session, client_hash=call.pages.gate.client_hash(call.req))
+    call.pages.gate.clear_session_cookie(call.resp)
+    return Done(None)
 
 
 def _minutes(seconds: int) -> str:

@@ -9,6 +9,7 @@ import falcon
 
 from ...errors import InvalidRequest
 from .base import AdminPages
+from .gate import signed_in
 from .paths import MESSAGES
 
 #: Messages per page.
@@ -33,7 +34,7 @@ class MessagesPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         try:
             page = self.pages.service.messages.newest_page(req.get_param("cursor"), PAGE_SIZE)
         except InvalidRequest as problem:

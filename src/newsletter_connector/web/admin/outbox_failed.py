@@ -10,9 +10,9 @@ from __future__ import annotations
 import falcon
 
 from ...errors import InvalidRequest
-from ..pages.forms import FormData
+from .act import ActCall
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import OUTBOX_FAILED, OUTBOX_FAILED_REPLAY, SETTINGS
 
 #: Batches per page.
@@ -60,7 +60,7 @@ class FailedBatchesPage:
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         after = req.get_param("after")
         if after is not None and not 0 < len(after) <= MAX_BATCH_ID_LENGTH:
             self.pages.bad_request(
@@ -77,38 +77,23 @@ class FailedBatchesPage:
         self.show(req, resp, admin, after=after)
 
 
-class ReplayBatchAction:
-    """POST puts the failed batch ``batch_id`` back in the queue (audited ``outbox.replay``
-    with the batch id as target); a batch that is missing or not failed is named on the page
-    shown again (400), nothing changed."""
+def replay_batch(call: ActCall) -> str:
+    """Put the failed batch ``batch_id`` back in the queue; the target is its id.
 
-    def __init__(self, page: FailedBatchesPage) -> None:
-        self.page = page
-        self.pages = page.pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-
-        def perform(form: FormData) -> str:
-            batch_id = form.get("batch_id").strip()
-            if not 0 < len(batch_id) <= MAX_BATCH_ID_LENGTH:
-                raise InvalidRequest(
-                    f"batch_id must be a batch id of 1-{MAX_BATCH_ID_LENGTH} characters",
-                    field="batch_id",
-                )
-            self.pages.service.admin.replay_failed_batches(batch_id)
-            return batch_id
-
-        def invalid(_form: FormData, error: InvalidRequest) -> None:
-            self.page.show(req, resp, admin, status=falcon.HTTP_400, error=error.message)
-
-        self.pages.act(
-            req,
-            resp,
-            admin,
-            action="outbox.replay",
-            perform=perform,
-            done="Batch {target} replayed with a fresh retry ladder; it goes out on the next sync.",
-            redirect_to=OUTBOX_FAILED,
-            on_invalid=invalid,
+    :raises InvalidRequest: naming ``batch_id``: blank or too long, missing, or not failed.
+    """
+    batch_id = call.form.get("batch_id").strip()
+    if not 0 < len(batch_id) <= MAX_BATCH_ID_LENGTH:
+        raise InvalidRequest(
+            f"batch_id must be a batch id of 1-{MAX_BATCH_ID_LENGTH} characters",
+            field="batch_id",
         )
+    call.service.admin.replay_failed_batches(batch_id)
+    return batch_id
+
+
+def replay_refused(call: ActCall, error: InvalidRequest) -> None:
+    """The newest page again (400) naming why the batch was not replayed."""
+    FailedBatchesPage(call.pages).show(
+        call.req, call.resp, call.admin, status=falcon.HTTP_400, error=error.message
+    )

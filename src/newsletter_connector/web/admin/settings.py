@@ -12,23 +12,23 @@ from __future__ import annotations
 import falcon
 
 from ...errors import InvalidRequest
-from ..pages.forms import FormData
+from .act import ActCall
 from .base import AdminPages
-from .gate import Admin
+from .gate import Admin, signed_in
 from .paths import (
     LISTSOURCE,
     LISTSOURCE_OFF,
     OUTBOX_FAILED,
     OUTBOX_REPLAY,
     OUTBOX_RETRY,
-    SETTINGS,
 )
 
 CURRENT = "List source and outbox"
 
 
 class SettingsPage:
-    """GET shows the list-source state and form and the outbox counts with their actions."""
+    """GET shows the list-source state and form and the outbox counts with their actions
+    (the acts their forms post to are rows of :data:`.acts.ACTS`)."""
 
     def __init__(self, pages: AdminPages) -> None:
         self.pages = pages
@@ -66,100 +66,23 @@ class SettingsPage:
         )
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self.show(req, resp, self.pages.gate.admin(req))
+        self.show(req, resp, signed_in(req))
 
 
-class ListSourceAction:
-    """POST sets the list-source credentials (user and key) and turns the surface on."""
-
-    def __init__(self, page: SettingsPage) -> None:
-        self.page = page
-        self.pages = page.pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-
-        def perform(form: FormData) -> str:
-            user = form.get("user")
-            self.pages.service.admin.set_listsource_credentials(user, form.get("key"))
-            return user
-
-        def invalid(form: FormData, error: InvalidRequest) -> None:
-            self.page.show(
-                req, resp, admin, status=falcon.HTTP_400, error=error, user=form.get("user")
-            )
-
-        self.pages.act(
-            req,
-            resp,
-            admin,
-            action="listsource.set",
-            perform=perform,
-            done="List-source surface on for user {target!r}.",
-            redirect_to=SETTINGS,
-            on_invalid=invalid,
-        )
+def set_listsource(call: ActCall) -> str:
+    """Set the list-source credentials from the form; the target is the user name."""
+    user = call.form.get("user")
+    call.service.admin.set_listsource_credentials(user, call.form.get("key"))
+    return user
 
 
-class ListSourceOffAction:
-    """POST turns the list-source surface off."""
-
-    def __init__(self, page: SettingsPage) -> None:
-        self.pages = page.pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        def perform(_form: FormData) -> str:
-            was_on = self.pages.service.admin.disable_listsource()
-            return "turned off" if was_on else "already off"
-
-        self.pages.act(
-            req,
-            resp,
-            self.pages.gate.admin(req),
-            action="listsource.disable",
-            perform=perform,
-            done="List-source surface {target}.",
-            redirect_to=SETTINGS,
-        )
-
-
-class OutboxRetryAction:
-    """POST makes every batch waiting for its next attempt due now (``outbox retry-now``)."""
-
-    def __init__(self, page: SettingsPage) -> None:
-        self.pages = page.pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        def perform(_form: FormData) -> str:
-            return f"{self.pages.service.admin.retry_outbox_now()} batch(es)"
-
-        self.pages.act(
-            req,
-            resp,
-            self.pages.gate.admin(req),
-            action="outbox.retry_now",
-            perform=perform,
-            done="{target} waiting for a retry are due now; they go out on the next sync.",
-            redirect_to=SETTINGS,
-        )
-
-
-class OutboxReplayAction:
-    """POST puts every failed batch back in the queue (``outbox replay --all``)."""
-
-    def __init__(self, page: SettingsPage) -> None:
-        self.pages = page.pages
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        def perform(_form: FormData) -> str:
-            return f"{self.pages.service.admin.replay_failed_batches()} failed batch(es)"
-
-        self.pages.act(
-            req,
-            resp,
-            self.pages.gate.admin(req),
-            action="outbox.replay",
-            perform=perform,
-            done="{target} replayed with a fresh retry ladder; they go out on the next sync.",
-            redirect_to=SETTINGS,
-        )
+def listsource_form_again(call: ActCall, error: InvalidRequest) -> None:
+    """The page again (400) with the refused user name and the message, the key left empty."""
+    SettingsPage(call.pages).show(
+        call.req,
+        call.resp,
+        call.admin,
+        status=falcon.HTTP_400,
+        error=error,
+        user=call.form.get("user"),
+    )

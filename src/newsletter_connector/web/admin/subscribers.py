@@ -18,8 +18,9 @@ from ...errors import InvalidRequest, NotFound
 from ...service.events import subscriber_key
 from ...service.subscriber_export import confirmed_csv
 from ...storage import SubscriberRecord
+from .act import ActCall, Done
 from .base import AdminPages
-from .gate import Admin
+from .gate import signed_in
 from .paths import (
     SUBSCRIBER,
     SUBSCRIBER_BOUNCE,
@@ -48,7 +49,7 @@ class SubscribersPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         query = req.get_param("q")
         after = req.get_param("after")
         found: list[SubscriberRecord] | None = None
@@ -92,7 +93,7 @@ class SubscriberPage:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
+        admin = signed_in(req)
         email = req.get_param("email") or ""
         service = self.pages.service
         try:
@@ -131,111 +132,78 @@ class SubscriberPage:
         )
 
 
-class StatusAction:
-    """POST ``email``: unsubscribe or mark bounced (as ``subscribers unsubscribe|bounce``),
-    audited with the address, then back to the subscriber's page."""
-
-    def __init__(self, pages: AdminPages, *, act: str) -> None:
-        self.pages = pages
-        self.act = act  # "unsubscribe" or "bounce"
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        form = self.pages.read_checked_form(req, resp, admin)
-        if form is None:
-            return
-        subscribers = self.pages.service.subscribers
-        change = subscribers.unsubscribe if self.act == "unsubscribe" else subscribers.mark_bounced
-        try:
-            before = subscribers.get(form.get("email"))
-            after = change(before.email)
-        except (InvalidRequest, NotFound) as problem:
-            raise falcon.HTTPNotFound(description=problem.message) from None
-        self.pages.audit(req, admin, f"subscriber.{self.act}", after.email)
-        if after.status == before.status:
-            message = f"{after.email} was already {after.status}; nothing changed."
-        else:
-            message = f"{after.email}: {before.status} → {after.status}."
-        self.pages.flash.set(resp, message)
-        self.pages.redirect(resp, subscriber_path(after.email))
+def change_status(call: ActCall, act: str) -> Done:
+    """Unsubscribe (``act`` "unsubscribe") or mark bounced ("bounce") the form's ``email``;
+    the target is the address, then back to its page saying what changed. No such
+    subscriber (or not an address) is a 404."""
+    subscribers = call.service.subscribers
+    change = subscribers.unsubscribe if act == "unsubscribe" else subscribers.mark_bounced
+    try:
+        before = subscribers.get(call.form.get("email"))
+        after = change(before.email)
+    except (InvalidRequest, NotFound) as problem:
+        raise falcon.HTTPNotFound(description=problem.message) from None
+    if after.status == before.status:
+        message = f"{after.email} was already {after.status}; nothing changed."
+    else:
+        message = f"{after.email}: {before.status} → {after.status}."
+    return Done(after.email, flash=message, redirect_to=subscriber_path(after.email))
 
 
-class ErasePage:
-    """GET ``?email=`` asks to confirm; POST erases everything stored about the address (as
-    ``erase``), audits the address's keyed hash and returns to the search page."""
-
-    def __init__(self, pages: AdminPages) -> None:
-        self.pages = pages
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        email = (req.get_param("email") or "").strip().lower()
-        self._confirm(req, resp, admin, email)
-
-    def _confirm(
-        self,
-        req: falcon.Request,
-        resp: falcon.Response,
-        admin: Admin,
-        email: str,
-        *,
-        status: str = falcon.HTTP_200,
-        error: str | None = None,
-    ) -> None:
-        self.pages.show(
-            req,
-            resp,
-            admin,
-            "subscriber_erase.html",
-            status=status,
-            current=LABEL,
-            email=email,
-            error=error,
-            action_url=self.pages.url(SUBSCRIBER_ERASE),
-            cancel_url=self.pages.url(subscriber_path(email) if email else SUBSCRIBERS),
-        )
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        form = self.pages.read_checked_form(req, resp, admin)
-        if form is None:
-            return
-        email = form.get("email")
-        try:
-            result = self.pages.service.subscribers.erase_address(email)
-        except InvalidRequest as error:
-            self._confirm(
-                req, resp, admin, email[:320], status=falcon.HTTP_400, error=error.message
-            )
-            return
-        key = subscriber_key(self.pages.service.context, result.email)
-        self.pages.audit(req, admin, "subscriber.erase", key)
-        was = result.previous_status
-        self.pages.flash.set(
-            resp,
-            ("No subscriber had the address" if was is None else f"Subscriber erased (was {was})")
-            + f"; {result.erased_messages} contact messages erased, "
-            f"{result.discarded_events} undelivered events discarded. The address is forgotten.",
-        )
-        self.pages.redirect(resp, SUBSCRIBERS)
+def confirm_erase(call: ActCall) -> None:
+    """GET ``?email=``: asks to confirm erasing the address."""
+    email = (call.req.get_param("email") or "").strip().lower()
+    _erase_form(call, email)
 
 
-class ExportAction:
-    """POST: the confirmed subscribers as a CSV attachment, streamed (audited)."""
+def erase_refused(call: ActCall, error: InvalidRequest) -> None:
+    """The confirm step again (400) with the message."""
+    email = call.form.get("email")[:320]
+    _erase_form(call, email, status=falcon.HTTP_400, error=error.message)
 
-    def __init__(self, pages: AdminPages) -> None:
-        self.pages = pages
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = self.pages.gate.admin(req)
-        if self.pages.read_checked_form(req, resp, admin) is None:
-            return
-        self.pages.audit(req, admin, "subscribers.export", "confirmed")
-        day = self.pages.service.context.clock().strftime("%Y-%m-%d")
+def _erase_form(
+    call: ActCall, email: str, *, status: str = falcon.HTTP_200, error: str | None = None
+) -> None:
+    call.pages.show(
+        call.req,
+        call.resp,
+        call.admin,
+        "subscriber_erase.html",
+        status=status,
+        current=LABEL,
+        email=email,
+        error=error,
+        action_url=call.pages.url(SUBSCRIBER_ERASE),
+        cancel_url=call.pages.url(subscriber_path(email) if email else SUBSCRIBERS),
+    )
+
+
+def erase(call: ActCall) -> Done:
+    """Erase everything stored about the form's ``email`` (as ``erase``); the target is the
+    address's keyed hash, never the address: erasing means forgetting it."""
+    result = call.service.subscribers.erase_address(call.form.get("email"))
+    was = result.previous_status
+    return Done(
+        subscriber_key(call.service.context, result.email),
+        flash=("No subscriber had the address" if was is None else f"Subscriber erased (was {was})")
+        + f"; {result.erased_messages} contact messages erased, "
+        f"{result.discarded_events} undelivered events discarded. The address is forgotten.",
+    )
+
+
+def export_confirmed(call: ActCall) -> Done:
+    """The confirmed subscribers as a CSV attachment, streamed; the target is "confirmed"."""
+
+    def answer() -> None:
+        resp = call.resp
+        day = call.service.context.clock().strftime("%Y-%m-%d")
         resp.content_type = "text/csv; charset=utf-8"
         resp.set_header(
             "Content-Disposition", f'attachment; filename="subscribers-confirmed-{day}.csv"'
         )
         resp.set_header("Cache-Control", "no-store")
         resp.set_header("X-Content-Type-Options", "nosniff")
-        resp.stream = confirmed_csv(self.pages.service.subscribers)
+        resp.stream = confirmed_csv(call.service.subscribers)
+
+    return Done("confirmed", answer=answer)
