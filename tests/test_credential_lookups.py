@@ -22,7 +22,7 @@ from newsletter_connector import create_app
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage, SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.store import SqlUnitOfWork
-from newsletter_connector.storage import ApiKeyRecord, ConnectionRecord
+from newsletter_connector.storage.access_records import ApiKeyRecord, ConnectionRecord
 
 T0 = datetime(2026, 11, 21, 9, 0)
 HOST_CONNECTION = ConnectionRecord(

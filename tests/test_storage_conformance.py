@@ -11,7 +11,7 @@ import pytest
 
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.storage import StorageBase, UnitOfWork
+from newsletter_connector.storage.unit_of_work import StorageBase, UnitOfWork
 from newsletter_connector.testing import StorageConformance
 
 

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from newsletter_connector.plugins.sql_store import CommitHorizon, prefix_range
 from newsletter_connector.plugins.sql_store.day_counts import changes_per_day
-from newsletter_connector.storage import (
+from newsletter_connector.storage.records import (
     EmailPrefs,
     SubscriberData,
     SubscriberDay,

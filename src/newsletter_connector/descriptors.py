@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import httpx
 
     from .settings import Settings
-    from .storage import Storage
+    from .storage.unit_of_work import Storage
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,16 @@ class IssueRenderer:
 @dataclass(frozen=True)
 class OutboundTransport:
     """A way to push events to the platform: ``factory(connection, http_client)`` returns an
-    object with ``deliver(events)`` (contract: :mod:`newsletter_connector.sync.transport`)."""
+    object with ``deliver(events)`` (contract: :mod:`newsletter_connector.storage.transport`).
+    ``check_path``, when given, makes the transport testable ("Test connection"): the test
+    POSTs an empty JSON array there, under the connection's ``platform_base``, with the bearer
+    token, and a 2xx answer means reachable; ``None`` says the transport cannot be tested."""
 
     name: str
     description: str
     factory: Callable[[Any, httpx.Client], Any]
     extras: dict[str, Any] = field(default_factory=dict)
+    check_path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def newsletter_outbound_transports() -> list[OutboundTransport]:
         connection's ``transport`` picks one by name (built-ins: ``events`` and ``platform``).
         The runner calls ``factory(connection, http_client)`` with its ``httpx.Client``
         (trusted CAs, no redirects, a 15-second deadline per request); the contract of the
-        object built is in ``newsletter_connector.sync.transport``.
+        object built is in ``newsletter_connector.storage.transport``.
     """
 
 

@@ -22,7 +22,7 @@ from ..plugin_manager import (
     storage_backends,
 )
 from ..settings import Settings
-from ..storage import Storage
+from ..storage.unit_of_work import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .admin_access import AdminAccessService

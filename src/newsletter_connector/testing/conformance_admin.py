@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ..errors import InvalidRequest
-from ..storage import AdminSessionRecord
+from ..storage.access_records import AdminSessionRecord
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 #: Stand-ins for argon2id hashes: the store keeps whatever string it is given.

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ..storage import FeedbackRecord
+from ..storage.records import FeedbackRecord
 from .conformance_subscribers import make_subscriber_data, new_event, queued_events
 from .threads import run_together
 

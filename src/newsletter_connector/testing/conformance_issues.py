@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ..storage import NewIssue
+from ..storage.records import NewIssue
 from .issue_samples import sample_issue_content
 
 T0 = datetime(2026, 11, 21, 10, 0, 0)

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from ..storage import EmailPrefs, NewEvent, SubscriberData
+from ..storage.outbox_records import NewEvent
+from ..storage.records import EmailPrefs, SubscriberData
 from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456)

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from datetime import date
 from functools import cached_property
 
-from ...storage import ApiKeyRecord, NewEvent, SubscriberData, SubscriberRecord
+from ...storage.access_records import ApiKeyRecord
+from ...storage.outbox_records import NewEvent
+from ...storage.records import SubscriberData, SubscriberRecord
 from .key_lookup import ActiveKeyLookup
 from .repos import SqlApiKeys
 from .signup_insert import SignupInsert

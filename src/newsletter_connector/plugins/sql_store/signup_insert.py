@@ -22,7 +22,8 @@ from typing import Any
 from sqlalchemy import CTE, Select, insert, select
 from sqlalchemy.engine import Engine
 
-from ...storage import NewEvent, SubscriberData, SubscriberRecord
+from ...storage.outbox_records import NewEvent
+from ...storage.records import SubscriberData, SubscriberRecord
 from .outbox import ENQUEUE_COLUMNS, event_columns
 from .outbox_claims import OUTBOX_HORIZON
 from .pooled_statement import PooledStatement

@@ -15,7 +15,8 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
-from ...storage import NewEvent, SubscriberData, SubscriberRecord
+from ...storage.outbox_records import NewEvent
+from ...storage.records import SubscriberData, SubscriberRecord
 from ...tracing.statements import statement_span
 from .outbox import SQLITE_ENQUEUE, event_columns
 from .pooled_statement import DriverStatement, wrapped_driver_error

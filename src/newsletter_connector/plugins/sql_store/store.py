@@ -13,7 +13,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import Settings
 from ...short_reads import short_reads
-from ...storage import StorageBase
+from ...storage.unit_of_work import StorageBase
 from ...tracing import tracer_for
 from ...tracing.statements import trace_statements
 from . import migrate
