@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from ...storage.records import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
-from .parallel_reads import read_all
+from .fast.parallel_reads import read_all
 from .record_builders import record_builder
 from .repository import SqlRepository
 from .stored_json import LenientJson

@@ -11,10 +11,10 @@ from functools import cached_property
 from ...storage.access_records import ApiKeyRecord
 from ...storage.outbox_records import NewEvent
 from ...storage.records import SubscriberData, SubscriberRecord
-from .key_lookup import ActiveKeyLookup
+from .fast.key_lookup import ActiveKeyLookup
+from .fast.signup_insert import SignupInsert
+from .fast.sqlite_signup import SqliteSignup
 from .repos import SqlApiKeys
-from .signup_insert import SignupInsert
-from .sqlite_signup import SqliteSignup
 from .store import SqlStorage, translated_errors
 
 
