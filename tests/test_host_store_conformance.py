@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import delete
 
 from examples.wsgi_mount.host_db import metadata as host_metadata
-from examples.wsgi_mount.host_store import HostStorage
+from examples.wsgi_mount.host_store import HOST_SUBSCRIBERS
+from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.testing import StorageConformance
 from newsletter_connector.testing.databases import empty_all_tables
@@ -19,7 +20,7 @@ from newsletter_connector.testing.databases import empty_all_tables
 class TestHostStorage(StorageConformance):
     @pytest.fixture
     def storage(self, newsletter_database_url: str) -> Iterator[Any]:
-        backend = HostStorage(make_engine(newsletter_database_url))
+        backend = SqlStorage(make_engine(newsletter_database_url), HOST_SUBSCRIBERS)
         backend.migrate()  # our migrations (already at head) and the host's own tables
         yield backend
         empty_all_tables(backend.engine)  # the package's tables

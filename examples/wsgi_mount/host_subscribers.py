@@ -85,7 +85,7 @@ def _record(row: RowMapping) -> SubscriberRecord:
 
 
 class HostSubscribers:
-    """``SubscriberRepository`` on ``host_users`` (see :mod:`newsletter_connector.storage`)."""
+    """``SubscriberRepository`` on ``host_users`` (see :mod:`newsletter_connector.storage.host`)."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection

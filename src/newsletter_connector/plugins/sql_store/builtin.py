@@ -1,6 +1,6 @@
-"""``BuiltinSqlStorage``: the ``sql`` backend. Its two per-request shortcuts use the built-in
-tables directly, so a host that swaps a repository in subclasses :class:`.SqlStorage` instead.
-"""
+"""``BuiltinSqlStorage``: the ``sql`` backend, :class:`.SqlStorage` with its speed paths
+(:mod:`.fast`). The signup shortcut writes the built-in subscribers table directly, so with a
+host's subscriber store a signup goes through the unit of work instead."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class BuiltinSqlStorage(SqlStorage):
         *,
         unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
-        if not self._signup.handles(events):
+        if not self.builtin_subscribers or not self._signup.handles(events):
             return super().add_subscriber(data, events, unless_suppressed=unless_suppressed)
         with translated_errors(self.engine.url):
             return self._signup.add(data, events, unless_suppressed=unless_suppressed)
