@@ -10,7 +10,7 @@ conformance suite's (``newsletter_connector.testing.conformance``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -53,7 +53,12 @@ class SwappingUnitOfWork(SqlUnitOfWork):
 
 
 class SwappingStorage(SqlStorage):
-    unit_of_work_class = SwappingUnitOfWork
+    """The plain store whose units of work answer keys and connections from elsewhere."""
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[SwappingUnitOfWork]:
+        with super().transaction(write=write) as uow:
+            yield SwappingUnitOfWork(uow.connection)
 
 
 class NoUnitOfWork(BuiltinSqlStorage):

@@ -138,9 +138,6 @@ class SqlStorage(StorageBase):
     :meth:`check_ready` and :meth:`migrate` include the store's own.
     """
 
-    #: The unit of work each transaction yields, built with the transaction's connection.
-    unit_of_work_class: type[SqlUnitOfWork] = SqlUnitOfWork
-
     def __init__(self, engine: Engine, subscriber_store: SubscriberStore | None = None) -> None:
         self.engine = engine
         self.subscriber_store = subscriber_store or BUILTIN_SUBSCRIBERS
@@ -197,7 +194,7 @@ class SqlStorage(StorageBase):
                 # be released on another: a real transaction keeps them on one.
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             with connection.begin():
-                yield self.unit_of_work_class(connection, self.subscriber_store.factory)
+                yield SqlUnitOfWork(connection, self.subscriber_store.factory)
 
     def check_ready(self) -> None:
         url = self.engine.url
