@@ -49,9 +49,9 @@ from bench.harness import ROOT, database, report
 from newsletter_connector import NewsletterService, Settings
 from newsletter_connector.plugins.sql_store.tables import outbox_events
 from newsletter_connector.service.events import queue_event
-from newsletter_connector.storage import OutboxEvent
+from newsletter_connector.storage.outbox_records import OutboxEvent
+from newsletter_connector.storage.transport import bearer_headers
 from newsletter_connector.sync.runner import SyncRunner
-from newsletter_connector.sync.transport import bearer_headers
 from newsletter_connector.timeutil import isoformat_z
 
 TOKEN = "bench-platform-token-0123456789"

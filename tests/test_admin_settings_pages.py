@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from newsletter_connector import hookimpl
 from newsletter_connector.cli import cli
+from newsletter_connector.descriptors import OutboundTransport
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.admin import ListSourceStatus
 from newsletter_connector.service.events import queue_event
@@ -330,6 +332,53 @@ def test_a_transport_without_a_test_says_so(service: Any) -> None:
     check = service.admin.test_connection()
     assert not check.reachable
     assert check.message.startswith("the 'platform' transport cannot be tested from here")
+
+
+class _RelayTransports:
+    """A third-party transport that says where a connection test may knock."""
+
+    def __init__(self, check_path: str | None) -> None:
+        self.check_path = check_path
+
+    @hookimpl
+    def newsletter_outbound_transports(self) -> list[OutboundTransport]:
+        return [
+            OutboundTransport(
+                name="relay", description="a relay", factory=object, check_path=self.check_path
+            )
+        ]
+
+
+def test_a_third_party_transport_is_tested_where_its_descriptor_says(
+    service: Any, newsletter_storage: Any, receiver: TlsReceiver
+) -> None:
+    relay = NewsletterService.build(
+        service.context.settings,
+        plugins=[_RelayTransports("/relay/ping")],
+        storage=newsletter_storage,
+        clock=lambda: T0,
+    )
+    relay.admin.set_connection(platform_base=receiver.base, transport="relay", token=TOKEN)
+    check = relay.admin.test_connection()
+    assert (
+        check.reachable and check.message == f"reachable: HTTP 200 from {receiver.base}/relay/ping"
+    )
+    [request] = receiver.received
+    assert request.path == "/relay/ping" and request.body == []
+    assert request.headers["Authorization"] == f"Bearer {TOKEN}"
+
+
+def test_a_third_party_transport_without_a_check_path_is_not_tested(
+    service: Any, newsletter_storage: Any, receiver: TlsReceiver
+) -> None:
+    relay = NewsletterService.build(
+        service.context.settings, plugins=[_RelayTransports(None)], storage=newsletter_storage
+    )
+    relay.admin.set_connection(platform_base=receiver.base, transport="relay", token=TOKEN)
+    check = relay.admin.test_connection()
+    assert not check.reachable
+    assert check.message.startswith("the 'relay' transport cannot be tested from here")
+    assert receiver.received == []
 
 
 def test_testing_without_a_connection_says_there_is_none(

@@ -20,7 +20,7 @@ from sqlalchemy import text
 from newsletter_connector.model.contact import DEFAULT_PREFS
 from newsletter_connector.plugins.sql_store.analytics import EVENTS_HORIZON as ANALYTICS_HORIZON
 from newsletter_connector.plugins.sql_store.subscribers import SIGNUP_LOCK_ID
-from newsletter_connector.storage import SubscriberData
+from newsletter_connector.storage.records import SubscriberData
 from tests.support.subscriber_helpers import SUBSCRIBERS
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)

@@ -13,7 +13,7 @@ import httpx
 from newsletter_connector import Settings
 from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.contact import EMAIL_PREF_FIELDS, contact_payload
-from newsletter_connector.storage import EmailPrefs, SubscriberData
+from newsletter_connector.storage.records import EmailPrefs, SubscriberData
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 

@@ -10,7 +10,7 @@ conformance suite's (``newsletter_connector.testing.conformance``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -22,7 +22,7 @@ from newsletter_connector import create_app
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage, SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.store import SqlUnitOfWork
-from newsletter_connector.storage import ApiKeyRecord, ConnectionRecord
+from newsletter_connector.storage.access_records import ApiKeyRecord, ConnectionRecord
 
 T0 = datetime(2026, 11, 21, 9, 0)
 HOST_CONNECTION = ConnectionRecord(
@@ -53,7 +53,12 @@ class SwappingUnitOfWork(SqlUnitOfWork):
 
 
 class SwappingStorage(SqlStorage):
-    unit_of_work_class = SwappingUnitOfWork
+    """The plain store whose units of work answer keys and connections from elsewhere."""
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[SwappingUnitOfWork]:
+        with super().transaction(write=write) as uow:
+            yield SwappingUnitOfWork(uow.connection)
 
 
 class NoUnitOfWork(BuiltinSqlStorage):

@@ -22,10 +22,10 @@ from sqlalchemy import text
 
 from newsletter_connector.errors import NotMigrated
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
-from newsletter_connector.plugins.sql_store.dedicated_read import DedicatedReadStatement
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.key_lookup import _ACTIVE_KEY, ActiveKeyLookup
-from newsletter_connector.plugins.sql_store.pooled_statement import PooledStatement
+from newsletter_connector.plugins.sql_store.fast.dedicated_read import DedicatedReadStatement
+from newsletter_connector.plugins.sql_store.fast.key_lookup import _ACTIVE_KEY, ActiveKeyLookup
+from newsletter_connector.plugins.sql_store.fast.pooled_statement import PooledStatement
 from newsletter_connector.service.context import sha256_hex
 
 

@@ -15,7 +15,7 @@ from alembic import command
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 
-from examples.wsgi_mount.host_store import HostStorage
+from examples.wsgi_mount.host_store import HOST_SUBSCRIBERS
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import alembic_config, upgrade
@@ -91,7 +91,7 @@ def found(storage: Any, prefix: str) -> list[str]:
 def storage_on(url: str, store: str) -> Any:
     engine = make_engine(url)
     if store == "host":
-        host = HostStorage(engine)
+        host = SqlStorage(engine, HOST_SUBSCRIBERS)
         host.migrate()  # the package's migrations and the host's own tables
         return host
     upgrade(engine)

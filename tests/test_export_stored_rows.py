@@ -15,7 +15,7 @@ from sqlalchemy import text
 
 from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.analytics import event_wire
-from newsletter_connector.storage import AnalyticsEventRecord
+from newsletter_connector.storage.records import AnalyticsEventRecord
 
 from .support.analytics_helpers import client_for, clocked_service, connect
 from .support.examples import examples

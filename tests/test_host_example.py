@@ -19,8 +19,9 @@ from sqlalchemy import delete, func, insert, select
 from examples.wsgi_mount import host_content, host_site
 from examples.wsgi_mount.host_db import host_articles, host_users
 from examples.wsgi_mount.host_db import metadata as host_metadata
-from examples.wsgi_mount.host_store import HostStorage
+from examples.wsgi_mount.host_store import HOST_SUBSCRIBERS
 from newsletter_connector.errors import NotMigrated
+from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store import outbox as sql_outbox
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.tables import subscribers as package_subscribers
@@ -210,7 +211,7 @@ def test_a_subscriber_change_and_its_event_commit_together(
 
 
 def test_an_unprepared_database_names_the_host_migration(newsletter_database_url: str) -> None:
-    storage = HostStorage(make_engine(newsletter_database_url))
+    storage = SqlStorage(make_engine(newsletter_database_url), HOST_SUBSCRIBERS)
     try:
         with storage.engine.begin() as connection:
             host_metadata.drop_all(connection)
@@ -259,7 +260,7 @@ def test_the_example_runs_as_documented_in_its_own_processes(
     finally:
         process.terminate()
         process.communicate(timeout=30)
-        storage = HostStorage(make_engine(newsletter_settings.database_url))
+        storage = SqlStorage(make_engine(newsletter_settings.database_url), HOST_SUBSCRIBERS)
         with storage.engine.begin() as connection:
             for table in reversed(host_metadata.sorted_tables):
                 connection.execute(delete(table))

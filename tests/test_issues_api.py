@@ -105,7 +105,7 @@ def test_empty_list_is_an_empty_envelope(newsletter_client: Any, auth: dict[str,
 def test_limit_default_100_and_bounds(
     newsletter_client: Any, newsletter_service: Any, auth: dict[str, str]
 ) -> None:
-    from newsletter_connector.storage import NewIssue
+    from newsletter_connector.storage.records import NewIssue
 
     # 501 issues stored directly (rendering each would only slow the test down).
     template = run(newsletter_service)

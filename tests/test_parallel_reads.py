@@ -19,7 +19,7 @@ from sqlalchemy.pool import StaticPool
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.parallel_reads import read_all, shares_reads
+from newsletter_connector.plugins.sql_store.fast.parallel_reads import read_all, shares_reads
 
 from .support.analytics_helpers import clocked_service
 from .support.waiting import wait_until

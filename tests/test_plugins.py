@@ -12,7 +12,12 @@ import pluggy
 import pytest
 
 from newsletter_connector import NewsletterService, hookimpl, hookspecs, plugin_manager
-from newsletter_connector.descriptors import IssueRenderer, OutboundTransport, StorageBackend
+from newsletter_connector.descriptors import (
+    IssueRenderer,
+    OutboundTransport,
+    StorageBackend,
+    SubscriberStore,
+)
 from newsletter_connector.errors import PluginNotFound
 from newsletter_connector.plugin_manager import (
     build_plugin_manager,
@@ -21,7 +26,10 @@ from newsletter_connector.plugin_manager import (
     outbound_transports,
     pick,
     storage_backends,
+    subscriber_stores,
 )
+from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store.subscribers import SqlSubscribers
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIST = Path(__file__).parent / "fixtures" / "sample_plugin_dist"
@@ -36,6 +44,10 @@ class EveryHookPlugin:
     @hookimpl
     def newsletter_storage_backends(self) -> list[StorageBackend]:
         return [StorageBackend("sql", "shadows the built-in", lambda settings: "mine")]  # type: ignore[arg-type,return-value]
+
+    @hookimpl
+    def newsletter_subscriber_stores(self) -> list[SubscriberStore]:
+        return [SubscriberStore("crm", "the host's CRM table", SqlSubscribers)]
 
     @hookimpl
     def newsletter_issue_renderers(self) -> list[IssueRenderer]:
@@ -64,6 +76,7 @@ def test_each_hook_is_called_and_combined() -> None:
     assert (
         pick("storage backend", storage_backends(pm), "sql").description == "shadows the built-in"
     )
+    assert {s.name for s in subscriber_stores(pm)} == {"builtin", "crm"}
     assert "plain" in {r.name for r in issue_renderers(pm)}
     assert "log" in {t.name for t in outbound_transports(pm)}
     # firstresult: the declining plugin's None is skipped, the next answer wins.
@@ -78,6 +91,75 @@ def test_unknown_name_asks_whether_the_plugin_is_installed(newsletter_settings: 
         PluginNotFound, match=r"unknown storage backend 'redis'.*is the plugin installed\?"
     ):
         NewsletterService.build(settings)
+
+
+def test_an_unknown_subscriber_store_names_the_setting_and_the_installed_ones(
+    newsletter_settings: Any,
+) -> None:
+    settings = newsletter_settings.model_copy(update={"subscriber_store": "crm"})
+    with pytest.raises(
+        PluginNotFound,
+        match=r"setting subscriber_store .*unknown subscriber store 'crm' \(available: builtin\)",
+    ):
+        NewsletterService.build(settings)
+
+
+class CrmStore:
+    """A host's subscriber store, recording what the SQL store asks of it."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def factory(self, connection: Any) -> SqlSubscribers:
+        self.calls.append("factory")
+        return SqlSubscribers(connection)
+
+    @hookimpl
+    def newsletter_subscriber_stores(self) -> list[SubscriberStore]:
+        return [
+            SubscriberStore(
+                "crm",
+                "the host's CRM table",
+                self.factory,
+                check_ready=lambda engine: self.calls.append("check_ready"),
+                migrate=lambda engine: self.calls.append("migrate"),
+            )
+        ]
+
+
+def test_the_sql_store_builds_subscribers_with_the_selected_store(
+    newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    crm = CrmStore()
+    settings = newsletter_settings.model_copy(update={"subscriber_store": "crm"})
+    service = NewsletterService.build(settings, plugins=[crm])
+    try:
+        storage = service.context.storage
+        assert isinstance(storage, SqlStorage) and storage.subscriber_store.name == "crm"
+        storage.migrate()
+        storage.check_ready()
+        service.subscribers.list_page()
+        assert crm.calls == ["migrate", "check_ready", "factory"]
+    finally:
+        service.close()
+
+
+class OwnSubscribersBackend:
+    @hookimpl
+    def newsletter_storage_backends(self) -> list[StorageBackend]:
+        return [StorageBackend("kv", "keeps its own subscribers", lambda settings: None)]  # type: ignore[arg-type,return-value]
+
+
+def test_a_backend_that_keeps_its_own_subscribers_refuses_a_subscriber_store(
+    newsletter_settings: Any,
+) -> None:
+    settings = newsletter_settings.model_copy(
+        update={"storage_backend": "kv", "subscriber_store": "crm"}
+    )
+    with pytest.raises(
+        PluginNotFound, match=r"setting subscriber_store .*'kv' keeps its own subscribers"
+    ):
+        NewsletterService.build(settings, plugins=[OwnSubscribersBackend(), CrmStore()])
 
 
 def test_plugin_managers_are_per_app() -> None:

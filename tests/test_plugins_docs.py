@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector import create_app
+from newsletter_connector.storage.host import SubscriberRepository
 
 from .support.docblocks import ROOT, docblock, run_block, settings_environment
 
@@ -37,3 +38,11 @@ def test_registering_a_plugin_object(
 )
 def test_the_plugin_guide_shows_the_tested_module_whole(block: str, source: str) -> None:
     assert docblock(block) == (ROOT / source).read_text()
+
+
+def test_the_guide_states_how_many_members_a_host_implements() -> None:
+    members = [name for name in vars(SubscriberRepository) if not name.startswith("_")]
+    guide = (ROOT / "docs" / "plugins.md").read_text()
+    assert f"`SubscriberRepository`: **{len(members)} members**" in guide
+    for name in members:
+        assert f"`{name}" in guide.split("## Your own subscriber store", 1)[1], name

@@ -21,7 +21,7 @@ from sqlalchemy import text
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.storage import NewEvent
+from newsletter_connector.storage.outbox_records import NewEvent
 
 
 @pytest.fixture

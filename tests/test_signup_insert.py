@@ -1,4 +1,4 @@
-"""PostgreSQL's one-statement signup (``plugins/sql_store/signup_insert.py``).
+"""PostgreSQL's one-statement signup (``plugins/sql_store/fast/signup_insert.py``).
 
 The conformance suite checks what ``Storage.add_subscriber`` stores; these check how: both
 inserts enter their commit horizons before drawing ids (a walk barrier held elsewhere stops

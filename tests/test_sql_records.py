@@ -10,7 +10,7 @@ import pytest
 
 from newsletter_connector.plugins.sql_store import subscribers as sql_subscribers
 from newsletter_connector.plugins.sql_store.record_builders import record_builder
-from newsletter_connector.storage import AnalyticsEventRecord, EmailPrefs, SubscriberRecord
+from newsletter_connector.storage.records import AnalyticsEventRecord, EmailPrefs, SubscriberRecord
 
 AT = datetime(2026, 11, 21, 9, 30, 0, 123456)
 

@@ -1,4 +1,4 @@
-"""SQLite's signup outside a unit of work (``plugins/sql_store/sqlite_signup.py``).
+"""SQLite's signup outside a unit of work (``plugins/sql_store/fast/sqlite_signup.py``).
 
 The conformance suite checks what ``Storage.add_subscriber`` stores; these check how: it is
 the built-in store's path on SQLite, all or nothing, a busy database is ``db_unavailable``
@@ -17,7 +17,7 @@ from sqlalchemy import event, exc, text
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.sqlite_signup import SqliteSignup
+from newsletter_connector.plugins.sql_store.fast.sqlite_signup import SqliteSignup
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from tests.support.subscriber_helpers import signup_event
 

@@ -12,8 +12,9 @@ import pytest
 
 from newsletter_connector.plugin_manager import build_plugin_manager, outbound_transports, pick
 from newsletter_connector.settings import Settings
-from newsletter_connector.storage import ConnectionRecord, OutboxEvent
-from newsletter_connector.sync.transport import DeliveryError, Transport
+from newsletter_connector.storage.access_records import ConnectionRecord
+from newsletter_connector.storage.outbox_records import OutboxEvent
+from newsletter_connector.storage.transport import DeliveryError, Transport
 from newsletter_connector.timeutil import isoformat_z
 
 from .support import sync_payloads as p

@@ -127,7 +127,7 @@ def test_a_refused_push_marks_the_push_and_the_delivery(
     assert (push.attributes or {})["error.type"] == "500"
     assert push.status.status_code is StatusCode.ERROR
     assert (deliver.attributes or {})["error.type"] == (
-        "newsletter_connector.sync.transport.DeliveryError"
+        "newsletter_connector.storage.transport.DeliveryError"
     )
     assert deliver.status.status_code is StatusCode.ERROR and not deliver.status.description
     assert deliver.events == () and push.events == ()

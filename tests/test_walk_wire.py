@@ -14,7 +14,7 @@ from typing import Any
 
 from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.analytics import event_wire
-from newsletter_connector.storage import AnalyticsEventRecord
+from newsletter_connector.storage.records import AnalyticsEventRecord
 
 from .support.analytics_helpers import client_for, clocked_service, connect
 from .support.subscriber_helpers import SUBSCRIBERS, post

@@ -4,7 +4,7 @@ These tables belong to the host, not to newsletter-connector: they live in the s
 under the host's own names, and the host creates them (:func:`create_host_tables`), not the
 package's migrations. The newsletter columns of ``host_users`` use the host's own naming
 (``newsletter_status``, ``email_prefs`` as JSON, ``topics``); ``host_store`` maps them to the
-package's :class:`~newsletter_connector.storage.SubscriberRecord`.
+package's :class:`~newsletter_connector.storage.records.SubscriberRecord`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from newsletter_connector.plugins.sql_store import CommitHorizon, prefix_range
 from newsletter_connector.plugins.sql_store.day_counts import changes_per_day
-from newsletter_connector.storage import (
+from newsletter_connector.storage.records import (
     EmailPrefs,
     SubscriberData,
     SubscriberDay,
@@ -85,7 +85,7 @@ def _record(row: RowMapping) -> SubscriberRecord:
 
 
 class HostSubscribers:
-    """``SubscriberRepository`` on ``host_users`` (see :mod:`newsletter_connector.storage`)."""
+    """``SubscriberRepository`` on ``host_users`` (see :mod:`newsletter_connector.storage.host`)."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection

@@ -1,5 +1,6 @@
 """What the descriptor hooks return: named plugin offerings, one of each kind picked by ``name``
-(settings ``storage_backend`` and ``issue_renderer``, a connection's ``transport``)."""
+(settings ``storage_backend``, ``subscriber_store`` and ``issue_renderer``, a connection's
+``transport``)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,41 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import httpx
+    from sqlalchemy.engine import Connection, Engine
 
     from .settings import Settings
-    from .storage import Storage
+    from .storage.host import SubscriberRepository
+    from .storage.unit_of_work import Storage
 
 
 @dataclass(frozen=True)
 class StorageBackend:
-    """A storage backend: ``factory(settings)`` returns a ready :class:`~.storage.Storage`."""
+    """A storage backend: ``factory(settings)`` returns a ready :class:`~.storage.Storage`.
+    With ``takes_subscriber_store`` (the built-in ``sql``) it is called as
+    ``factory(settings, subscriber_store=store)`` with the :class:`SubscriberStore` the setting
+    ``subscriber_store`` names; a backend without it only runs with the ``builtin`` one."""
 
     name: str
     description: str
-    factory: Callable[[Settings], Storage]
+    factory: Callable[..., Storage]
+    takes_subscriber_store: bool = False
+
+
+@dataclass(frozen=True)
+class SubscriberStore:
+    """Where the SQL store keeps subscribers. ``factory(connection)`` returns the
+    :class:`~.storage.host.SubscriberRepository` of one unit of work, built on its own
+    SQLAlchemy ``connection`` so that its writes commit or roll back with the outbox events
+    they cause. ``check_ready(engine)``, when given, raises
+    :class:`~newsletter_connector.errors.NotMigrated` (saying how to migrate) unless the
+    store's own tables are ready; ``migrate(engine)`` creates or upgrades them (``db
+    upgrade`` runs it after the package's migrations)."""
+
+    name: str
+    description: str
+    factory: Callable[[Connection], SubscriberRepository]
+    check_ready: Callable[[Engine], None] | None = None
+    migrate: Callable[[Engine], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -39,12 +63,16 @@ class IssueRenderer:
 @dataclass(frozen=True)
 class OutboundTransport:
     """A way to push events to the platform: ``factory(connection, http_client)`` returns an
-    object with ``deliver(events)`` (contract: :mod:`newsletter_connector.sync.transport`)."""
+    object with ``deliver(events)`` (contract: :mod:`newsletter_connector.storage.transport`).
+    ``check_path``, when given, makes the transport testable ("Test connection"): the test
+    POSTs an empty JSON array there, under the connection's ``platform_base``, with the bearer
+    token, and a 2xx answer means reachable; ``None`` says the transport cannot be tested."""
 
     name: str
     description: str
     factory: Callable[[Any, httpx.Client], Any]
     extras: dict[str, Any] = field(default_factory=dict)
+    check_path: str | None = None
 
 
 @dataclass(frozen=True)

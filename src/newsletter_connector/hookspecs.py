@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .descriptors import AdminUser, IssueRenderer, OutboundTransport, StorageBackend
+    from .descriptors import (
+        AdminUser,
+        IssueRenderer,
+        OutboundTransport,
+        StorageBackend,
+        SubscriberStore,
+    )
     from .settings import Settings
 
 PROJECT = "newsletter_connector"
@@ -27,6 +33,17 @@ def newsletter_storage_backends() -> list[StorageBackend]:
 
     :return: a list of :class:`~newsletter_connector.descriptors.StorageBackend`. The setting
         ``storage_backend`` picks one by name; the first plugin offering a name wins.
+    """
+
+
+@hookspec
+def newsletter_subscriber_stores() -> list[SubscriberStore]:
+    """Offer subscriber stores: where the built-in SQL store keeps subscribers (a host's own
+    table, say), everything else staying in its own tables of the same database.
+
+    :return: a list of :class:`~newsletter_connector.descriptors.SubscriberStore`. The setting
+        ``subscriber_store`` picks one by name (built-in: ``builtin``); the first plugin
+        offering a name wins.
     """
 
 
@@ -47,7 +64,7 @@ def newsletter_outbound_transports() -> list[OutboundTransport]:
         connection's ``transport`` picks one by name (built-ins: ``events`` and ``platform``).
         The runner calls ``factory(connection, http_client)`` with its ``httpx.Client``
         (trusted CAs, no redirects, a 15-second deadline per request); the contract of the
-        object built is in ``newsletter_connector.sync.transport``.
+        object built is in ``newsletter_connector.storage.transport``.
     """
 
 

@@ -10,6 +10,7 @@ import inspect
 import re
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import click
 
@@ -124,7 +125,7 @@ def hooks_page() -> str:
 
 def storage_page() -> str:
     """The storage contract reference: the protocols of :mod:`storage`, then the records."""
-    from . import storage, storage_records
+    from . import storage
 
     page = "storage.md"
     lines = [
@@ -148,9 +149,10 @@ def storage_page() -> str:
                 lines += [_doc(member, page), ""] if member.__doc__ else []
         if lines[-1].startswith("- "):
             lines.append("")
-    lines += ["## Records {#records}", "", _doc(storage_records, page), ""]
-    for name in storage_records.__all__:
-        record = getattr(storage_records, name)
+    lines += ["## Records {#records}", ""]
+    for module in _record_modules():
+        lines += [_doc(module, page), ""]
+    for name, record in _records():
         if dataclasses.is_dataclass(record):
             fields = ", ".join(f"{f.name}: {f.type}" for f in dataclasses.fields(record))
             lines += [f"### `{name}({fields})` {{#{_anchor(name)}}}", "", _doc(record, page), ""]
@@ -171,13 +173,27 @@ def _descriptor_classes() -> list[type]:
 
 
 def _storage_classes() -> list[type]:
-    from . import storage
+    """The protocols and base classes of the storage contract, the host's part first."""
+    from .storage import admin, analytics, host, internal, outbox, unit_of_work
 
     return [
         cls
-        for cls in vars(storage).values()
-        if inspect.isclass(cls) and cls.__module__ == storage.__name__
+        for module in (host, internal, outbox, analytics, admin, unit_of_work)
+        for cls in vars(module).values()
+        if inspect.isclass(cls) and cls.__module__ == module.__name__
     ]
+
+
+def _record_modules() -> list[ModuleType]:
+    from .storage import access_records, outbox_records, records
+
+    return [records, outbox_records, access_records]
+
+
+def _records() -> list[tuple[str, object]]:
+    """Every record of the storage contract, by name."""
+    found = {name: getattr(m, name) for m in _record_modules() for name in m.__all__}
+    return sorted(found.items())
 
 
 def _is_public_method(name: str, member: object) -> bool:
@@ -192,13 +208,13 @@ def _anchor(*names: str) -> str:
 def _documented() -> dict[str, str]:
     """Where each object the generated pages document lives: its name (``Class`` or
     ``Class.member``; a module's dotted tail) -> ``page#anchor``."""
-    from . import storage_records
-
     targets = {
         "hookspecs": "hooks.md",
         "descriptors": "hooks.md#descriptors",
         "storage": "storage.md",
-        "storage_records": "storage.md#records",
+        "records": "storage.md#records",
+        "outbox_records": "storage.md#records",
+        "access_records": "storage.md#records",
         "Settings": "configuration.md",
     }
     for cls in _descriptor_classes():
@@ -208,7 +224,7 @@ def _documented() -> dict[str, str]:
         for name, member in vars(cls).items():
             if _is_public_method(name, member) and not isinstance(member, property):
                 targets[f"{cls.__name__}.{name}"] = f"storage.md#{_anchor(cls.__name__, name)}"
-    for name in storage_records.__all__:
+    for name, _record in _records():
         targets[name] = f"storage.md#{_anchor(name)}"
     return targets
 

@@ -56,6 +56,10 @@ def _env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
 
+#: The ``subscriber_store`` that keeps subscribers in the SQL store's own table.
+BUILTIN_SUBSCRIBER_STORE = "builtin"
+
+
 class Settings(BaseModel):
     """The service's configuration. ``site_secret`` is a :class:`~pydantic.SecretStr`, never in
     ``repr`` or logs."""
@@ -101,6 +105,12 @@ class Settings(BaseModel):
         "to the site first.",
     )
     storage_backend: str = Field("sql", description="Name of the storage backend plugin.")
+    subscriber_store: str = Field(
+        BUILTIN_SUBSCRIBER_STORE,
+        description="Name of the subscriber store plugin: where the `sql` storage backend keeps "
+        "subscribers (`builtin`: its own table; a host's store: the host's table, in the same "
+        "database and transaction).",
+    )
     issue_renderer: str = Field("html", description="Name of the issue renderer plugin.")
     template_dir: str | None = Field(
         None, description="Folder of templates that override the built-in reader pages."
@@ -329,7 +339,14 @@ class Settings(BaseModel):
             raise ValueError(f"must not exceed db_reply_timeout ({reply_timeout:g} s)")
         return value
 
-    @field_validator("site_name", "list_name", "from_address", "storage_backend", "issue_renderer")
+    @field_validator(
+        "site_name",
+        "list_name",
+        "from_address",
+        "storage_backend",
+        "subscriber_store",
+        "issue_renderer",
+    )
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from newsletter_connector.json_encoding import dumps
 from newsletter_connector.plugins.sql_store.tables import outbox_events
-from newsletter_connector.storage import NewEvent
+from newsletter_connector.storage.outbox_records import NewEvent
 
 API = "/api/newsletter/v1"
 SUBSCRIBERS = f"{API}/subscribers"

@@ -10,6 +10,7 @@ from ..plugin_manager import (
     issue_renderers,
     outbound_transports,
     storage_backends,
+    subscriber_stores,
 )
 from .context import CliState, pass_state, reports_errors
 
@@ -30,6 +31,7 @@ def plugins_command(state: CliState) -> None:
         click.echo(f"  {name}{origin}")
     for title, offered in (
         ("storage backends", storage_backends(pm)),
+        ("subscriber stores", subscriber_stores(pm)),
         ("issue renderers", issue_renderers(pm)),
         ("outbound transports", outbound_transports(pm)),
     ):

@@ -8,7 +8,7 @@ import click
 
 from ..errors import NotFound
 from ..service import NewsletterService
-from ..storage import SubscriberRecord
+from ..storage.records import SubscriberRecord
 from ..timeutil import isoformat_z
 from .context import CliState, fail, pass_state, reports_errors
 

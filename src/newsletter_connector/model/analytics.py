@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..storage import AnalyticsEventRecord, DayTraffic, ModelUsage
+from ..storage.records import AnalyticsEventRecord, DayTraffic, ModelUsage
 from ..timeutil import to_naive_utc
 from .wire_safe import wire_props, wire_text
 

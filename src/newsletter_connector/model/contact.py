@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import InvalidRequest
 from ..links import confirm_url, profile_url, unsubscribe_url
 from ..settings import Settings
-from ..storage import EmailPrefs, SubscriberData
+from ..storage.records import EmailPrefs, SubscriberData
 from ..timeutil import to_naive_utc
 
 STATUSES = ("pending", "confirmed", "unsubscribed", "bounced")

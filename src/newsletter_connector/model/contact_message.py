@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..storage import ContactMessageRecord
+from ..storage.records import ContactMessageRecord
 from ..timeutil import to_naive_utc
 
 MAX_MESSAGE_LENGTH = 10_000

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from ..errors import InvalidRequest
-from ..storage_records import FeedbackKind
+from ..storage.records import FeedbackKind
 from ..timeutil import parse_timestamp
 from .contact import enum_value, optional_text
 from .requests import Email, RequestBody, field_rule, parse_request

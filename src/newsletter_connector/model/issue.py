@@ -23,7 +23,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from ..errors import InvalidRequest
-from ..storage import IssueRecord
+from ..storage.records import IssueRecord
 
 MAX_URL_LENGTH = 2048
 MAX_SUBJECT_LENGTH = 500

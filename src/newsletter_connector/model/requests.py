@@ -19,7 +19,7 @@ from pydantic.config import JsonDict
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..errors import ConsentRequired, InvalidRequest, NewsletterError
-from ..storage import EmailPrefs
+from ..storage.records import EmailPrefs
 from ..timeutil import parse_timestamp
 from .contact import (
     AGE_RANGES,

@@ -14,8 +14,9 @@ from ..descriptors import OutboundTransport
 from ..hookspecs import hookimpl
 from ..https_rule import without_credentials
 from ..json_encoding import dumps, raw_json
-from ..storage import ConnectionRecord, OutboxEvent
-from ..sync.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
+from ..storage.access_records import ConnectionRecord
+from ..storage.outbox_records import OutboxEvent
+from ..storage.transport import MAX_BATCH_SIZE, bearer_headers, require_2xx
 from ..timeutil import to_naive_utc
 
 EVENTS_PATH = "/v1/events"
@@ -77,5 +78,6 @@ def newsletter_outbound_transports() -> list[OutboundTransport]:
             name="events",
             description="batches of up to 100 events to POST {platform_base}/v1/events",
             factory=EventsTransport,
+            check_path=EVENTS_PATH,
         )
     ]

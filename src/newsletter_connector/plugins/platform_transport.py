@@ -18,8 +18,9 @@ from ..hookspecs import hookimpl
 from ..https_rule import without_credentials
 from ..json_encoding import dumps
 from ..settings import Settings
-from ..storage import ConnectionRecord, OutboxEvent
-from ..sync.transport import bearer_headers, require_2xx
+from ..storage.access_records import ConnectionRecord
+from ..storage.outbox_records import OutboxEvent
+from ..storage.transport import bearer_headers, require_2xx
 
 log = logging.getLogger(__name__)
 

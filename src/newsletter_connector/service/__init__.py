@@ -21,9 +21,10 @@ from ..plugin_manager import (
     pick,
     pick_setting,
     storage_backends,
+    subscriber_stores,
 )
-from ..settings import Settings
-from ..storage import Storage
+from ..settings import BUILTIN_SUBSCRIBER_STORE, Settings
+from ..storage.unit_of_work import Storage
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .admin_access import AdminAccessService
@@ -69,15 +70,29 @@ class NewsletterService:
         clock: Callable[[], datetime] = utcnow,
     ) -> NewsletterService:
         """Assemble a service: plugins (the installed ones, then ``plugins``), then
-        ``storage`` or the backend named in settings (default :meth:`Settings.load`); raises
-        :class:`SettingsError` or :class:`PluginNotFound` (no such storage backend)."""
+        ``storage`` (used as it is) or the backend named in settings (default
+        :meth:`Settings.load`), given the subscriber store named in settings when it takes
+        one; raises :class:`SettingsError` or :class:`PluginNotFound` (no such storage backend
+        or subscriber store, or a subscriber store the backend cannot take)."""
         settings = settings or Settings.load()
         pm = plugin_manager or build_plugin_manager(plugins, settings=settings)
         if storage is None:
             backend = pick_setting(
                 "storage backend", storage_backends(pm), settings, "storage_backend"
             )
-            storage = backend.factory(settings)
+            store = pick_setting(
+                "subscriber store", subscriber_stores(pm), settings, "subscriber_store"
+            )
+            if backend.takes_subscriber_store:
+                storage = backend.factory(settings, subscriber_store=store)
+            elif store.name == BUILTIN_SUBSCRIBER_STORE:
+                storage = backend.factory(settings)
+            else:
+                raise PluginNotFound(
+                    f"setting subscriber_store ({settings.source_of('subscriber_store')}): "
+                    f"the storage backend {backend.name!r} keeps its own subscribers; only "
+                    f"{BUILTIN_SUBSCRIBER_STORE!r} applies to it"
+                )
         return cls(ServiceContext(settings, storage, pm, clock))
 
     @property

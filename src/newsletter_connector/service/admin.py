@@ -15,8 +15,9 @@ from ..errors import DbUnavailable, InvalidRequest, Unauthorized
 from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
 from ..plugin_manager import outbound_transports, pick
 from ..short_reads import short_reads
-from ..storage import ApiKeyRecord, ConnectionRecord, OutboxBatchRecord, OutboxStatus
-from ..sync.transport import header_safe_token
+from ..storage.access_records import ApiKeyRecord, ConnectionRecord
+from ..storage.outbox_records import OutboxBatchRecord, OutboxStatus
+from ..storage.transport import header_safe_token
 from .connection_check import ConnectionCheck, check_connection
 from .context import ServiceContext, digests_equal, sha256_hex
 
@@ -224,7 +225,9 @@ class AdminService:
         connection = self.connection()
         if connection is None:
             raise InvalidRequest("no connection is configured", field="connection")
-        return check_connection(self.context.settings, connection)
+        offered = outbound_transports(self.context.plugins)
+        transport = next((d for d in offered if d.name == connection.transport), None)
+        return check_connection(self.context.settings, connection, transport)
 
     def connection(self) -> ConnectionRecord | None:
         """The active connection, or ``None``."""

@@ -26,7 +26,8 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from ..errors import InvalidRequest, NewsletterError, NotFound, Unauthorized
 from ..short_reads import short_reads
-from ..storage import AdminSessionRecord, AdminUserRecord, UnitOfWork
+from ..storage.access_records import AdminSessionRecord, AdminUserRecord
+from ..storage.unit_of_work import UnitOfWork
 from .admin_audit import AdminAuditService
 from .context import ServiceContext, sha256_hex
 

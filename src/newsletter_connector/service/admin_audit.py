@@ -3,7 +3,7 @@ are labels and names, never a key, token, password or other credential."""
 
 from __future__ import annotations
 
-from ..storage import AdminAuditRecord
+from ..storage.access_records import AdminAuditRecord
 from .context import ServiceContext
 
 MAX_ACTOR_LENGTH = 200

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 
 from ..errors import DbUnavailable, InvalidRequest
 from ..model.analytics import DailyRollup
-from ..storage import AnalyticsEventRecord, DayTraffic, UnitOfWork
+from ..storage.records import AnalyticsEventRecord, DayTraffic
+from ..storage.unit_of_work import UnitOfWork
 from ..timeutil import to_naive_utc
 from . import analytics_sanitize as clean
 from .context import ServiceContext

@@ -1,9 +1,10 @@
-"""Whether the platform answers the active connection: one request the way the ``events``
-transport pushes (``POST {platform_base}/v1/events`` with an empty JSON array and the bearer
-token), through the runner's own HTTP client (same trust, no redirects, a 15 s total deadline).
+"""Whether the platform answers the active connection: one request where the connection's
+transport says it can be tested (its descriptor's ``check_path``: ``POST
+{platform_base}{check_path}`` with an empty JSON array and the bearer token), through the
+runner's own HTTP client (same trust, no redirects, a 15 s total deadline).
 
-The outcome is said in plain words; it never contains the token. A transport other than
-``events`` has no test request, and the outcome says so.
+The outcome is said in plain words; it never contains the token. A transport without a
+``check_path`` has no test request, and the outcome says so.
 """
 
 from __future__ import annotations
@@ -13,15 +14,13 @@ from dataclasses import dataclass
 
 import httpx
 
+from ..descriptors import OutboundTransport
 from ..https_rule import carries_credentials, scheme_allowed, without_credentials
-from ..plugins.events_transport import EVENTS_PATH
 from ..settings import Settings
-from ..storage import ConnectionRecord
+from ..storage.access_records import ConnectionRecord
+from ..storage.transport import bearer_headers, header_safe_token
 from ..sync.http import REQUEST_DEADLINE_SECONDS, build_http_client
-from ..sync.transport import bearer_headers, header_safe_token
 
-#: The transport whose pushes this test imitates.
-TESTABLE_TRANSPORT = "events"
 #: The outcome for a token stored before tokens had to be printable ASCII.
 UNSENDABLE_OUTCOME = (
     "not tested: the token has characters an HTTP header cannot carry (only printable ASCII "
@@ -38,16 +37,21 @@ class ConnectionCheck:
 
 
 def check_connection(
-    settings: Settings, connection: ConnectionRecord, *, deadline: float = REQUEST_DEADLINE_SECONDS
+    settings: Settings,
+    connection: ConnectionRecord,
+    transport: OutboundTransport | None,
+    *,
+    deadline: float = REQUEST_DEADLINE_SECONDS,
 ) -> ConnectionCheck:
-    """POST ``[]`` to the connection's events address and say what happened."""
-    if connection.transport != TESTABLE_TRANSPORT:
+    """POST ``[]`` to the address ``transport`` (the connection's, ``None`` when no installed
+    plugin offers it) names for a test, and say what happened."""
+    if transport is None or transport.check_path is None:
         return ConnectionCheck(
             False,
             f"the {connection.transport!r} transport cannot be tested from here; "
             "run a sync and check outbox status",
         )
-    url = connection.platform_base + EVENTS_PATH
+    url = connection.platform_base + transport.check_path
     shown = without_credentials(url)
     # The runner pushes nothing to such an address (stored before the rules held), so
     # "reachable" would mislead.

@@ -12,7 +12,7 @@ from datetime import datetime
 import pluggy
 
 from ..settings import Settings
-from ..storage import Storage
+from ..storage.unit_of_work import Storage
 from ..timeutil import utcnow
 
 SITE_SECRET_SETTING = "site_secret"  # noqa: S105 - the name of a setting, not a secret

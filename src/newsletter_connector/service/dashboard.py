@@ -9,7 +9,8 @@ from datetime import date, datetime, timedelta
 from ..errors import InvalidRequest
 from ..https_rule import without_credentials
 from ..model.contact import STATUSES
-from ..storage import IssueRecord, OutboxStatus, SubscriberDay
+from ..storage.outbox_records import OutboxStatus
+from ..storage.records import IssueRecord, SubscriberDay
 from .context import ServiceContext
 
 #: The ranges the dashboard offers, in days (today included).

@@ -8,7 +8,8 @@ import uuid
 from typing import Any
 
 from ..json_encoding import json_values
-from ..storage import NewEvent, UnitOfWork
+from ..storage.outbox_records import NewEvent
+from ..storage.unit_of_work import UnitOfWork
 from .context import ServiceContext
 
 #: Every event type the service emits (SPEC section 6).

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..model.contact import normalise_email
 from ..model.feedback import FeedbackItem, parse_feedback
-from ..storage import FeedbackRecord, SuppressionRecord, UnitOfWork
+from ..storage.records import FeedbackRecord, SuppressionRecord
+from ..storage.unit_of_work import UnitOfWork
 from .context import ServiceContext
 from .events import subscriber_key
 from .subscribers import STATUS_AFTER, SubscriberService

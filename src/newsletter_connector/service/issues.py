@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import InvalidRequest, NewsletterError, NotFound
 from ..model.issue import IssueContent, issue_object, long_date, parse_content, parse_date
 from ..plugin_manager import has_issue_content, issue_renderers, pick
-from ..storage import IssueRecord, NewIssue
+from ..storage.records import IssueRecord, NewIssue
 from ..timeutil import to_naive_utc
 from .context import ServiceContext
 from .digest_schedule import ALL_KINDS, due_kinds, period_key

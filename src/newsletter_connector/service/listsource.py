@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Literal
 
 from ..errors import NotFound
-from ..storage import IssueRecord
+from ..storage.records import IssueRecord
 from ..timeutil import isoformat_z, to_naive_utc
 from .context import ServiceContext
 

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import InvalidRequest
 from ..model.contact import check_encodable, normalise_email, optional_text
 from ..model.contact_message import MAX_MESSAGE_LENGTH, contact_message_payload
-from ..storage import ContactMessageRecord
+from ..storage.records import ContactMessageRecord
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
 from .events import queue_event

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..model.contact import LINK_FIELDS
-from ..storage import SubscriberRecord
+from ..storage.records import SubscriberRecord
 from .subscribers import SubscriberService
 
 #: The columns, in order: the contact's fields (SPEC 2.1) with ``prefs`` flattened and the

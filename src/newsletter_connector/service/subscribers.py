@@ -34,14 +34,14 @@ from ..model.requests import (
     parse_request,
 )
 from ..short_reads import short_reads
-from ..storage import (
+from ..storage.records import (
     DeletionRecord,
     SubscriberData,
     SubscriberRecord,
     SuppressionRecord,
     TokenKind,
-    UnitOfWork,
 )
+from ..storage.unit_of_work import UnitOfWork
 from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor

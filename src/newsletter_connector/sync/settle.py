@@ -8,7 +8,8 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..storage import ClaimedBatch, OutboxDeliveryRepository
+from ..storage.outbox import OutboxDeliveryRepository
+from ..storage.outbox_records import ClaimedBatch
 from .schedule import MAX_ATTEMPTS, next_attempt_at
 
 log = logging.getLogger("newsletter_connector.sync.runner")

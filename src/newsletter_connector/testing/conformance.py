@@ -1,8 +1,11 @@
 """The storage conformance suite: what every backend must do, checked through the
-:class:`~newsletter_connector.storage.Storage` protocol only, never SQL.
+:class:`~newsletter_connector.storage.unit_of_work.Storage` protocol only, never SQL.
 
-Subclass :class:`StorageConformance` in a backend's tests with a ``storage`` fixture yielding
-the backend, empty and migrated. It is assembled from one mixin per concern (``conformance_*.py``).
+It runs per repository: each ``*Conformance`` class checks one repository (or the unit of work
+itself), needing only a ``storage`` fixture that yields the backend, empty and migrated.
+A host that supplies only the subscriber repository (hook ``newsletter_subscriber_stores``)
+subclasses :class:`SubscriberRepositoryConformance`; a whole backend subclasses
+:class:`StorageConformance`, the union of every class.
 """
 
 from __future__ import annotations
@@ -16,12 +19,18 @@ import pytest
 from ..errors import InvalidRequest
 from .conformance_admin import AdminConformance
 from .conformance_analytics import AnalyticsConformance
+from .conformance_base import NeedsStorage
 from .conformance_feedback import FeedbackConformance
 from .conformance_issue_order import IssueOrderConformance
 from .conformance_issues import IssuesConformance
-from .conformance_outbox import OutboxConformance
-from .conformance_rate_limits import RateLimitsConformance
-from .conformance_subscribers import SubscribersConformance, new_event
+from .conformance_outbox import OutboxDeliveryConformance
+from .conformance_rate_limits import RateLimitConformance
+from .conformance_subscribers import (
+    ContactMessageConformance,
+    DeletionConformance,
+    SubscriberRepositoryConformance,
+    new_event,
+)
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 
@@ -32,21 +41,8 @@ def _connect(uow: Any, platform_base: str, transport: str, token: str, at: datet
     )
 
 
-class StorageConformance(
-    SubscribersConformance,
-    IssuesConformance,
-    IssueOrderConformance,
-    OutboxConformance,
-    AnalyticsConformance,
-    RateLimitsConformance,
-    FeedbackConformance,
-    AdminConformance,
-):
-    """Every repository's conformance tests; subclass it with a ``storage`` fixture."""
-
-    @pytest.fixture
-    def storage(self) -> Any:  # pragma: no cover - always overridden
-        raise NotImplementedError("provide a `storage` fixture returning your backend")
+class UnitOfWorkConformance(NeedsStorage):
+    """The backend itself: readiness, and a unit of work committing or rolling back whole."""
 
     def test_ready_backend_passes_check_ready(self, storage: Any) -> None:
         storage.check_ready()
@@ -63,6 +59,10 @@ class StorageConformance(
             raise RuntimeError("abort")
         with storage.transaction(write=False) as uow:
             assert uow.settings.get("conformance") is None
+
+
+class ApiKeyConformance(NeedsStorage):
+    """The API keys (``uow.keys``) and the key shortcuts of :class:`Storage`."""
 
     def test_keys_add_find_list(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -133,6 +133,10 @@ class StorageConformance(
             assert uow.keys.find_active_by_digest("d2") is None
             assert all(not k.active for k in uow.keys.list())
 
+
+class SettingsConformance(NeedsStorage):
+    """The stored settings (``uow.settings``)."""
+
     def test_settings_put_replace_delete(self, storage: Any) -> None:
         with storage.transaction() as uow:
             assert uow.settings.get("k") is None
@@ -149,6 +153,10 @@ class StorageConformance(
             assert uow.settings.put_if_absent("secret", "first", at=T0) == "first"
         with storage.transaction() as uow:
             assert uow.settings.put_if_absent("secret", "second", at=T0) == "first"
+
+
+class ConnectionConformance(NeedsStorage):
+    """The platform connection (``uow.connections``) and its shortcut."""
 
     def test_connection_replace_and_disable(self, storage: Any) -> None:
         with storage.transaction(write=False) as uow:
@@ -185,6 +193,10 @@ class StorageConformance(
             uow.connections.disable(at=later)
         assert storage.find_active_connection() is None
 
+
+class OutboxConformance(OutboxDeliveryConformance):
+    """The outbox (``uow.outbox``): queueing with the change, erasure, and the runner's part."""
+
     def test_outbox_discard_for_subscriber(self, storage: Any) -> None:
         with storage.transaction() as uow:
             for n, key in enumerate(["k1", "k1", "k2", None]):
@@ -201,3 +213,25 @@ class StorageConformance(
             raise RuntimeError("the state change failed")
         with storage.transaction() as uow:
             assert uow.outbox.discard_for_subscriber("k3") == 0
+
+
+class IssueRepositoryConformance(IssuesConformance, IssueOrderConformance):
+    """The issue repository (``uow.issues``)."""
+
+
+class StorageConformance(
+    UnitOfWorkConformance,
+    ApiKeyConformance,
+    SettingsConformance,
+    ConnectionConformance,
+    SubscriberRepositoryConformance,
+    DeletionConformance,
+    ContactMessageConformance,
+    IssueRepositoryConformance,
+    OutboxConformance,
+    AnalyticsConformance,
+    RateLimitConformance,
+    FeedbackConformance,
+    AdminConformance,
+):
+    """Every repository's conformance tests: the whole suite a storage backend passes."""

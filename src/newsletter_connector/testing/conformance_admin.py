@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from ..errors import InvalidRequest
-from ..storage import AdminSessionRecord
+from ..storage.access_records import AdminSessionRecord
+from .conformance_base import NeedsStorage
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 #: Stand-ins for argon2id hashes: the store keeps whatever string it is given.
@@ -25,8 +26,8 @@ def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSess
     )
 
 
-class AdminConformance:
-    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+class AdminConformance(NeedsStorage):
+    """The admin repositories: users, sessions and the audit record."""
 
     def test_admin_users_are_unique_by_username(self, storage: Any) -> None:
         with storage.transaction() as uow:

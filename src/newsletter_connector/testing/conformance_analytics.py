@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from .conformance_base import NeedsStorage
 from .threads import run_together
 
 T0 = datetime(2028, 2, 28, 23, 0, 0)
@@ -27,8 +28,8 @@ def _event(uow: Any, at: datetime, **overrides: Any) -> int:
     return int(uow.analytics.add_event(**values))
 
 
-class AnalyticsConformance:
-    """Subclass together with a ``storage`` fixture yielding an empty, ready backend."""
+class AnalyticsConformance(NeedsStorage):
+    """The analytics, LLM usage, job claim and kept rollup repositories."""
 
     def test_analytics_events_round_trip_in_id_order(self, storage: Any) -> None:
         with storage.transaction() as uow:

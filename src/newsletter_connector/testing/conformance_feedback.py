@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from ..storage import FeedbackRecord
+from ..storage.records import FeedbackRecord
+from .conformance_base import NeedsStorage
 from .conformance_subscribers import make_subscriber_data, new_event, queued_events
 from .threads import run_together
 
@@ -30,8 +31,8 @@ def _item(feedback_id: str, key: str | None = KEY_A, **changes: Any) -> Feedback
     return replace(item, **changes)
 
 
-class FeedbackConformance:
-    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+class FeedbackConformance(NeedsStorage):
+    """The platform feedback and suppressions (``uow.feedback``)."""
 
     def test_feedback_is_claimed_once_and_kept_with_its_outcome(self, storage: Any) -> None:
         first = _item("fb-1")

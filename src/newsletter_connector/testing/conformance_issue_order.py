@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from .conformance_base import NeedsStorage
 from .conformance_issues import new_issue
 
 T0 = datetime(2026, 3, 4, 5, 6, 7)
@@ -25,8 +26,8 @@ def _listed_ids(uow: Any, *, descending: bool, offset: int = 0, limit: int = 10)
     return [r.id for r in listed]
 
 
-class IssueOrderConformance:
-    """Mixin: needs only a ``storage`` fixture yielding an empty, ready backend."""
+class IssueOrderConformance(NeedsStorage):
+    """The issue repository's creation order (part of :class:`IssueRepositoryConformance`)."""
 
     def test_issues_empty_store(self, storage: Any) -> None:
         with storage.transaction(write=False) as uow:

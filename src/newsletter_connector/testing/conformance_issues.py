@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from ..storage import NewIssue
+from ..storage.records import NewIssue
+from .conformance_base import NeedsStorage
 from .issue_samples import sample_issue_content
 
 T0 = datetime(2026, 11, 21, 10, 0, 0)
@@ -37,8 +38,8 @@ def new_issue(
     )
 
 
-class IssuesConformance:
-    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+class IssuesConformance(NeedsStorage):
+    """The issue repository's records and keyset (part of :class:`IssueRepositoryConformance`)."""
 
     def test_issues_add_returns_the_stored_issue(self, storage: Any) -> None:
         issue = new_issue(kind="daily", period_key="daily:2026-11-21")

@@ -7,6 +7,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
+from .conformance_base import NeedsStorage
 from .threads import run_together
 
 T0 = datetime(2026, 3, 4, 5, 6, 7)
@@ -46,7 +47,7 @@ def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> A
     return claimed[0] if claimed else None
 
 
-class OutboxConformance:
+class OutboxDeliveryConformance(NeedsStorage):
     """The runner's outbox contract: frozen batches, claims of several, leases, settling,
     operator figures."""
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from .conformance_base import NeedsStorage
 from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 MINUTE = timedelta(minutes=1)
 
 
-class RateLimitsConformance:
-    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+class RateLimitConformance(NeedsStorage):
+    """The rate-limit counters (``uow.rate_limits``)."""
 
     def _hit(self, storage: Any, key: str, now: datetime, amount: int = 1) -> int:
         with storage.transaction() as uow:

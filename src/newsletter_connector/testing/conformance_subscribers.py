@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from ..storage import EmailPrefs, NewEvent, SubscriberData
+from ..storage.outbox_records import NewEvent
+from ..storage.records import EmailPrefs, SubscriberData
+from .conformance_base import NeedsStorage
 from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 123456)
@@ -49,8 +51,9 @@ def make_subscriber_data(email: str, **overrides: Any) -> SubscriberData:
     return SubscriberData(**values)
 
 
-class SubscribersConformance:
-    """Subclass and provide a ``storage`` fixture yielding an empty, ready backend."""
+class SubscriberRepositoryConformance(NeedsStorage):
+    """The subscriber repository (``uow.subscribers``) and the signup shortcut
+    (``Storage.add_subscriber``): all a host that supplies only subscribers runs."""
 
     def _add(self, storage: Any, email: str, **overrides: Any) -> Any:
         with storage.transaction() as uow:
@@ -273,66 +276,6 @@ class SubscribersConformance:
         assert visible in ([], ["slow@example.org"], ["slow@example.org", "fast@example.org"])
         assert _listed_emails(storage) == ["slow@example.org", "fast@example.org"]
 
-    def test_deletions_add_and_find(self, storage: Any) -> None:
-        rows = [("h1", "confirmed", 2, 3), ("h2", "pending", 0, 0), ("h1", None, 0, 1)]
-        with storage.transaction() as uow:  # None: the address had no subscriber
-            first, _, second = [
-                uow.deletions.add(
-                    email_hmac=email_hmac,
-                    previous_status=previous,
-                    deleted_at=T0,
-                    discarded_events=discarded,
-                    erased_messages=erased,
-                )
-                for email_hmac, previous, discarded, erased in rows
-            ]
-        with storage.transaction(write=False) as uow:
-            found = uow.deletions.find("h1")
-            assert uow.deletions.find("nope") == []
-        assert found == [first, second]
-        assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
-        assert found[0].erased_messages == 3
-        assert found[1].previous_status is None and found[1].erased_messages == 1
-
-    def test_messages_are_a_lossless_log_in_arrival_order(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            a = uow.messages.add(email="a@example.org", name=None, message="one", submitted_at=T0)
-            b = uow.messages.add(email="a@example.org", name="A", message="one", submitted_at=T0)
-            c = uow.messages.add(email="c@example.org", name="C", message="ü", submitted_at=T0)
-        assert a.id < b.id < c.id
-        with storage.transaction(write=False) as uow:
-            first = uow.messages.list_page(after_id=None, limit=2)
-            rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
-        assert first + rest == [a, b, c]
-        assert rest[0].message == "ü" and first[0].name is None
-
-    def test_messages_list_page_desc_walks_newest_first(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            added = [
-                uow.messages.add(
-                    email=f"m{n}@example.org", name=None, message="hi", submitted_at=T0
-                )
-                for n in range(5)
-            ]
-        with storage.transaction(write=False) as uow:
-            first = uow.messages.list_page_desc(before_id=None, limit=2)
-            second = uow.messages.list_page_desc(before_id=first[-1].id, limit=2)
-            last = uow.messages.list_page_desc(before_id=second[-1].id, limit=2)
-            after_last = uow.messages.list_page_desc(before_id=added[0].id, limit=2)
-        assert first + second + last == list(reversed(added))
-        assert len(last) == 1 and after_last == []
-
-    def test_messages_delete_from_erases_only_that_senders(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            for email in ("a@example.org", "b@example.org", "a@example.org"):
-                uow.messages.add(email=email, name=None, message="hi", submitted_at=T0)
-        with storage.transaction() as uow:
-            assert uow.messages.delete_from("a@example.org") == 2
-            assert uow.messages.delete_from("nobody@example.org") == 0
-        with storage.transaction(write=False) as uow:
-            left = uow.messages.list_page(after_id=None, limit=10)
-        assert [m.email for m in left] == ["b@example.org"]
-
     def test_count_by_status(self, storage: Any) -> None:
         statuses = ("confirmed", "confirmed", "pending", "unsubscribed", "bounced")
         with storage.transaction() as uow:
@@ -427,3 +370,71 @@ def queued_events(storage: Any) -> list[Any]:
         )
         uow.outbox.release_claims([batch.id for batch in batches], lease_until=lease_until)
     return [event for batch in batches for event in batch.events]
+
+
+class DeletionConformance(NeedsStorage):
+    """The erasure evidence (``uow.deletions``)."""
+
+    def test_deletions_add_and_find(self, storage: Any) -> None:
+        rows = [("h1", "confirmed", 2, 3), ("h2", "pending", 0, 0), ("h1", None, 0, 1)]
+        with storage.transaction() as uow:  # None: the address had no subscriber
+            first, _, second = [
+                uow.deletions.add(
+                    email_hmac=email_hmac,
+                    previous_status=previous,
+                    deleted_at=T0,
+                    discarded_events=discarded,
+                    erased_messages=erased,
+                )
+                for email_hmac, previous, discarded, erased in rows
+            ]
+        with storage.transaction(write=False) as uow:
+            found = uow.deletions.find("h1")
+            assert uow.deletions.find("nope") == []
+        assert found == [first, second]
+        assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
+        assert found[0].erased_messages == 3
+        assert found[1].previous_status is None and found[1].erased_messages == 1
+
+
+class ContactMessageConformance(NeedsStorage):
+    """The contact-form log (``uow.messages``)."""
+
+    def test_messages_are_a_lossless_log_in_arrival_order(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            a = uow.messages.add(email="a@example.org", name=None, message="one", submitted_at=T0)
+            b = uow.messages.add(email="a@example.org", name="A", message="one", submitted_at=T0)
+            c = uow.messages.add(email="c@example.org", name="C", message="ü", submitted_at=T0)
+        assert a.id < b.id < c.id
+        with storage.transaction(write=False) as uow:
+            first = uow.messages.list_page(after_id=None, limit=2)
+            rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
+        assert first + rest == [a, b, c]
+        assert rest[0].message == "ü" and first[0].name is None
+
+    def test_messages_list_page_desc_walks_newest_first(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            added = [
+                uow.messages.add(
+                    email=f"m{n}@example.org", name=None, message="hi", submitted_at=T0
+                )
+                for n in range(5)
+            ]
+        with storage.transaction(write=False) as uow:
+            first = uow.messages.list_page_desc(before_id=None, limit=2)
+            second = uow.messages.list_page_desc(before_id=first[-1].id, limit=2)
+            last = uow.messages.list_page_desc(before_id=second[-1].id, limit=2)
+            after_last = uow.messages.list_page_desc(before_id=added[0].id, limit=2)
+        assert first + second + last == list(reversed(added))
+        assert len(last) == 1 and after_last == []
+
+    def test_messages_delete_from_erases_only_that_senders(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            for email in ("a@example.org", "b@example.org", "a@example.org"):
+                uow.messages.add(email=email, name=None, message="hi", submitted_at=T0)
+        with storage.transaction() as uow:
+            assert uow.messages.delete_from("a@example.org") == 2
+            assert uow.messages.delete_from("nobody@example.org") == 0
+        with storage.transaction(write=False) as uow:
+            left = uow.messages.list_page(after_id=None, limit=10)
+        assert [m.email for m in left] == ["b@example.org"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..service.listsource import CAMPAIGN_STATUS, CampaignPage, ListInfo
 from ..settings import Settings
-from ..storage import IssueRecord
+from ..storage.records import IssueRecord
 from ..timeutil import isoformat_z
 
 # No listmonk template renders our campaigns; typed clients need an integer, and 0 is no real id.

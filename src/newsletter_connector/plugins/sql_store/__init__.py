@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from ...descriptors import StorageBackend
+from ...descriptors import StorageBackend, SubscriberStore
 from ...hookspecs import hookimpl
 from .builtin import BuiltinSqlStorage
 from .commit_horizon import CommitHorizon
 from .prefix_range import prefix_range
-from .store import SqlStorage
+from .store import BUILTIN_SUBSCRIBERS, SqlStorage
 
 __all__ = [
     "BuiltinSqlStorage",
     "CommitHorizon",
     "SqlStorage",
     "newsletter_storage_backends",
+    "newsletter_subscriber_stores",
     "prefix_range",
 ]
 
@@ -25,5 +26,11 @@ def newsletter_storage_backends() -> list[StorageBackend]:
             name="sql",
             description="SQLAlchemy Core store: SQLite (default) or PostgreSQL",
             factory=BuiltinSqlStorage.from_settings,
+            takes_subscriber_store=True,
         )
     ]
+
+
+@hookimpl(trylast=True)
+def newsletter_subscriber_stores() -> list[SubscriberStore]:
+    return [BUILTIN_SUBSCRIBERS]

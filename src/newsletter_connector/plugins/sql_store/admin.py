@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, insert, select, update
 
 from ...errors import InvalidRequest
-from ...storage import AdminAuditRecord, AdminSessionRecord, AdminUserRecord
+from ...storage.access_records import AdminAuditRecord, AdminSessionRecord, AdminUserRecord
 from .record_builders import record_of
 from .repository import SqlRepository
 from .tables import admin_audit, admin_sessions, admin_users

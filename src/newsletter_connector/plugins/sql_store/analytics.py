@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, Date, case, cast, distinct, exc, func, insert, select
 from sqlalchemy.engine import Connection
 
-from ...storage import AnalyticsEventRecord, DayTraffic, ModelUsage
+from ...storage.records import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
-from .parallel_reads import read_all
+from .fast.parallel_reads import read_all
 from .record_builders import record_builder
 from .repository import SqlRepository
 from .stored_json import LenientJson

@@ -1,6 +1,6 @@
-"""``BuiltinSqlStorage``: the ``sql`` backend. Its two per-request shortcuts use the built-in
-tables directly, so a host that swaps a repository in subclasses :class:`.SqlStorage` instead.
-"""
+"""``BuiltinSqlStorage``: the ``sql`` backend, :class:`.SqlStorage` with its speed paths
+(:mod:`.fast`). The signup shortcut writes the built-in subscribers table directly, so with a
+host's subscriber store a signup goes through the unit of work instead."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from datetime import date
 from functools import cached_property
 
-from ...storage import ApiKeyRecord, NewEvent, SubscriberData, SubscriberRecord
-from .key_lookup import ActiveKeyLookup
+from ...storage.access_records import ApiKeyRecord
+from ...storage.outbox_records import NewEvent
+from ...storage.records import SubscriberData, SubscriberRecord
+from .fast.key_lookup import ActiveKeyLookup
+from .fast.signup_insert import SignupInsert
+from .fast.sqlite_signup import SqliteSignup
 from .repos import SqlApiKeys
-from .signup_insert import SignupInsert
-from .sqlite_signup import SqliteSignup
 from .store import SqlStorage, translated_errors
 
 
@@ -46,7 +48,7 @@ class BuiltinSqlStorage(SqlStorage):
         *,
         unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
-        if not self._signup.handles(events):
+        if not self.builtin_subscribers or not self._signup.handles(events):
             return super().add_subscriber(data, events, unless_suppressed=unless_suppressed)
         with translated_errors(self.engine.url):
             return self._signup.add(data, events, unless_suppressed=unless_suppressed)

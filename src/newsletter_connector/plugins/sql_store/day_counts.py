@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Column, DateTime, func, literal, select, union_all
 from sqlalchemy.engine import Connection
 
-from ...storage import SubscriberDay
+from ...storage.records import SubscriberDay
 
 #: Days counted by one statement (SQLite allows 500 terms in a compound SELECT).
 DAYS_PER_STATEMENT = 100

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from sqlalchemy import delete, select, update
 
-from ...storage import FeedbackKind, FeedbackRecord, SuppressionRecord
+from ...storage.records import FeedbackKind, FeedbackRecord, SuppressionRecord
 from .record_builders import record_of
 from .repository import SqlRepository
 from .tables import platform_feedback, suppressions

@@ -15,7 +15,7 @@ from sqlalchemy import Select, func, insert, select
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
-from ...storage import IssueRecord, NewIssue
+from ...storage.records import IssueRecord, NewIssue
 from .record_builders import record_of
 from .repository import SqlRepository
 from .tables import issues

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, case, delete, func, insert, select, update
 
-from ...storage import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
+from ...storage.outbox_records import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
 from . import outbox_claims
 from .record_builders import record_of
 from .repository import SqlRepository

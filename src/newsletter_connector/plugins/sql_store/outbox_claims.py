@@ -25,7 +25,7 @@ from sqlalchemy import Text, bindparam, cast, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import TextClause
 
-from ...storage import ClaimedBatch, OutboxEvent
+from ...storage.outbox_records import ClaimedBatch, OutboxEvent
 from .commit_horizon import CommitHorizon
 from .tables import outbox_batches, outbox_events
 

@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ...errors import InvalidRequest
-from ...storage import ApiKeyRecord, ConnectionRecord
+from ...storage.access_records import ApiKeyRecord, ConnectionRecord
 from .record_builders import inserted_record, record_of
 from .repository import SqlRepository
 from .tables import api_keys, connections, kv_settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -10,10 +10,12 @@ from pathlib import Path
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, Connection, Engine
 
+from ...descriptors import SubscriberStore
 from ...errors import DbUnavailable, NotMigrated
-from ...settings import Settings
+from ...settings import BUILTIN_SUBSCRIBER_STORE, Settings
 from ...short_reads import short_reads
-from ...storage import StorageBase
+from ...storage.host import SubscriberRepository
+from ...storage.unit_of_work import StorageBase
 from ...tracing import tracer_for
 from ...tracing.statements import trace_statements
 from . import migrate
@@ -36,13 +38,25 @@ from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
+#: The subscriber store ``builtin``: the SQL store's own ``nc_subscribers`` table.
+BUILTIN_SUBSCRIBERS = SubscriberStore(
+    name=BUILTIN_SUBSCRIBER_STORE,
+    description="the SQL store's own subscribers table",
+    factory=SqlSubscribers,
+)
 
 
 class SqlUnitOfWork:
-    """One transaction on one connection; repositories are created on first use."""
+    """One transaction on one connection; repositories are created on first use, the
+    subscribers by the subscriber store's factory, on the same connection."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        subscribers: Callable[[Connection], SubscriberRepository] = SqlSubscribers,
+    ) -> None:
         self.connection = connection
+        self._subscribers = subscribers
 
     @cached_property
     def keys(self) -> SqlApiKeys:
@@ -65,8 +79,8 @@ class SqlUnitOfWork:
         return SqlIssues(self.connection)
 
     @cached_property
-    def subscribers(self) -> SqlSubscribers:
-        return SqlSubscribers(self.connection)
+    def subscribers(self) -> SubscriberRepository:
+        return self._subscribers(self.connection)
 
     @cached_property
     def deletions(self) -> SqlDeletions:
@@ -115,25 +129,31 @@ class SqlUnitOfWork:
 
 class SqlStorage(StorageBase):
     """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork). Its
-    shortcuts are :class:`~newsletter_connector.storage.StorageBase`'s; the ``sql`` backend is
-    :class:`.BuiltinSqlStorage`, which answers two of them faster.
+    shortcuts are :class:`~newsletter_connector.storage.unit_of_work.StorageBase`'s; the
+    ``sql`` backend is :class:`.BuiltinSqlStorage`, which answers some of them faster.
 
-    A host that keeps one repository in its own tables (e.g. its own subscriber store)
-    subclasses :class:`SqlUnitOfWork`, overriding that repository's property to return its own
-    implementation on ``self.connection`` (so its writes commit with the outbox events), and sets
-    :attr:`unit_of_work_class` on a subclass of this class. ``examples/wsgi_mount`` does so.
+    Subscribers live where ``subscriber_store`` says (the built-in table by default; a host's
+    own through the ``newsletter_subscriber_stores`` hook): each unit of work builds its
+    subscriber repository with the store's factory on its own connection, and
+    :meth:`check_ready` and :meth:`migrate` include the store's own.
     """
 
-    #: The unit of work each transaction yields, built with the transaction's connection.
-    unit_of_work_class: type[SqlUnitOfWork] = SqlUnitOfWork
-
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, subscriber_store: SubscriberStore | None = None) -> None:
         self.engine = engine
+        self.subscriber_store = subscriber_store or BUILTIN_SUBSCRIBERS
+
+    @property
+    def builtin_subscribers(self) -> bool:
+        """Whether subscribers are in the built-in table (which the fast paths write directly)."""
+        return self.subscriber_store.factory is SqlSubscribers
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SqlStorage:
-        """The store on ``settings.database_url`` with the ``db_*_timeout`` bounds; with the
-        ``tracing`` setting on, each of its statements is a span (:mod:`...tracing.statements`).
+    def from_settings(
+        cls, settings: Settings, *, subscriber_store: SubscriberStore | None = None
+    ) -> SqlStorage:
+        """The store on ``settings.database_url`` with the ``db_*_timeout`` bounds, subscribers
+        in ``subscriber_store`` (default: the built-in table); with the ``tracing`` setting on,
+        each of its statements is a span (:mod:`...tracing.statements`).
 
         :raises SettingsError: ``tracing`` is on without the OpenTelemetry API installed.
         """
@@ -150,7 +170,7 @@ class SqlStorage(StorageBase):
         tracer = tracer_for(settings)
         if tracer is not None:
             trace_statements(engine, tracer)
-        return cls(engine)
+        return cls(engine, subscriber_store)
 
     @property
     def dialect(self) -> str:
@@ -174,7 +194,7 @@ class SqlStorage(StorageBase):
                 # be released on another: a real transaction keeps them on one.
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             with connection.begin():
-                yield self.unit_of_work_class(connection)
+                yield SqlUnitOfWork(connection, self.subscriber_store.factory)
 
     def check_ready(self) -> None:
         url = self.engine.url
@@ -207,11 +227,17 @@ class SqlStorage(StorageBase):
                 f"the database schema is at revision {current}, this version needs {head}; "
                 f"{MIGRATE_HINT}"
             )
+        if self.subscriber_store.check_ready is not None:
+            with translated_errors(self.engine.url):
+                self.subscriber_store.check_ready(self.engine)
 
     def migrate(self) -> str:
+        """The package's migrations, then the subscriber store's own (when it has any)."""
         try:
             before = migrate.current_revision(self.engine)
             migrate.upgrade(self.engine)
+            if self.subscriber_store.migrate is not None:
+                self.subscriber_store.migrate(self.engine)
         except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
             raise translate_db_error(exc, self.engine.url) from exc
         head = migrate.head_revision()

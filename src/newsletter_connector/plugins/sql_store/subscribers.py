@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, update
 from sqlalchemy.dialects import postgresql
 
-from ...storage import (
+from ...storage.records import (
     ContactMessageRecord,
     DeletionRecord,
     EmailPrefs,

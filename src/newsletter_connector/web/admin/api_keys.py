@@ -11,7 +11,7 @@ import falcon
 
 from ...errors import InvalidRequest
 from ...service.admin import MAX_LABEL_LENGTH
-from ...storage import ApiKeyRecord
+from ...storage.access_records import ApiKeyRecord
 from .act import ActCall, Done
 from .base import AdminPages
 from .gate import Admin

@@ -17,7 +17,7 @@ import falcon
 from ...errors import InvalidRequest, NotFound
 from ...service.events import subscriber_key
 from ...service.subscriber_export import confirmed_csv
-from ...storage import SubscriberRecord
+from ...storage.records import SubscriberRecord
 from .act import ActCall, Done
 from .base import AdminPages
 from .gate import signed_in

@@ -11,7 +11,7 @@ from typing import Any
 import falcon
 
 from ...service import NewsletterService
-from ...storage import SubscriberRecord, TokenKind
+from ...storage.records import SubscriberRecord, TokenKind
 from ..rate_limit import LimitedForm, PublicRateLimits
 from .csrf import FIELD_NAME, CsrfGuard
 from .forms import FormData, read_form

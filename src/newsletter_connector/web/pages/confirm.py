@@ -15,7 +15,7 @@ import falcon
 
 from ...errors import NotFound
 from ...links import CONFIRM_PATH, profile_url
-from ...storage import SubscriberRecord
+from ...storage.records import SubscriberRecord
 from .base import ReaderPages
 
 _PREFETCH_HEADERS = (

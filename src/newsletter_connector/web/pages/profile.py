@@ -16,7 +16,7 @@ import falcon
 
 from ...errors import InvalidRequest, NotFound
 from ...links import PROFILE_PATH
-from ...storage import SubscriberRecord
+from ...storage.records import SubscriberRecord
 from .base import ReaderPages, see_other
 from .choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
 from .forms import FormData

@@ -2,11 +2,12 @@
 example: docs/plugins.md).
 
 ``descriptor.factory(connection, http_client)`` returns a :class:`Transport` for one connection.
-``http_client`` is the runner's :class:`httpx.Client` (:func:`~.http.build_http_client`: trusted
-CAs, no redirects, a total deadline per request raising :class:`httpx.TimeoutException`); a
-transport sends through it only, with its public API, to URLs under ``connection.platform_base``
-with the connection's bearer token. An optional ``configure(settings)`` is called once, before
-the first ``deliver``.
+``http_client`` is the runner's :class:`httpx.Client`
+(:func:`~newsletter_connector.sync.http.build_http_client`: trusted CAs, no redirects, a total
+deadline per request raising :class:`httpx.TimeoutException`); a transport sends through it
+only, with its public API, to URLs under ``connection.platform_base`` with the connection's
+bearer token. An optional ``configure(settings)`` is called once, before the first ``deliver``.
+Whether "Test connection" can try a connection is the descriptor's ``check_path``.
 
 ``deliver(events)`` gets one frozen batch (at most ``max_batch_size`` events, oldest first),
 outside any transaction. It returns only when the platform accepted every event (2xx), else
@@ -22,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import httpx
 
-from ..storage import OutboxEvent
+from .outbox_records import OutboxEvent
 
 #: SPEC section 8: an ingest batch holds at most 100 events.
 MAX_BATCH_SIZE = 100

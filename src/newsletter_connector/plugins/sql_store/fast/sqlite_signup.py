@@ -15,12 +15,13 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
-from ...storage import NewEvent, SubscriberData, SubscriberRecord
-from ...tracing.statements import statement_span
-from .outbox import SQLITE_ENQUEUE, event_columns
+from ....storage.outbox_records import NewEvent
+from ....storage.records import SubscriberData, SubscriberRecord
+from ....tracing.statements import statement_span
+from ..outbox import SQLITE_ENQUEUE, event_columns
+from ..subscribers import sqlite_insert_subscriber_statement, subscriber_columns, subscriber_fields
+from ..tables import suppressions
 from .pooled_statement import DriverStatement, wrapped_driver_error
-from .subscribers import sqlite_insert_subscriber_statement, subscriber_columns, subscriber_fields
-from .tables import suppressions
 
 SUPPRESSED = select(suppressions.c.email_hmac).where(suppressions.c.email_hmac == bindparam("key"))
 

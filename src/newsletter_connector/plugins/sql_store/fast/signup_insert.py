@@ -22,12 +22,13 @@ from typing import Any
 from sqlalchemy import CTE, Select, insert, select
 from sqlalchemy.engine import Engine
 
-from ...storage import NewEvent, SubscriberData, SubscriberRecord
-from .outbox import ENQUEUE_COLUMNS, event_columns
-from .outbox_claims import OUTBOX_HORIZON
+from ....storage.outbox_records import NewEvent
+from ....storage.records import SubscriberData, SubscriberRecord
+from ..outbox import ENQUEUE_COLUMNS, event_columns
+from ..outbox_claims import OUTBOX_HORIZON
+from ..subscribers import insert_subscriber_statement, subscriber_columns, subscriber_fields
+from ..tables import outbox_events
 from .pooled_statement import PooledStatement
-from .subscribers import insert_subscriber_statement, subscriber_columns, subscriber_fields
-from .tables import outbox_events
 
 #: Signups queue one event (``newsletter.signup``), or two with consent (``.confirmed``).
 MAX_EVENTS = 2

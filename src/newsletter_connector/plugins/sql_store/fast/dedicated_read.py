@@ -25,9 +25,9 @@ from psycopg.adapt import PyFormat
 from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.sql.elements import ClauseElement
 
-from ...tracing.statements import statement_span
+from ....tracing.statements import statement_span
+from ..reply_bound import NoReply, reply_deadline, wait_for_reply
 from .pooled_statement import DriverStatement, wrapped_driver_error
-from .reply_bound import NoReply, reply_deadline, wait_for_reply
 
 _names = count(1)
 

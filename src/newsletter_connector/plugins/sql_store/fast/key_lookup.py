@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Engine
 
-from ...storage import ApiKeyRecord
-from .engine import behind_transaction_pooler, idle_ping_seconds
+from ....storage.access_records import ApiKeyRecord
+from ..engine import behind_transaction_pooler, idle_ping_seconds
+from ..tables import api_keys
 from .pooled_statement import PooledStatement
-from .tables import api_keys
 
 if TYPE_CHECKING:
     from .dedicated_read import DedicatedReadStatement

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
-from ...tracing.statements import statement_span
+from ....tracing.statements import statement_span
 
 
 class DriverStatement:

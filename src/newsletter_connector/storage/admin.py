@@ -1,0 +1,77 @@
+"""The admin area's repositories: built-in login users, their sessions, and the append-only
+audit record of admin acts. Always the built-in tables."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from .access_records import AdminAuditRecord, AdminSessionRecord, AdminUserRecord
+
+
+class AdminUserRepository(Protocol):
+    """Users of the built-in admin login, by unique username."""
+
+    def add(self, *, username: str, password_hash: str, created_at: datetime) -> AdminUserRecord:
+        """Store a new user. Raises ``InvalidRequest`` (field ``username``) if it is taken."""
+
+    def get(self, username: str) -> AdminUserRecord | None:
+        """The user with this username, or ``None``."""
+
+    def list(self) -> list[AdminUserRecord]:
+        """Every user, oldest first."""
+
+    def count(self) -> int:
+        """How many users exist."""
+
+    def set_password_hash(self, username: str, password_hash: str) -> bool:
+        """Replace the user's password hash; whether the user exists."""
+
+    def delete(self, username: str) -> bool:
+        """Delete the user; whether it existed. Its sessions are left to the caller."""
+
+
+class AdminSessionRepository(Protocol):
+    """Signed-in admin sessions, by the SHA-256 hex digest of their cookie token."""
+
+    def add(self, record: AdminSessionRecord) -> None:
+        """Store a new session (its digest is new)."""
+
+    def get(self, token_digest: str) -> AdminSessionRecord | None:
+        """The session with this digest, or ``None``."""
+
+    def touch(self, token_digest: str, *, at: datetime) -> None:
+        """Set the session's ``last_seen_at``."""
+
+    def delete(self, token_digest: str) -> bool:
+        """Delete the session; whether it existed."""
+
+    def delete_for_user(self, username: str) -> int:
+        """Delete every session of ``username``; how many."""
+
+    def prune(self, *, seen_before: datetime, created_before: datetime) -> int:
+        """Delete sessions last seen before ``seen_before`` or created before
+        ``created_before``; how many."""
+
+
+class AdminAuditRepository(Protocol):
+    """The append-only record of admin acts, in ``id`` order."""
+
+    def add(
+        self,
+        *,
+        at: datetime,
+        actor: str,
+        action: str,
+        target: str | None,
+        client_hash: str | None,
+    ) -> int:
+        """Append one act; its id (greater than every earlier act's)."""
+
+    def latest(self, limit: int, *, before_id: int | None = None) -> list[AdminAuditRecord]:
+        """Up to ``limit`` acts, newest first, only those with ``id < before_id`` when given
+        (the keyset of the next page)."""
+
+    def replace_target(self, target: str, replacement: str) -> int:
+        """Make every act whose target is ``target`` name ``replacement`` instead (an erasure:
+        the address becomes its keyed hash); how many acts changed."""
