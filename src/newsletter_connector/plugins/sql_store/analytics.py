@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from ...storage.records import AnalyticsEventRecord, DayTraffic, ModelUsage
 from .commit_horizon import CommitHorizon
-from .fast.parallel_reads import read_all
+from .reads import ReadAll, read_in_turn
 from .record_builders import record_builder
 from .repository import SqlRepository
 from .stored_json import LenientJson
@@ -111,6 +111,12 @@ _build_event = record_builder(AnalyticsEventRecord)  # bench: export_walk
 
 
 class SqlAnalytics(SqlRepository):
+    """Analytics events; ``read_all`` runs the statements of :meth:`daily_traffic`."""
+
+    def __init__(self, connection: Connection, read_all: ReadAll = read_in_turn) -> None:
+        super().__init__(connection)
+        self.read_all = read_all
+
     def add_event(
         self,
         *,
@@ -226,10 +232,12 @@ class SqlAnalytics(SqlRepository):
             .group_by(issue_day)
         )
 
-        # Shared between two connections on PostgreSQL, heavier ones first (bench: rollups).
+        # Heavier ones first: the built-in store shares them between two connections.
         visitors, sessions, types, pages, firsts, recorded_issues = tolerant_read(
             self.connection,
-            lambda: read_all(self.connection, [*distinct_per_day, per_type, top, new, recorded]),
+            lambda: self.read_all(
+                self.connection, [*distinct_per_day, per_type, top, new, recorded]
+            ),
         )
         for name, rows in (("unique_visitors", visitors), ("sessions", sessions)):
             for row in rows:

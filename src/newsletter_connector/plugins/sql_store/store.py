@@ -34,6 +34,7 @@ from .feedback import SqlFeedback
 from .issues import SqlIssues
 from .outbox import SqlOutbox
 from .rate_limits import SqlRateLimits
+from .reads import ReadAll, read_in_turn
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
@@ -54,9 +55,11 @@ class SqlUnitOfWork:
         self,
         connection: Connection,
         subscribers: Callable[[Connection], SubscriberRepository] = SqlSubscribers,
+        read_all: ReadAll = read_in_turn,
     ) -> None:
         self.connection = connection
         self._subscribers = subscribers
+        self._read_all = read_all
 
     @cached_property
     def keys(self) -> SqlApiKeys:
@@ -96,7 +99,7 @@ class SqlUnitOfWork:
 
     @cached_property
     def analytics(self) -> SqlAnalytics:
-        return SqlAnalytics(self.connection)
+        return SqlAnalytics(self.connection, self._read_all)
 
     @cached_property
     def llm_usage(self) -> SqlLlmUsage:
@@ -137,6 +140,9 @@ class SqlStorage(StorageBase):
     subscriber repository with the store's factory on its own connection, and
     :meth:`check_ready` and :meth:`migrate` include the store's own.
     """
+
+    #: How a unit of work's analytics runs its statements: one after the other here.
+    read_all: ReadAll = staticmethod(read_in_turn)
 
     def __init__(self, engine: Engine, subscriber_store: SubscriberStore | None = None) -> None:
         self.engine = engine
@@ -194,7 +200,7 @@ class SqlStorage(StorageBase):
                 # be released on another: a real transaction keeps them on one.
                 connection.execution_options(isolation_level="AUTOCOMMIT")
             with connection.begin():
-                yield SqlUnitOfWork(connection, self.subscriber_store.factory)
+                yield SqlUnitOfWork(connection, self.subscriber_store.factory, self.read_all)
 
     def check_ready(self) -> None:
         url = self.engine.url

@@ -15,17 +15,16 @@ import logging
 import threading
 from collections.abc import Sequence
 
-from sqlalchemy import RowMapping
 from sqlalchemy.engine import Connection
 from sqlalchemy.pool import AssertionPool, SingletonThreadPool, StaticPool
 from sqlalchemy.sql import Executable
+
+from ..reads import Rows, read_in_turn
 
 log = logging.getLogger(__name__)
 
 #: Pools that cannot lend a second connection to another thread.
 _SINGLE_CONNECTION_POOLS = (StaticPool, SingletonThreadPool, AssertionPool)
-
-Rows = Sequence[RowMapping]
 
 
 def shares_reads(connection: Connection) -> bool:
@@ -38,13 +37,10 @@ def shares_reads(connection: Connection) -> bool:
 
 
 def read_all(connection: Connection, statements: Sequence[Executable]) -> list[Rows]:
-    """Every row of each of ``statements``, as mappings, in the order given.
-
-    Shared with a second pooled connection when :func:`shares_reads`; otherwise run one after
-    the other on ``connection``.
-    """
+    """:func:`..reads.read_in_turn`'s rows, the statements shared with a second pooled
+    connection when :func:`shares_reads` (a :data:`..reads.ReadAll`)."""
     if len(statements) < 2 or not shares_reads(connection):
-        return [_rows(connection, statement) for statement in statements]
+        return read_in_turn(connection, statements)
     reads = _SharedReads(statements)
     helper = threading.Thread(target=reads.help, args=(connection,), daemon=True)
     helper.start()
