@@ -69,7 +69,7 @@ def run(settings: Settings, *, bind: str, workers: int, timeout: int, **options:
 
     gunicorn's control socket (``gunicornc``, gunicorn 25.1 and later) is off: its default
     path is one per user, so a second instance on the host would take it over from the first
-    and either one stopping would remove it (docs/decisions.md, "serve turns gunicorn's
+    and either one stopping would remove it (docs/contributing/decisions/packaging-and-tests.md, "serve turns gunicorn's
     control socket off"). ``options`` may turn it back on with a path of the instance's own.
     """
     defaults: dict[str, Any] = {

@@ -4,7 +4,7 @@ per request.
 Every operation of a request (resolution, connect, TLS handshake, each read and each send) is
 bounded by the time left until the deadline armed on the calling thread, so a request ends by
 itself on that thread and nothing is closed from another thread. Connections are kept alive
-between requests. Why this design: docs/decisions.md, "The 15-second deadline is total".
+between requests. Why this design: docs/contributing/decisions/issues-and-delivery.md, "The 15-second deadline is total".
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ feedback endpoint the platform posts bounces, complaints and unsubscribes to.
 
 One sink serves the whole prefix so that authentication comes first: without the active
 connection's bearer token every request gets the app's 404 for a missing path, byte for byte
-(docs/decisions.md, "The export 404 is the site's 404 page"). Only an authenticated caller
+(docs/contributing/decisions/foundation.md, "The export 404 is the site's 404 page"). Only an authenticated caller
 learns of 405 or 400.
 """
 

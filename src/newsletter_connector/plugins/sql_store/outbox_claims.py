@@ -10,7 +10,7 @@ PostgreSQL: two runners skip each other's due batches (``SKIP LOCKED``) and take
 freeze (a transaction-level advisory lock). The freeze's first two statements hold the outbox
 lock, a session-level lock: if either fails the connection is invalidated, never pooled.
 SQLite: a claim holds the only write lock and seqs are never reused (``AUTOINCREMENT``).
-See docs/decisions.md, "Performance and reliability" (seq ranges, primary-key order).
+See docs/contributing/decisions/performance.md, "Performance and reliability" (seq ranges, primary-key order).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ timeout; past it the connection is closed and :class:`NoReply` (a ``psycopg.Oper
 raised, which SQLAlchemy counts as a disconnect (the pool is discarded, the caller answers
 ``db_unavailable``). Inside :func:`~newsletter_connector.short_reads.short_reads` the bound is
 the connection's shorter :attr:`ReplyBoundConnection.short_reply_timeout`. See
-docs/decisions.md, "Every wait on the database is bounded" and "Short reads have a deadline of
+docs/contributing/decisions/performance.md, "Every wait on the database is bounded" and "Short reads have a deadline of
 their own".
 """
 

@@ -5,7 +5,7 @@ caller. Only a PostgreSQL connection in autocommit shares (each statement is its
 there, so another connection sees exactly the same): a read-only unit of work. A write
 transaction, SQLite and single-connection pools keep one connection. The caller never waits
 for the helper's connection; an error the helper met is raised in the caller, after the helper
-has let go of its connection. See docs/decisions.md, "A PostgreSQL rollup reads on two
+has let go of its connection. See docs/contributing/decisions/performance.md, "A PostgreSQL rollup reads on two
 connections".
 """
 
