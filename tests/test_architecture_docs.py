@@ -66,8 +66,8 @@ def test_the_module_map_names_every_module_once_and_nothing_else() -> None:
     assert len(on_page) == len(set(on_page)), "a module has two rows"
     in_code = modules_in_the_code()
     missing, stale = sorted(in_code - set(on_page)), sorted(set(on_page) - in_code)
-    assert not missing, f"docs/contributing/architecture.md: add a row to the module map for {missing}"
-    assert not stale, f"docs/contributing/architecture.md names modules that do not exist: {stale}"
+    assert not missing, f"{MODULE_MAP.relative_to(ROOT)}: add a row to the module map for {missing}"
+    assert not stale, f"{MODULE_MAP.relative_to(ROOT)} names modules that do not exist: {stale}"
 
 
 def test_the_scanned_subpackages_are_the_ones_the_page_names() -> None:
