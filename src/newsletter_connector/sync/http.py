@@ -28,7 +28,8 @@ from ..tracing import tracer_for
 from ..tracing.http_client import TracedTransport
 from .workers import Job, RequestWorkers
 
-#: SPEC 8: the ingest request timeout, total, in seconds.
+#: The total deadline of a request to the platform, in seconds (docs/delivery.md, "Requests and
+#: the retry ladder").
 REQUEST_DEADLINE_SECONDS = 15.0
 
 

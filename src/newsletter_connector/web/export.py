@@ -1,4 +1,4 @@
-"""Connector export endpoints (``/api/export``, SPEC 4.3), pulled by the platform, and the
+"""Connector export endpoints (``/api/export``, docs/export.md), pulled by the platform, and the
 feedback endpoint the platform posts bounces, complaints and unsubscribes to.
 
 One sink serves the whole prefix so that authentication comes first: without the active connection's

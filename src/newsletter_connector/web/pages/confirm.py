@@ -1,4 +1,5 @@
-"""``/confirm/{token}``: the double opt-in link (SPEC 3: reaching ``confirm_url`` confirms).
+"""``/confirm/{token}``: the double opt-in link (reaching ``confirm_url`` confirms:
+docs/reader-pages.md, "Confirm").
 
 ``GET`` and the page's CSRF-checked ``POST`` confirm a pending subscriber. A request announcing
 itself as a prefetch or preview gets a "Confirm my subscription" button instead, and ``HEAD``
