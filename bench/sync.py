@@ -26,7 +26,7 @@ too.
 The pair of loops is run ``--repeat`` times (each on a fresh database and backlog), every
 pair's figures are printed, and the RESULT is the pair with the median ratio: on a 2-core
 machine shared by the receiver, the database and the runner, one pair's ratio moved by
-±0.1 from run to run (docs/benchmarks.md).
+±0.1 from run to run (docs/contributing/benchmarks.md).
 """
 
 from __future__ import annotations

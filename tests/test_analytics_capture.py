@@ -1,4 +1,5 @@
-"""SPEC 2.5: analytics capture through the public endpoint; no personal data is ever stored."""
+"""Analytics capture (docs/analytics.md) through the public endpoint; no personal data is ever
+stored."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""SPEC 2.5: capture refuses what could poison the export and strips what could identify a
-reader: lone surrogates, deep nesting, oversize bodies, action-link tokens, phone-like numbers
-and ids."""
+"""Capture refuses (docs/analytics.md, "What is stripped at capture") what could poison the export
+and strips what could identify a reader: lone surrogates, deep nesting, oversize bodies, action-link
+tokens, phone-like numbers and ids."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""docs/architecture.md stays in step with the code: its module map names exactly the modules
-and subpackages of ``src/newsletter_connector`` (top level, and one level into the subpackages
-``DETAILED``), and its diagram shows every part the page describes."""
+"""The architecture pages stay in step with the code: the module map
+(docs/contributing/architecture.md) names exactly the modules and subpackages of
+``src/newsletter_connector`` (top level, and one level into the subpackages ``DETAILED``), and
+the diagram of docs/architecture.md shows every part that page describes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from .support.docblocks import ROOT
 
 PACKAGE = ROOT / "src" / "newsletter_connector"
 PAGE = ROOT / "docs" / "architecture.md"
+MODULE_MAP = ROOT / "docs" / "contributing" / "architecture.md"
 DIAGRAM = ROOT / "docs" / "images" / "architecture.svg"
 #: The subpackages whose modules the map lists one by one.
 DETAILED = ("cli", "plugins", "service", "sync", "web")
@@ -55,7 +57,7 @@ def modules_in_the_code() -> set[str]:
 
 
 def modules_on_the_page() -> list[str]:
-    module_map = PAGE.read_text().split("## Module map", 1)[1]
+    module_map = MODULE_MAP.read_text().split("## Module map", 1)[1]
     return re.findall(r"^\| `([\w/.]+)` \|", module_map, re.MULTILINE)
 
 
@@ -64,12 +66,12 @@ def test_the_module_map_names_every_module_once_and_nothing_else() -> None:
     assert len(on_page) == len(set(on_page)), "a module has two rows"
     in_code = modules_in_the_code()
     missing, stale = sorted(in_code - set(on_page)), sorted(set(on_page) - in_code)
-    assert not missing, f"docs/architecture.md: add a row to the module map for {missing}"
-    assert not stale, f"docs/architecture.md names modules that do not exist: {stale}"
+    assert not missing, f"{MODULE_MAP.relative_to(ROOT)}: add a row to the module map for {missing}"
+    assert not stale, f"{MODULE_MAP.relative_to(ROOT)} names modules that do not exist: {stale}"
 
 
 def test_the_scanned_subpackages_are_the_ones_the_page_names() -> None:
-    intro = PAGE.read_text().split("## Module map", 1)[1].split("###", 1)[0]
+    intro = MODULE_MAP.read_text().split("## Module map", 1)[1].split("###", 1)[0]
     assert re.findall(r"`(\w+)/`", intro) == [*DETAILED]
 
 

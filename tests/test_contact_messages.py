@@ -1,4 +1,5 @@
-"""SPEC 2.3 and GET /contact-messages: a lossless log in arrival order."""
+"""GET /contact-messages (docs/newsletter-api.md, "Contact messages"): a lossless log in arrival
+order."""
 
 from __future__ import annotations
 

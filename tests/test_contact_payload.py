@@ -1,5 +1,6 @@
 """The contact serializer's hand-written parts stay in step with what they spell out, and the
-contact an API response carries is the payload pushed in ``newsletter.*`` events (SPEC 2.1)."""
+contact an API response carries is the payload pushed in ``newsletter.*`` events
+(docs/newsletter-api.md, "Events queued by these operations")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC 4.3 / 5 / 7: the Connector export endpoints, through create_app."""
+"""docs/export.md: the Connector export endpoints, through create_app."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def auth(service: Any) -> dict[str, str]:
 
 
 #: Paths no route serves: outside every surface, merely sharing the prefix's letters, and under
-#: the export prefix. SPEC 5: the export 404 is "indistinguishable from a nonexistent endpoint".
+#: the export prefix. The export 404 is the site's own page for an address that does not exist
+#: (docs/export.md, "Errors").
 UNKNOWN_PATHS = ("/no-such-path", "/api/exportx", "/api/export/no-such-endpoint")
 
 

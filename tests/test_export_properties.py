@@ -36,7 +36,7 @@ def env(newsletter_settings: Any, newsletter_storage: Any) -> Any:
     return service, client_for(service), auth
 
 
-# The export surface's answers, written from SPEC 4.3, 2.5 and 2.6 (not from the app's models).
+# The export surface's answers, written from docs/export.md (not from the app's models).
 _INT = {"type": "integer", "minimum": 0}
 _STAMP = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?Z$"}
 

@@ -1,4 +1,5 @@
-"""Digest runs (SPEC 2.2, 6): one issue per run, every kind, content hook, renderer, events."""
+"""Digest runs (docs/issues.md, "What a run does"): one issue per run, every kind, content hook,
+renderer, events."""
 
 from __future__ import annotations
 

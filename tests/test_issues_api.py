@@ -1,5 +1,5 @@
-"""SPEC 4.1 GET /issues/latest and GET /issues through create_app, checked against the
-OpenAPI fragment's schemas."""
+"""GET /issues/latest and GET /issues (docs/issues.md, "Reading issues") through create_app, checked
+against the OpenAPI fragment's schemas."""
 
 from __future__ import annotations
 

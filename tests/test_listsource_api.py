@@ -1,4 +1,4 @@
-"""SPEC 2.4, 4.2, 5, 7: the list-source surface through create_app (falcon TestClient)."""
+"""docs/listsource.md: the list-source surface through create_app (falcon TestClient)."""
 
 from __future__ import annotations
 

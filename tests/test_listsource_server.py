@@ -1,4 +1,4 @@
-"""A client written for listmonk reads our campaigns from a running server (SPEC 4.2, 9).
+"""A client written for listmonk reads our campaigns from a running server (docs/listsource.md).
 
 The server is the real thing: credentials set with the CLI, the app served by
 ``newsletter-connector serve`` (gunicorn) in a subprocess on a free loopback port. The client

@@ -1,4 +1,5 @@
-"""SPEC 4.1 /status and SPEC 5 Newsletter API authentication, through create_app."""
+"""/status and Newsletter API authentication (docs/newsletter-api.md, "Check the key" and
+"unauthorized"), through create_app."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The confirm link: GET confirms a pending subscriber (SPEC 3), once; prefetches change nothing."""
+"""The confirm link: GET confirms a pending subscriber (docs/reader-pages.md, "Confirm"), once;
+prefetches change nothing."""
 
 from __future__ import annotations
 

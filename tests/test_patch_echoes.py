@@ -1,8 +1,9 @@
-"""SPEC 4.1 "PATCH body: any subset of contact fields": what GET gave, PATCH takes back.
+"""What GET gave, PATCH takes back (docs/newsletter-api.md, "Change fields or unsubscribe").
 
 Read-only contact fields (``email``, the timestamps, the URLs) are accepted with their current
-values and change nothing; any other value is ``invalid_request`` naming the field. ``status``
-keeps its own rule whatever the subscriber's status: only ``unsubscribed`` (SPEC 3, 7).
+values and change nothing; any other value is ``invalid_request`` naming the field. ``status`` keeps
+its own rule whatever the subscriber's status: only ``unsubscribed`` (docs/newsletter-api.md,
+"Change fields or unsubscribe").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""SPEC 6: one ``analytics.daily_rollup`` event per completed UTC day, queued exactly once."""
+"""One ``analytics.daily_rollup`` event per completed UTC day, queued exactly once
+(docs/analytics.md, "Daily rollups")."""
 
 from __future__ import annotations
 

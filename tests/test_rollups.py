@@ -1,4 +1,5 @@
-"""SPEC 2.6 daily rollups: computed in the database, cross-checked against plain Python."""
+"""Daily rollups (docs/export.md, "Rollup fields"): computed in the database, cross-checked against
+plain Python."""
 
 from __future__ import annotations
 

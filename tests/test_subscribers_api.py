@@ -1,4 +1,4 @@
-"""SPEC 2.1, 3, 4.1 and 7 for subscribers, through the Newsletter API (create_app)."""
+"""The subscriber endpoints (docs/newsletter-api.md) through the Newsletter API (create_app)."""
 
 from __future__ import annotations
 

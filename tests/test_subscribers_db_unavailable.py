@@ -1,4 +1,5 @@
-"""SPEC 7 db_unavailable: a database that does not answer is a 503, never a 500 or a traceback."""
+"""``db_unavailable`` (docs/newsletter-api.md, "Errors"): a database that does not answer is a 503,
+never a 500 or a traceback."""
 
 from __future__ import annotations
 

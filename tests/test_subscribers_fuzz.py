@@ -1,4 +1,5 @@
-"""Arbitrary JSON at every writable endpoint never yields a server error (SPEC 7: never a 500)."""
+"""Arbitrary JSON at every writable endpoint never yields a server error (docs/newsletter-api.md,
+"Errors")."""
 
 from __future__ import annotations
 

@@ -136,7 +136,7 @@ def test_the_default_deadline_fails_a_dripping_receiver_at_15_seconds(
     queue(service, 1)
     receiver.script = ["drip"]
     receiver.drip_interval = 1.0
-    runner = SyncRunner(service, periodic_tasks=[])  # SPEC 8: 15 seconds, total
+    runner = SyncRunner(service, periodic_tasks=[])  # docs/delivery.md: 15 seconds, total
     started = time.monotonic()
     try:
         outcome = runner.run_once().outcomes[0]

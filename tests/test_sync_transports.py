@@ -1,4 +1,4 @@
-"""Both built-in transports' request shapes, row by row (SPEC 4.4 and 6)."""
+"""Both built-in transports' request shapes, row by row (docs/delivery.md, "Transports")."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_any_2xx_accepts() -> None:
     assert deliver("events", [event("contact.message", p.message())], status=202)
 
 
-# -- platform transport: one row of the SPEC 4.4 mapping per test -------------------------------
+# -- platform transport: one row of the live platform mapping (docs/delivery.md) per test ----------
 
 
 def test_platform_issue_with_send_now() -> None:

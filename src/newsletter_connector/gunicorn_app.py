@@ -67,10 +67,11 @@ def run(settings: Settings, *, bind: str, workers: int, timeout: int, **options:
     """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped; a worker
     busy with one request for ``timeout`` seconds is restarted.
 
-    gunicorn's control socket (``gunicornc``, gunicorn 25.1 and later) is off: its default
-    path is one per user, so a second instance on the host would take it over from the first
-    and either one stopping would remove it (docs/decisions.md, "serve turns gunicorn's
-    control socket off"). ``options`` may turn it back on with a path of the instance's own.
+    gunicorn's control socket (``gunicornc``, gunicorn 25.1 and later) is off: its default path is
+    one per user, so a second instance on the host would take it over from the first and either one
+    stopping would remove it (docs/contributing/decisions/packaging-and-tests.md, "serve turns
+    gunicorn's control socket off"). ``options`` may turn it back on with a path of the instance's
+    own.
     """
     defaults: dict[str, Any] = {
         "bind": bind,

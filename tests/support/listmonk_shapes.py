@@ -50,7 +50,7 @@ class Campaign(_Strict):
     """``models.Campaign`` (v6.2) plus the spec's ``campaign_id``."""
 
     id: StrictInt
-    campaign_id: StrictInt  # SPEC 2.4 (listmonk has it as json:"-")
+    campaign_id: StrictInt  # docs/listsource.md (listmonk has it as json:"-")
     created_at: GoTime
     updated_at: GoTime
     views: StrictInt

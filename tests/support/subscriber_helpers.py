@@ -18,7 +18,7 @@ API = "/api/newsletter/v1"
 SUBSCRIBERS = f"{API}/subscribers"
 MESSAGES = f"{API}/contact-messages"
 
-#: SPEC 2.1 field order.
+#: The contact's field order (docs/newsletter-api.md, "Sign up").
 CONTACT_FIELDS = [
     "email",
     "first_name",

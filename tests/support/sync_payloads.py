@@ -1,4 +1,5 @@
-"""Event payloads built by hand from SPEC sections 2.1, 2.2, 2.3 and 2.6."""
+"""Event payloads built by hand from the shapes the docs state
+(docs/newsletter-api.md, docs/issues.md, docs/export.md)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from .context import CliState, fail, notice, pass_state, reports_errors
 from .settings_file import quickstart_settings_text, write_new
 
 #: Seconds a worker may spend on one request, body included: it cuts off a slow client
-#: (docs/decisions.md, "Slow clients are bounded by the worker timeout").
+#: (docs/contributing/decisions/reader-pages.md, "Slow clients are bounded by the worker timeout").
 DEFAULT_WORKER_TIMEOUT = 30
 
 

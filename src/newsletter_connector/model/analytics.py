@@ -1,5 +1,6 @@
-"""Wire models of the export surface: the analytics event (SPEC 2.5) and daily rollup (2.6),
-the single serializers of those shapes (export endpoints and ``analytics.daily_rollup``)."""
+"""Wire models of the export surface: the analytics event and daily rollup
+(docs/export.md, "For the platform"), the single serializers of those shapes (export endpoints
+and ``analytics.daily_rollup``)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ class _Wire(BaseModel):
 
 
 def event_wire(event: AnalyticsEventRecord) -> dict[str, Any]:
-    """One captured event (SPEC 2.5); ``props`` is ``None`` or a small object (no personal
-    data). Any stored record is made encodable (``wire_safe``'s rules), so an odd stored row is
-    served, never refused; ``occurred_at`` is a naive UTC datetime for the encoder to write."""
+    """One captured event (docs/export.md, "GET /api/export/events"); ``props`` is ``None`` or a
+    small object (no personal data). Any stored record is made encodable (``wire_safe``'s rules), so
+    an odd stored row is served, never refused; ``occurred_at`` is a naive UTC datetime for the
+    encoder to write."""
     return {
         "id": int(event.id),
         "occurred_at": to_naive_utc(event.occurred_at),

@@ -1,4 +1,5 @@
-"""The contact representation (SPEC 2.1) and the validation of contact fields.
+"""The contact representation (docs/newsletter-api.md, "Sign up") and the validation of contact
+fields.
 
 :func:`contact_payload` is the ONE serializer of a subscriber, for the API and every
 ``newsletter.*`` event payload alike. The parsers raise :class:`InvalidRequest` naming the field
@@ -59,8 +60,9 @@ _PHONE_RE = re.compile(PHONE_PATTERN)
 
 
 def contact_payload(record: SubscriberData, settings: Settings) -> dict[str, Any]:
-    """The contact (SPEC 2.1), fields in the spec's order: ``confirm_url`` only while pending,
-    ``phone`` only with SMS consent; timestamps naive UTC, for ``json_encoding`` to write."""
+    """The contact (docs/newsletter-api.md, "Sign up"), fields in the documented order:
+    ``confirm_url`` only while pending, ``phone`` only with SMS consent; timestamps naive UTC, for
+    ``json_encoding`` to write."""
     # Written out rather than looped over EMAIL_PREF_FIELDS: a walk page builds 500 of these
     # (bench subscriber_walk); test_contact_prefs_follow_the_fields keeps the keys in step.
     prefs = record.prefs

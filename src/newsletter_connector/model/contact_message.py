@@ -1,4 +1,5 @@
-"""The contact message representation (SPEC 2.3): the one serializer for the API and events."""
+"""The contact message representation (docs/newsletter-api.md, "Contact messages"): the one
+serializer for the API and events."""
 
 from __future__ import annotations
 

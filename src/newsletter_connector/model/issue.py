@@ -1,6 +1,6 @@
 """The issue: reading a digest run's content from JSON text (:func:`load_content`), its strict
-validation (:func:`parse_content`), and the issue object's single serializer
-(:func:`issue_object`, SPEC 2.2) for the API and the ``newsletter.issue`` event.
+validation (:func:`parse_content`), and the issue object's single serializer (:func:`issue_object`;
+docs/issues.md, "Reading issues") for the API and the ``newsletter.issue`` event.
 """
 
 from __future__ import annotations
@@ -277,8 +277,8 @@ def load_content(text: str) -> dict[str, Any]:
 def issue_object(
     record: IssueRecord, *, include_id: bool = True, include_html: bool
 ) -> dict[str, Any]:
-    """The issue object (SPEC 2.2) of a stored issue; ``html`` and ``text`` (``null`` when the
-    renderer gives none) only with ``include_html``."""
+    """The issue object (docs/issues.md, "Reading issues") of a stored issue; ``html`` and ``text``
+    (``null`` when the renderer gives none) only with ``include_html``."""
     data: dict[str, Any] = {}
     if include_id:
         data["id"] = str(record.id)

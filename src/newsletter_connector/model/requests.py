@@ -1,4 +1,5 @@
-"""The Newsletter API's JSON request bodies as pydantic models (SPEC 4.1): one model per body.
+"""The Newsletter API's JSON request bodies as pydantic models (docs/newsletter-api.md): one model
+per body.
 
 Each constrained field's type carries both its rule (the ``model.contact`` parser, run as a
 before-validator) and the JSON Schema keywords stating it, so the OpenAPI document states what

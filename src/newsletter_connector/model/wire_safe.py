@@ -1,5 +1,6 @@
 """Making stored analytics values encodable: whatever a stored row holds, the export serves it,
-the same way every time (docs/decisions.md, "Stored analytics rows are served, never refused"):
+the same way every time (docs/contributing/decisions/analytics-and-export.md, "Stored analytics rows
+are served, never refused"):
 
 - a lone surrogate in a text (a value or a key) becomes U+FFFD;
 - a non-text value in a text column becomes its ``str`` (bytes decoded as UTF-8, replacing);

@@ -1,12 +1,12 @@
 """``sync --metrics-bind HOST:PORT``: the runner's own ``/metrics`` for Prometheus.
 
-A runner is a process of its own, often on another host than the web workers, so it is a
-scrape target of its own (docs/decisions.md, "The sync runner is a scrape target of its
-own"): the same bearer token as the app's endpoint, its batch and event counters only (the
-outbox figures come from the app's endpoint, read from the shared database). It answers from
-the runner's own registry, never from ``$PROMETHEUS_MULTIPROC_DIR``: a runner that inherited
-the web workers' directory would otherwise report their HTTP series as its own, and the
-workers would sum its counters too (docs/decisions.md, "Health checks, metrics and logs").
+A runner is a process of its own, often on another host than the web workers, so it is a scrape
+target of its own (docs/contributing/decisions/operations.md, "The sync runner is a scrape target of
+its own"): the same bearer token as the app's endpoint, its batch and event counters only (the
+outbox figures come from the app's endpoint, read from the shared database). It answers from the
+runner's own registry, never from ``$PROMETHEUS_MULTIPROC_DIR``: a runner that inherited the web
+workers' directory would otherwise report their HTTP series as its own, and the workers would sum
+its counters too (docs/contributing/decisions/operations.md, "Health checks, metrics and logs").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The built-in ``events`` transport: batches of up to 100 events, oldest first, to
-``POST {platform_base}/v1/events`` (SPEC 4.4, docs/delivery.md). Any 2xx accepts the whole
-batch; anything else fails it.
+``POST {platform_base}/v1/events`` (docs/delivery.md, "events: batches to /v1/events"). Any 2xx
+accepts the whole batch; anything else fails it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The built-in ``platform`` transport: the live platform mapping of SPEC 4.4, one request
-per event under ``platform_base``, each with the event id as ``Idempotency-Key``.
+"""The built-in ``platform`` transport: the live platform mapping (docs/delivery.md, "platform: the
+live platform mapping"), one request per event under ``platform_base``, each with the event id as
+``Idempotency-Key``.
 
 The mapping, event by event, is in docs/delivery.md. Every contact push carries ``status``; a
 body carries ``consent`` or ``confirm``, never both. Test issues and rollups are not pushed.
@@ -33,7 +34,8 @@ NOT_PUSHED = frozenset({"analytics.daily_rollup"})
 
 
 def contact_upsert(event_type: str, contact: dict[str, Any]) -> dict[str, Any]:
-    """The upsert body for a newsletter.* event carrying a contact (SPEC 2.1)."""
+    """The upsert body for a newsletter.* event carrying a contact
+    (docs/newsletter-api.md, "Sign up")."""
     status = contact.get("status")
     body: dict[str, Any] = {
         "email": contact["email"],

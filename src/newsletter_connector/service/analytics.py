@@ -1,5 +1,6 @@
 """Analytics: capture of site events (sanitised by ``analytics_sanitize``), LLM usage records,
-the export reads, and daily rollups computed on demand in the database (SPEC 2.5, 2.6, 4.3, 6).
+the export reads, and daily rollups computed on demand in the database (docs/analytics.md,
+docs/export.md).
 """
 
 from __future__ import annotations

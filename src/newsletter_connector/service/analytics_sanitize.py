@@ -1,4 +1,5 @@
-"""Capture-time sanitising of analytics events (SPEC 2.5): no personal data is ever stored.
+"""Capture-time sanitising of analytics events (docs/analytics.md, "What is stripped at capture"):
+no personal data is ever stored.
 
 - ``event_type`` must be one of :data:`EVENT_TYPES`; ids are opaque ``[A-Za-z0-9_-]{8,64}``
   and never a phone number.

@@ -12,7 +12,7 @@ from ..storage.outbox_records import NewEvent
 from ..storage.unit_of_work import UnitOfWork
 from .context import ServiceContext
 
-#: Every event type the service emits (SPEC section 6).
+#: Every event type the service emits (docs/delivery.md, "events: batches to /v1/events").
 EVENT_TYPES = (
     "newsletter.signup",
     "newsletter.confirmed",

@@ -92,7 +92,8 @@ class ListSourceService:
         return record
 
     def subscriber_count(self) -> int:
-        """Confirmed subscribers: the only ones a campaign is ever sent to (SPEC 2.4)."""
+        """Confirmed subscribers: the only ones a campaign is ever sent to
+        (docs/listsource.md, "3. What the platform will see")."""
         with self.context.storage.transaction(write=False) as uow:
             return uow.subscribers.count(status="confirmed")
 

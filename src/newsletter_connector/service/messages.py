@@ -1,4 +1,4 @@
-"""The contact-message log (SPEC 2.3): ``service.messages``.
+"""The contact-message log (docs/newsletter-api.md, "Contact messages"): ``service.messages``.
 
 Each message is its own row and queues a ``contact.message`` event keyed to the sender's
 address, so erasing the address deletes both. A message never touches a subscriber's consent.
@@ -24,7 +24,8 @@ class ContactMessageService:
         self.context = context
 
     def payload(self, record: ContactMessageRecord) -> dict[str, Any]:
-        """The wire contact message (SPEC 2.3); identical to the event payload."""
+        """The wire contact message (docs/newsletter-api.md, "Contact messages"); identical to the
+        event payload."""
         return contact_message_payload(record)
 
     def record(self, email: str, name: str | None, message: str) -> ContactMessageRecord:

@@ -12,8 +12,8 @@ from ..model.contact import LINK_FIELDS
 from ..storage.records import SubscriberRecord
 from .subscribers import SubscriberService
 
-#: The columns, in order: the contact's fields (SPEC 2.1) with ``prefs`` flattened and the
-#: link fields (which carry tokens) left out.
+#: The columns, in order: the contact's fields (docs/newsletter-api.md, "Sign up") with ``prefs``
+#: flattened and the link fields (which carry tokens) left out.
 CSV_COLUMNS = (
     "email",
     "first_name",

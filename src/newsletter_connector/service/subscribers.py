@@ -1,4 +1,5 @@
-"""The subscriber lifecycle (SPEC 2.1, 3): every rule about subscribers lives here.
+"""The subscriber lifecycle (docs/newsletter-api.md, docs/reader-pages.md): every rule about
+subscribers lives here.
 
 Each operation runs in one storage transaction with the outbox events it causes. Input is a
 request model of ``model.requests`` or a mapping of the same JSON shape; every problem raises
@@ -149,7 +150,8 @@ class SubscriberService:
     # -- representation ----------------------------------------------------------------------
 
     def contact(self, record: SubscriberRecord) -> dict[str, Any]:
-        """The wire contact of ``record`` (SPEC 2.1); identical to event payloads."""
+        """The wire contact of ``record`` (docs/newsletter-api.md, "Sign up"); identical to event
+        payloads."""
         return contact_payload(record, self.context.settings)
 
     def shown_contact(self, record: SubscriberRecord) -> dict[str, Any]:

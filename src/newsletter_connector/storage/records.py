@@ -187,7 +187,8 @@ class ContactMessageRecord:
 
 @dataclass(frozen=True)
 class AnalyticsEventRecord:
-    """One stored analytics event (SPEC 2.5), already sanitised at capture."""
+    """One stored analytics event (docs/export.md, "GET /api/export/events"), already sanitised at
+    capture."""
 
     id: int
     occurred_at: datetime

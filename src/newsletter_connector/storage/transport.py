@@ -25,7 +25,7 @@ import httpx
 
 from .outbox_records import OutboxEvent
 
-#: SPEC section 8: an ingest batch holds at most 100 events.
+#: An ingest batch holds at most 100 events (docs/delivery.md, "events: batches to /v1/events").
 MAX_BATCH_SIZE = 100
 #: A bearer token an HTTP header can carry: printable ASCII without spaces.
 _HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")

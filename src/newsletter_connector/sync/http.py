@@ -2,9 +2,10 @@
 per request.
 
 Every operation of a request (resolution, connect, TLS handshake, each read and each send) is
-bounded by the time left until the deadline armed on the calling thread, so a request ends by
-itself on that thread and nothing is closed from another thread. Connections are kept alive
-between requests. Why this design: docs/decisions.md, "The 15-second deadline is total".
+bounded by the time left until the deadline armed on the calling thread, so a request ends by itself
+on that thread and nothing is closed from another thread. Connections are kept alive between
+requests. Why this design: docs/contributing/decisions/issues-and-delivery.md, "The 15-second
+deadline is total".
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from ..tracing import tracer_for
 from ..tracing.http_client import TracedTransport
 from .workers import Job, RequestWorkers
 
-#: SPEC 8: the ingest request timeout, total, in seconds.
+#: The total deadline of a request to the platform, in seconds (docs/delivery.md, "Requests and
+#: the retry ladder").
 REQUEST_DEADLINE_SECONDS = 15.0
 
 

@@ -1,4 +1,5 @@
-"""The retry ladder (SPEC 6 rule 2, SPEC 8): after a failed attempt, when to try again."""
+"""The retry ladder (docs/delivery.md, "Requests and the retry ladder"): after a failed attempt,
+when to try again."""
 
 from __future__ import annotations
 

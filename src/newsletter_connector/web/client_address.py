@@ -1,6 +1,6 @@
 """The address a request came from, for per-client limits: ``REMOTE_ADDR``, or behind
 ``trusted_proxies`` proxies the ``X-Forwarded-For`` entry the outermost of them appended
-(docs/decisions.md, "`X-Forwarded-For` only behind trusted proxies").
+(docs/contributing/decisions/reader-pages.md, "`X-Forwarded-For` only behind trusted proxies").
 
 A request carrying ``X-Forwarded-For`` while ``trusted_proxies`` is 0 most likely came through
 a proxy the settings do not know of: every client then shares the proxy's address, so one

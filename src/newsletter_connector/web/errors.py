@@ -1,7 +1,7 @@
 """Maps errors to each surface's wire shape: ``{"error", "message"}`` for the Newsletter API,
 analytics and export, ``{"message"}`` for list-source, an HTML page for the reader pages. Every
-export 404 is the app's 404 for a missing path (docs/decisions.md, "The export 404 is the site's
-404 page"). No response ever includes a traceback, a secret or a token.
+export 404 is the app's 404 for a missing path (docs/contributing/decisions/foundation.md, "The
+export 404 is the site's 404 page"). No response ever includes a traceback, a secret or a token.
 """
 
 from __future__ import annotations

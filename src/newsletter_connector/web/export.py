@@ -1,10 +1,10 @@
-"""Connector export endpoints (``/api/export``, SPEC 4.3), pulled by the platform, and the
+"""Connector export endpoints (``/api/export``, docs/export.md), pulled by the platform, and the
 feedback endpoint the platform posts bounces, complaints and unsubscribes to.
 
-One sink serves the whole prefix so that authentication comes first: without the active
-connection's bearer token every request gets the app's 404 for a missing path, byte for byte
-(docs/decisions.md, "The export 404 is the site's 404 page"). Only an authenticated caller
-learns of 405 or 400.
+One sink serves the whole prefix so that authentication comes first: without the active connection's
+bearer token every request gets the app's 404 for a missing path, byte for byte
+(docs/contributing/decisions/foundation.md, "The export 404 is the site's 404 page"). Only an
+authenticated caller learns of 405 or 400.
 """
 
 from __future__ import annotations

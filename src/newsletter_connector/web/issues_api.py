@@ -1,5 +1,6 @@
 """Newsletter API v1: ``GET /issues/latest`` (404 ``not_found`` before the first digest run) and
-``GET /issues`` (``html`` and ``text`` only with ``include=html``, and only then read) (SPEC 4.1).
+``GET /issues`` (``html`` and ``text`` only with ``include=html``, and only then read)
+(docs/issues.md, "Reading issues").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Strict query-parameter parsing for the Newsletter API and the export endpoints: each helper
 raises :class:`InvalidRequest` naming the parameter. Every integer any surface reads goes through
-:func:`decimal_integer` (docs/decisions.md, "One strict integer parser").
+:func:`decimal_integer` (docs/contributing/decisions/foundation.md, "One strict integer parser").
 """
 
 from __future__ import annotations

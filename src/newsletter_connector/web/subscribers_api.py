@@ -1,5 +1,5 @@
-"""Newsletter API v1 resources for subscribers and the contact-message log (SPEC 4.1): each
-parses the request, calls one service method and serialises its result; no rule lives here."""
+"""Newsletter API v1 resources for subscribers and the contact-message log (docs/newsletter-api.md):
+each parses the request, calls one service method and serialises its result; no rule lives here."""
 
 from __future__ import annotations
 

@@ -2,10 +2,10 @@
 work the export sink does before its own 404.
 
 The export sink answers a request without the active connection's token with that very 404
-(docs/decisions.md, "The export 404 is the site's 404 page"), but to know the token is wrong it
-reads the connection. Without this sink a request carrying a bearer token got the 404 sooner
-from an unknown path than from an export path, telling the two apart by timing; here every
-unknown path with a bearer token checks it against the connection too, and discards the
+(docs/contributing/decisions/foundation.md, "The export 404 is the site's 404 page"), but to know
+the token is wrong it reads the connection. Without this sink a request carrying a bearer token got
+the 404 sooner from an unknown path than from an export path, telling the two apart by timing; here
+every unknown path with a bearer token checks it against the connection too, and discards the
 answer.
 """
 

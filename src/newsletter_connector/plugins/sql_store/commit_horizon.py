@@ -7,7 +7,7 @@ page first takes it *exclusively* at session level, which waits for the inserts 
 reads ``max(id)`` in a snapshot taken while holding it, and lets go
 (:meth:`CommitHorizon.horizon`). Every id up to that horizon is final and every later id is
 larger, so the page reads ``id <= horizon``. SQLite's writers take turns: no gap there.
-See docs/decisions.md, "Commit horizons instead of inserts taking turns".
+See docs/contributing/decisions/performance.md, "Commit horizons instead of inserts taking turns".
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def normalise_url(database_url: str) -> URL:
 @dataclass(frozen=True)
 class DbTimeouts:
     """How long each kind of wait on the database may last, in seconds (the ``db_*_timeout``
-    settings; docs/decisions.md explains the defaults)."""
+    settings; docs/contributing/decisions/performance.md explains the defaults)."""
 
     #: Waiting for a connection: a free one from the pool, or (PostgreSQL) a new one.
     connect: int = 5

@@ -6,11 +6,12 @@ them. A batch owns the events with ``seq`` in ``[first_seq, last_seq]``; the que
 event above the newest batch's ``last_seq`` (the frontier). A range never reaches past the
 outbox's commit horizon (:mod:`.commit_horizon`), so no event can still commit inside it.
 
-PostgreSQL: two runners skip each other's due batches (``SKIP LOCKED``) and take turns to
-freeze (a transaction-level advisory lock). The freeze's first two statements hold the outbox
-lock, a session-level lock: if either fails the connection is invalidated, never pooled.
-SQLite: a claim holds the only write lock and seqs are never reused (``AUTOINCREMENT``).
-See docs/decisions.md, "Performance and reliability" (seq ranges, primary-key order).
+PostgreSQL: two runners skip each other's due batches (``SKIP LOCKED``) and take turns to freeze (a
+transaction-level advisory lock). The freeze's first two statements hold the outbox lock, a
+session-level lock: if either fails the connection is invalidated, never pooled. SQLite: a claim
+holds the only write lock and seqs are never reused (``AUTOINCREMENT``). See
+docs/contributing/decisions/performance.md, "Performance and reliability" (seq ranges, primary-key
+order).
 """
 
 from __future__ import annotations

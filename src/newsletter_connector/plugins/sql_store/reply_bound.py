@@ -2,13 +2,12 @@
 
 A stopped server whose kernel still acknowledges TCP fires no server-side timeout, so only the
 client can bound the wait. Every round trip of a :class:`ReplyBoundConnection` (and every
-:func:`wait_for_reply` of :mod:`.dedicated_read`'s libpq path) waits at most its reply
-timeout; past it the connection is closed and :class:`NoReply` (a ``psycopg.OperationalError``)
-raised, which SQLAlchemy counts as a disconnect (the pool is discarded, the caller answers
-``db_unavailable``). Inside :func:`~newsletter_connector.short_reads.short_reads` the bound is
-the connection's shorter :attr:`ReplyBoundConnection.short_reply_timeout`. See
-docs/decisions.md, "Every wait on the database is bounded" and "Short reads have a deadline of
-their own".
+:func:`wait_for_reply` of :mod:`.dedicated_read`'s libpq path) waits at most its reply timeout; past
+it the connection is closed and :class:`NoReply` (a ``psycopg.OperationalError``) raised, which
+SQLAlchemy counts as a disconnect (the pool is discarded, the caller answers ``db_unavailable``).
+Inside :func:`~newsletter_connector.short_reads.short_reads` the bound is the connection's shorter
+:attr:`ReplyBoundConnection.short_reply_timeout`. See docs/contributing/decisions/performance.md,
+"Every wait on the database is bounded" and "Short reads have a deadline of their own".
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``GET /contact-messages`` and the ContactMessage schema (SPEC 2.3)."""
+"""``GET /contact-messages`` and the ContactMessage schema
+(docs/newsletter-api.md, "Contact messages")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The issue endpoints' paths and schemas (SPEC 2.2, 4.1, 7, 8)."""
+"""The issue endpoints' paths and schemas (docs/issues.md, "Reading issues")."""
 
 from __future__ import annotations
 

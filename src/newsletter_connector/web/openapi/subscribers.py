@@ -1,4 +1,4 @@
-"""``/subscribers`` and ``/subscribers/{email}``; the Contact schema (SPEC 2.1, 3, 4.1). The
+"""``/subscribers`` and ``/subscribers/{email}``; the Contact schema (docs/newsletter-api.md). The
 request bodies' schemas are generated from the models the server validates them with."""
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""``/confirm/{token}``: the double opt-in link (SPEC 3: reaching ``confirm_url`` confirms).
+"""``/confirm/{token}``: the double opt-in link (reaching ``confirm_url`` confirms:
+docs/reader-pages.md, "Confirm").
 
 ``GET`` and the page's CSRF-checked ``POST`` confirm a pending subscriber. A request announcing
 itself as a prefetch or preview gets a "Confirm my subscription" button instead, and ``HEAD``
-changes nothing. The visit that confirms offers the profile page; later visits do not hand out
-its token. Unsubscribed or bounced readers are told the link cannot restart the newsletter; an
-unknown token gets the not-found page. See docs/decisions.md, "Reader pages".
+changes nothing. The visit that confirms offers the profile page; later visits do not hand out its
+token. Unsubscribed or bounced readers are told the link cannot restart the newsletter; an unknown
+token gets the not-found page. See docs/contributing/decisions/reader-pages.md, "Reader pages".
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class ConfirmPage:
             state = "confirmed"
         else:
             state = "already"
-        # only the visit that confirms hands out the profile link (docs/decisions.md)
+        # only the visit that confirms hands out the profile link
+        # (docs/contributing/decisions/reader-pages.md)
         link = profile_url(self.pages.settings, after.profile_token) if state == "confirmed" else ""
         self.pages.render(resp, "confirm.html", state=state, profile_url=link)
 

@@ -1,10 +1,11 @@
 """CSRF protection for the reader forms: a signed double-submit token, no server session.
 
 The cookie ``newsletter_csrf`` holds a random nonce (``HttpOnly``, ``SameSite=Lax``); the form's
-``csrf_token`` is ``<issued-at>.<HMAC of nonce and issued-at under the site secret>``, compared
-in constant time and valid for :data:`MAX_AGE_SECONDS`. A ``Sec-Fetch-Site: cross-site`` or an
-``Origin`` other than ``base_url``'s (``null`` aside) is refused first. RFC 8058 one-click is
-the one exemption (:mod:`.unsubscribe`). See docs/decisions.md, "Reader pages".
+``csrf_token`` is ``<issued-at>.<HMAC of nonce and issued-at under the site secret>``, compared in
+constant time and valid for :data:`MAX_AGE_SECONDS`. A ``Sec-Fetch-Site: cross-site`` or an
+``Origin`` other than ``base_url``'s (``null`` aside) is refused first. RFC 8058 one-click is the
+one exemption (:mod:`.unsubscribe`). See docs/contributing/decisions/reader-pages.md, "Reader
+pages".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Reading a submitted HTML form, and the honeypot field.
 
-:func:`read_form` reads an url-encoded (or, for one-click, multipart) body into a
-:class:`FormData`, and refuses anything else with an HTTP error, never a 500. A body without a
-``Content-Length`` is refused: see docs/decisions.md, "A form body without a length is 411".
+:func:`read_form` reads an url-encoded (or, for one-click, multipart) body into a :class:`FormData`,
+and refuses anything else with an HTTP error, never a 500. A body without a ``Content-Length`` is
+refused: see docs/contributing/decisions/foundation.md, "A form body without a length is 411".
 """
 
 from __future__ import annotations

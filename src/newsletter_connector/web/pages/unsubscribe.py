@@ -4,7 +4,7 @@
 one "Unsubscribe" button. Its CSRF-checked ``POST`` unsubscribes; repeating it is harmless. A
 ``POST`` whose body is exactly ``List-Unsubscribe=One-Click`` unsubscribes (200, no redirect,
 no cookie) without the CSRF check: the unguessable token in the URL is the authority
-(docs/decisions.md, "Reader pages").
+(docs/contributing/decisions/reader-pages.md, "Reader pages").
 
 Forwarded newsletters carry this link, so whoever holds it may be someone else: no answer
 here shows anything personal or carries another link's token (never the profile link).

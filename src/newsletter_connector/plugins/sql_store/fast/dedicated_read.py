@@ -1,12 +1,12 @@
 """A read-only statement on a PostgreSQL connection each thread keeps for it (the key check).
 
-The connection is taken from the engine's pool once and detached (so the engine's connect
-events set it up), kept in autocommit (each run sees everything committed before it), and run
-through psycopg's libpq wrapper (bench: status_overhead). The pool's rules hold: pinged after
-sitting idle (:func:`.engine.idle_ping_seconds`); a dead or silent one (:mod:`.reply_bound`)
-fails one run, raised as a disconnect, and the pool is discarded with it; a forked child never
-touches its parent's; :meth:`DedicatedReadStatement.close` closes every thread's, and a
-thread's closes when it ends. See docs/decisions.md, "The key check on a connection of its own".
+The connection is taken from the engine's pool once and detached (so the engine's connect events set
+it up), kept in autocommit (each run sees everything committed before it), and run through psycopg's
+libpq wrapper (bench: status_overhead). The pool's rules hold: pinged after sitting idle
+(:func:`.engine.idle_ping_seconds`); a dead or silent one (:mod:`.reply_bound`) fails one run,
+raised as a disconnect, and the pool is discarded with it; a forked child never touches its
+parent's; :meth:`DedicatedReadStatement.close` closes every thread's, and a thread's closes when it
+ends. See docs/contributing/decisions/performance.md, "The key check on a connection of its own".
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Read statements shared between two PostgreSQL connections (bench: rollups).
 
-A helper thread on a second pooled connection takes statements from the same list as the
-caller. Only a PostgreSQL connection in autocommit shares (each statement is its own snapshot
-there, so another connection sees exactly the same): a read-only unit of work. A write
-transaction, SQLite and single-connection pools keep one connection. The caller never waits
-for the helper's connection; an error the helper met is raised in the caller, after the helper
-has let go of its connection. See docs/decisions.md, "A PostgreSQL rollup reads on two
-connections".
+A helper thread on a second pooled connection takes statements from the same list as the caller.
+Only a PostgreSQL connection in autocommit shares (each statement is its own snapshot there, so
+another connection sees exactly the same): a read-only unit of work. A write transaction, SQLite and
+single-connection pools keep one connection. The caller never waits for the helper's connection; an
+error the helper met is raised in the caller, after the helper has let go of its connection. See
+docs/contributing/decisions/performance.md, "A PostgreSQL rollup reads on two connections".
 """
 
 from __future__ import annotations

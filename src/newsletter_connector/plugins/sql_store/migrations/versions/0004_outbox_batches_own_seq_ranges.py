@@ -2,9 +2,9 @@
 
 Every event is renumbered above every seq ever drawn: batch by batch in freeze order
 (``first_seq``), each batch's events contiguous in their old order, then the queued events in
-theirs, so each batch keeps exactly its events and ids. SQLite's table is rebuilt with
-AUTOINCREMENT (a seq a range covered is never reused). See docs/decisions.md, "Batches own a
-``seq`` range".
+theirs, so each batch keeps exactly its events and ids. SQLite's table is rebuilt with AUTOINCREMENT
+(a seq a range covered is never reused). See docs/contributing/decisions/performance.md, "Batches
+own a ``seq`` range".
 
 Revision ID: 0004
 Revises: 0003
