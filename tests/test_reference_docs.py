@@ -65,7 +65,7 @@ def test_hooks_page_links_the_descriptors_its_hooks_return() -> None:
             "storage.md",
             "[`OutboxRepository.enqueue`](#outboxrepository-enqueue)",
         ),
-        (":mod:`.storage_records`", "hooks.md", "[`storage_records`](storage.md#records)"),
+        (":mod:`.records`", "hooks.md", "[`records`](storage.md#records)"),
         (
             ":mod:`newsletter_connector.storage`",
             "storage.md",
