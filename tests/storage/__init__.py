@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.storage``: the store contract every store (built-in or a host's) meets."""
