@@ -10,9 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
-
-from .support.admin import PASSWORD, get_page, sign_in
-from .support.analytics_helpers import client_for, clocked_service
+from tests.support.admin import PASSWORD, get_page, sign_in
+from tests.support.analytics_helpers import client_for, clocked_service
 
 NOW = datetime(2026, 11, 25, 9, 30)
 STATUS = "/api/newsletter/v1/status"

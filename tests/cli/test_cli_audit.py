@@ -15,8 +15,7 @@ from newsletter_connector.cli import cli
 from newsletter_connector.cli.context import command_line_actor
 from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.testing.issue_samples import sample_issue_content
-
-from .support.admin import audit_acts
+from tests.support.admin import audit_acts
 
 LISTSOURCE_KEY = "listsource-key-0123456789abcdef"
 TOKEN = "platform-token-0123456789abcdef"

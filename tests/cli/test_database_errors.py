@@ -23,9 +23,8 @@ from sqlalchemy.engine import make_url
 from newsletter_connector import create_app
 from newsletter_connector.errors import DbUnreachable
 from newsletter_connector.settings import Settings
-
-from .support.pgbouncer import PrivatePgBouncer
-from .support.waiting import free_port
+from tests.support.pgbouncer import PrivatePgBouncer
+from tests.support.waiting import free_port
 
 pytestmark = pytest.mark.system
 

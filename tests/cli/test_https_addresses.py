@@ -27,11 +27,10 @@ from newsletter_connector.service.events import queue_event
 from newsletter_connector.settings import Settings, SettingsError
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.issue_samples import sample_issue_content
-
-from .support import sync_payloads as p
-from .support.servers import running
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import free_port
+from tests.support import sync_payloads as p
+from tests.support.servers import running
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import free_port
 
 pytestmark = pytest.mark.system
 

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from .support.docblocks import ROOT, docblock
-from .support.servers import running
+from tests.support.docblocks import ROOT, docblock
+from tests.support.servers import running
 
 pytestmark = pytest.mark.system
 

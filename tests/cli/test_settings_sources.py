@@ -17,8 +17,7 @@ from newsletter_connector.cli import cli
 from newsletter_connector.cli import serve as serve_module
 from newsletter_connector.errors import PluginNotFound
 from newsletter_connector.settings import OTHER_VARIABLES, Settings, SettingsError
-
-from .support.waiting import free_port
+from tests.support.waiting import free_port
 
 BASE = {"NEWSLETTER_BASE_URL": "https://news.example.test"}
 

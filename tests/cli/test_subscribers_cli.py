@@ -11,9 +11,8 @@ from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
 from newsletter_connector.json_encoding import json_values
-
-from .support.analytics_helpers import connect
-from .support.subscriber_helpers import outbox
+from tests.support.analytics_helpers import connect
+from tests.support.subscriber_helpers import outbox
 
 CONSENT = {"source": "import", "collected_at": "2026-02-01T10:00:00Z"}
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .support.analytics_helpers import client_for, clocked_service
-from .support.docblocks import run_block, settings_environment
+from tests.support.analytics_helpers import client_for, clocked_service
+from tests.support.docblocks import run_block, settings_environment
+from tests.support.paths import ROOT
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 
 
 def doc_block(page: str, name: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .support.docblocks import ROOT
+from tests.support.docblocks import ROOT
 
 PACKAGE = ROOT / "src" / "newsletter_connector"
 PAGE = ROOT / "docs" / "architecture.md"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 
-from .support.docblocks import ROOT
+from tests.support.docblocks import ROOT
 
 if sys.version_info >= (3, 11):
     import tomllib

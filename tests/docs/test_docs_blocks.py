@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .support.docblocks import ROOT, all_blocks, free_names
+from tests.support.docblocks import ROOT, all_blocks, free_names
 
 
 def test_every_block_is_named_or_marked_not_runnable() -> None:

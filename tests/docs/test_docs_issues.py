@@ -14,10 +14,10 @@ import pytest
 
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.issue_samples import sample_issue_content
+from tests.support.docblocks import docblock, run_block, settings_environment
+from tests.support.paths import ROOT
 
-from .support.docblocks import docblock, run_block, settings_environment
-
-DOC = Path(__file__).resolve().parents[1] / "docs" / "issues.md"
+DOC = ROOT / "docs" / "issues.md"
 NOW = datetime(2026, 11, 21, 11, 0)  # a Saturday, after the 10:00 UTC digest hour
 
 

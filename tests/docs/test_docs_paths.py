@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .support.docblocks import DOC_FILES, ROOT
+from tests.support.docblocks import DOC_FILES, ROOT
 
 PACKAGE = ROOT / "src" / "newsletter_connector"
 #: Folders at the repository root whose Python files the docs name.

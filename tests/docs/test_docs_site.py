@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .support.docblocks import ROOT, parse
+from tests.support.docblocks import ROOT, parse
 
 pytestmark = pytest.mark.system  # builds the whole documentation site
 

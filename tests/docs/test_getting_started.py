@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .support.docblocks import docblock
+from tests.support.docblocks import docblock
 
 STATUS = "/newsletter/api/newsletter/v1/status"
 

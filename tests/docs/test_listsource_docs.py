@@ -10,8 +10,7 @@ import falcon.testing
 import pytest
 
 from newsletter_connector import create_app
-
-from .support.docblocks import run_block, settings_environment
+from tests.support.docblocks import run_block, settings_environment
 
 HEALTH = "/api/listsource/api/health"
 

@@ -11,9 +11,9 @@ import falcon.testing
 import httpx
 import pytest
 
-from .support.docblocks import docblock
-from .support.servers import serving
-from .support.waiting import free_port
+from tests.support.docblocks import docblock
+from tests.support.servers import serving
+from tests.support.waiting import free_port
 
 STATUS = "/newsletter/api/newsletter/v1/status"
 

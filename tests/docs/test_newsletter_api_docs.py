@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 from typing import Any
 
-from .support.docblocks import parse
+from tests.support.docblocks import parse
+from tests.support.paths import ROOT
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "newsletter-api.md"
+DOC = ROOT / "docs" / "newsletter-api.md"
 API = "/api/newsletter/v1"
 
 

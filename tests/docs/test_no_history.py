@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
+
 pytestmark = pytest.mark.system  # reads every file of the repository
 
-ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("src", "tests", "docs", "bench", "examples", "scripts", "README.md")
 SUFFIXES = {".py", ".md", ".html", ".txt", ".toml", ".lua", ".js", ".mako", ""}
 

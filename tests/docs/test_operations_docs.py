@@ -10,8 +10,7 @@ import pytest
 
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
-
-from .support.docblocks import docblock
+from tests.support.docblocks import docblock
 
 
 def test_sqlite_online_backup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,8 +9,7 @@ import pytest
 
 from newsletter_connector import create_app
 from newsletter_connector.storage.host import SubscriberRepository
-
-from .support.docblocks import ROOT, docblock, run_block, settings_environment
+from tests.support.docblocks import ROOT, docblock, run_block, settings_environment
 
 
 def test_registering_a_plugin_object(
@@ -32,7 +31,7 @@ def test_registering_a_plugin_object(
 @pytest.mark.parametrize(
     ("block", "source"),
     [
-        ("plugins-host-conformance", "tests/test_host_store_conformance.py"),
+        ("plugins-host-conformance", "tests/storage/test_host_store_conformance.py"),
         ("plugins-host-store", "examples/wsgi_mount/host_store.py"),
     ],
 )

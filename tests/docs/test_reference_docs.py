@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from newsletter_connector.reference import PAGES, _markdown_roles
 from newsletter_connector.settings import Settings
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.system  # reads every documentation page
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = ROOT / "docs"
 
 
 @pytest.mark.parametrize("filename", sorted(PAGES))

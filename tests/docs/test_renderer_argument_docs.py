@@ -9,8 +9,7 @@ from typing import Any
 from newsletter_connector import NewsletterService, hookimpl
 from newsletter_connector.descriptors import IssueRenderer
 from newsletter_connector.plugins import html_renderer
-
-from .support.docblocks import docblock
+from tests.support.docblocks import docblock
 
 
 class RecordingRenderer:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
+
 pytestmark = pytest.mark.system  # reads every test module
 
-ROOT = Path(__file__).resolve().parents[1]
 NODE_ID = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .support.docblocks import run_block, settings_environment
+from tests.support.docblocks import run_block, settings_environment
 
 
 @pytest.fixture

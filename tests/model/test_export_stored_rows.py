@@ -16,9 +16,8 @@ from sqlalchemy import text
 from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.analytics import event_wire
 from newsletter_connector.storage.records import AnalyticsEventRecord
-
-from .support.analytics_helpers import client_for, clocked_service, connect
-from .support.examples import examples
+from tests.support.analytics_helpers import client_for, clocked_service, connect
+from tests.support.examples import examples
 
 AT = datetime(2026, 3, 1, 12, 0, 0)
 #: Deeper than every supported Python's json parser reads (3.10 and 3.11 stop near 1,000

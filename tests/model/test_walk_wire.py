@@ -15,9 +15,8 @@ from typing import Any
 from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.analytics import event_wire
 from newsletter_connector.storage.records import AnalyticsEventRecord
-
-from .support.analytics_helpers import client_for, clocked_service, connect
-from .support.subscriber_helpers import SUBSCRIBERS, post
+from tests.support.analytics_helpers import client_for, clocked_service, connect
+from tests.support.subscriber_helpers import SUBSCRIBERS, post
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 

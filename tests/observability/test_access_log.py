@@ -23,13 +23,12 @@ import httpx
 import pytest
 
 from newsletter_connector.web.pages.csrf import COOKIE_NAME
-
-from .support.servers import serving, serving_to_file
-from .support.waiting import free_port
+from tests.support.paths import ROOT
+from tests.support.servers import serving, serving_to_file
+from tests.support.waiting import free_port
 
 pytestmark = pytest.mark.system
 
-ROOT = Path(__file__).resolve().parents[1]
 API = "/api/newsletter/v1"
 EMAIL = "Alice.Secret@Example.org"
 CLIENT_IP = "203.0.113.9"

@@ -1,7 +1,7 @@
 """The JSON log line's shape (``observability.json_logs``): one object per record with a UTC
 timestamp, level, logger and message, the traceback as ``exception``, the access-log fields
 taken from already redacted gunicorn atoms; and an invalid ``log_format`` refused by name.
-(Real ``serve`` and ``sync`` processes: tests/test_observability_server.py.)"""
+(Real ``serve`` and ``sync`` processes: tests/observability/test_observability_server.py.)"""
 
 from __future__ import annotations
 

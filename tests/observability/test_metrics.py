@@ -2,7 +2,7 @@
 ``metrics_token``; with one, bearer only (constant-time compare); request counts and latency
 by route template, method and status class, 503s by cause, 429s, the outbox figures read at
 scrape time, the runner's counters; and no label value ever holding a path, token or address.
-(Real gunicorn with several workers: tests/test_observability_server.py.)
+(Real gunicorn with several workers: tests/observability/test_observability_server.py.)
 """
 
 from __future__ import annotations

@@ -21,16 +21,15 @@ import httpx
 import pytest
 
 from newsletter_connector import NewsletterService
-
-from .support.servers import serving as serving_command
-from .support.servers import wait_until_listening
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import free_port, wait_until
-from .test_examples import EXAMPLES, example_env
-from .test_hung_database import child_pids
-from .test_metrics import METRICS_TOKEN, samples, value
-from .test_sync_cli import TOKEN, connect, queue
-from .test_sync_cli import run as run_cli
+from tests.observability.test_metrics import METRICS_TOKEN, samples, value
+from tests.packaging.test_examples import EXAMPLES, example_env
+from tests.plugins.sql_store.test_hung_database import child_pids
+from tests.support.servers import serving as serving_command
+from tests.support.servers import wait_until_listening
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import free_port, wait_until
+from tests.sync.test_sync_cli import TOKEN, connect, queue
+from tests.sync.test_sync_cli import run as run_cli
 
 pytestmark = pytest.mark.system
 

@@ -1,1 +1,2 @@
-"""Tests of the package as shipped: wheel, installs, extras, examples, the test tiers, the import graph."""
+"""Tests of the package as shipped: wheel, installs, extras, examples, the test tiers,
+the import graph."""

@@ -6,13 +6,12 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.system
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.system
 
 
 def run_bench(module: str, *args: str) -> str:

@@ -1,4 +1,5 @@
-"""The standalone gunicorn example works (the mounted host site: tests/test_host_example.py)."""
+"""The standalone gunicorn example works (the mounted host site:
+tests/packaging/test_host_example.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from typing import Any
 import httpx
 import pytest
 
-from .support.docblocks import docblock
-from .support.servers import serving
-from .support.waiting import free_port
+from tests.support.docblocks import docblock
+from tests.support.paths import ROOT
+from tests.support.servers import serving
+from tests.support.waiting import free_port
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = ROOT / "examples"
 STATUS = "/api/newsletter/v1/status"
 
 
@@ -55,6 +57,6 @@ def test_standalone_example_under_gunicorn(
 
 def test_the_content_plugin_example_is_the_module_the_docs_quote() -> None:
     """docs/issues.md shows examples/content_plugin/newsletter_content.py verbatim (the runner
-    runs it in tests/test_scheduled_digests.py)."""
+    runs it in tests/sync/test_scheduled_digests.py)."""
     source = (EXAMPLES / "content_plugin" / "newsletter_content.py").read_text(encoding="utf-8")
     assert docblock("content-plugin") in source

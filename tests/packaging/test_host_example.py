@@ -27,11 +27,10 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.tables import subscribers as package_subscribers
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.timeutil import utcnow
-
-from .support.docblocks import ROOT
-from .support.servers import wait_until_listening
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import free_port, wait_until
+from tests.support.docblocks import ROOT
+from tests.support.servers import wait_until_listening
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import free_port, wait_until
 
 pytestmark = pytest.mark.system
 

@@ -18,9 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
+
 pytestmark = pytest.mark.system  # reads every source file
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "newsletter_connector"
+SRC = ROOT / "src" / "newsletter_connector"
 NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_field_defaults", "_make"})
 
 

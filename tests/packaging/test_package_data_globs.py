@@ -3,14 +3,12 @@ the package, so an entry for a folder that was moved or removed cannot linger.""
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.support.paths import ROOT
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def package_data_globs() -> dict[str, list[str]]:

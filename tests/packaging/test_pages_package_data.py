@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.system
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.system
 
 
 def test_wheel_contains_every_file_that_is_not_python(tmp_path: Path) -> None:

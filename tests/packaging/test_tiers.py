@@ -15,20 +15,28 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
-from .conftest import marks_itself_system
-from .support.examples import examples
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import marks_itself_system
+from tests.support.examples import examples
+from tests.support.paths import ROOT
 
 
 def system_modules() -> set[str]:
-    """The test modules that mark themselves ``pytest.mark.system``."""
-    return {path.name for path in (ROOT / "tests").glob("test_*.py") if marks_itself_system(path)}
+    """The test modules that mark themselves ``pytest.mark.system``, as paths below ``tests/``."""
+    tests = ROOT / "tests"
+    return {
+        path.relative_to(tests).as_posix()
+        for path in tests.rglob("test_*.py")
+        if marks_itself_system(path)
+    }
 
 
 def test_a_module_joins_the_system_tier_by_its_own_mark(tmp_path: Path) -> None:
-    assert {"test_serve.py", "test_pgbouncer.py", "test_docs_site.py"} <= system_modules()
-    assert "test_tiers.py" not in system_modules()
+    assert {
+        "cli/test_serve.py",
+        "plugins/sql_store/test_pgbouncer.py",
+        "docs/test_docs_site.py",
+    } <= system_modules()
+    assert "packaging/test_tiers.py" not in system_modules()
     marked = tmp_path / "test_marked.py"
     marked.write_text("import pytest\n\npytestmark = pytest.mark.system  # why\n")
     listed = tmp_path / "test_listed.py"
@@ -69,10 +77,9 @@ def test_the_quick_and_system_tiers_partition_the_suite() -> None:
     assert {node.split("::")[0].removeprefix("tests/") for node in system} >= marked
     assert not {node.split("::")[0].removeprefix("tests/") for node in quick} & marked
     # A slow test of a quick module, marked on its own, is in the system tier.
-    assert any(node.startswith("tests/test_route_walk.py::") for node in quick)
-    assert (
-        "tests/test_route_walk.py::test_every_route_answers_malformed_input_without_a_5xx" in system
-    )
+    route_walk = "tests/web/test_route_walk.py::"
+    assert any(node.startswith(route_walk) for node in quick)
+    assert f"{route_walk}test_every_route_answers_malformed_input_without_a_5xx" in system
 
 
 def test_property_tests_run_every_example_in_ci_and_a_quarter_in_the_quick_tier() -> None:

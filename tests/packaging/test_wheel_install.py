@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from trove_classifiers import classifiers as known_classifiers
 
-pytestmark = pytest.mark.system
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.system
 
 SIGNUP_PAGE = """
 import falcon.testing

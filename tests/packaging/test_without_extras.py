@@ -28,8 +28,7 @@ from newsletter_connector.testing.databases import (
     postgres_server_url,
     temporary_postgres_database,
 )
-
-from .support.tls_receiver import TlsReceiver
+from tests.support.tls_receiver import TlsReceiver
 
 pytestmark = pytest.mark.system
 

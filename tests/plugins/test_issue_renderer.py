@@ -15,6 +15,7 @@ from newsletter_connector.plugin_manager import issue_renderers as offered_rende
 from newsletter_connector.plugins.html_renderer import render_html, render_text
 from newsletter_connector.settings import Settings
 from newsletter_connector.testing.issue_samples import sample_issue_content
+from tests.support.paths import ROOT
 
 PLACEHOLDER = "{{unsubscribe_url}}"
 HOSTILE = "<script>alert(\"x\")</script> & 'quotes' {{first_name}} {% if %}"
@@ -277,18 +278,16 @@ def test_templates_are_package_data() -> None:
     """The templates ship in the wheel: pyproject's package-data globs cover them."""
     import fnmatch
     import sys
-    from pathlib import Path
 
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
 
-    root = Path(__file__).resolve().parents[1]
-    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"
     ]["newsletter_connector"]
-    package = root / "src" / "newsletter_connector"
+    package = ROOT / "src" / "newsletter_connector"
     templates = list((package / "plugins" / "issue_templates").iterdir())
     assert {t.name for t in templates} >= {"issue.html", "issue.txt"}
     for template in templates:

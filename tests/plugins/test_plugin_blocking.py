@@ -17,8 +17,7 @@ from newsletter_connector.errors import PluginNotFound
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
 from newsletter_connector.web.app import create_app
-
-from .support.docblocks import docblock
+from tests.support.docblocks import docblock
 
 PLATFORM = "newsletter_connector.plugins.platform_transport"
 SQL_STORE = "newsletter_connector.plugins.sql_store"

@@ -30,9 +30,9 @@ from newsletter_connector.plugin_manager import (
 )
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.subscribers import SqlSubscribers
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DIST = Path(__file__).parent / "fixtures" / "sample_plugin_dist"
+SAMPLE_DIST = ROOT / "tests" / "fixtures" / "sample_plugin_dist"
 
 
 class EveryHookPlugin:

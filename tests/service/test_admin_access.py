@@ -22,8 +22,7 @@ from newsletter_connector.service.admin_access import (
 )
 from newsletter_connector.service.context import sha256_hex
 from newsletter_connector.testing.threads import run_together
-
-from .support.admin import PASSWORD, T0
+from tests.support.admin import PASSWORD, T0
 
 CLIENT = "c" * 64
 OTHER_CLIENT = "d" * 64

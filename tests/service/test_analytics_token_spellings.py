@@ -27,9 +27,8 @@ from newsletter_connector.plugins.sql_store.migrate import MIGRATIONS_DIR, upgra
 from newsletter_connector.plugins.sql_store.tables import analytics_events
 from newsletter_connector.service.analytics_sanitize import clean_path, clean_props, clean_url
 from newsletter_connector.service.subscribers import new_token
-
-from .support.analytics_helpers import client_for, clocked_service, connect, insert_raw_events
-from .test_rollup_day_migration import empty_database
+from tests.plugins.sql_store.test_rollup_day_migration import empty_database
+from tests.support.analytics_helpers import client_for, clocked_service, connect, insert_raw_events
 
 T0 = datetime(2026, 5, 4, 10, 0, 0)
 IDS = {"visitor_id": "v_0123456789abcdef", "session_id": "s-0123456789"}

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import InvalidRequest
-
-from .support.analytics_helpers import TOKEN, clocked_service, connect
+from tests.support.analytics_helpers import TOKEN, clocked_service, connect
 
 NOW = datetime(2026, 3, 31, 15, 0)
 CONSENT = {"source": "import", "collected_at": "2026-01-01T00:00:00Z"}

@@ -13,9 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from newsletter_connector.service.analytics_sanitize import looks_personal
-
-from .support.analytics_helpers import client_for, clocked_service, connect
-from .support.examples import examples
+from tests.support.analytics_helpers import client_for, clocked_service, connect
+from tests.support.examples import examples
 
 pytestmark = pytest.mark.system  # generated cases
 

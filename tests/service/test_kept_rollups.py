@@ -16,9 +16,8 @@ from newsletter_connector.plugins.sql_store.tables import day_rollups
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.analytics import SETTLE_AFTER
 from newsletter_connector.testing.threads import run_together
-
-from .support.analytics_helpers import Clock, clocked_service, pageview
-from .test_rollups import add_issue
+from tests.service.test_rollups import add_issue
+from tests.support.analytics_helpers import Clock, clocked_service, pageview
 
 DAY0 = datetime(2028, 2, 26, 9, 0)
 

@@ -13,8 +13,7 @@ import pytest
 from sqlalchemy import insert
 
 from newsletter_connector.plugins.sql_store.tables import issues
-
-from .support.analytics_helpers import client_for, clocked_service, connect
+from tests.support.analytics_helpers import client_for, clocked_service, connect
 
 DAY0 = datetime(2028, 2, 26)  # the range crosses the leap day 2028-02-29
 TYPES = ("pageview", "link click", "engagement ping")

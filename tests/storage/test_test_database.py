@@ -11,8 +11,7 @@ from sqlalchemy import func, select
 from newsletter_connector.plugins.sql_store.tables import metadata
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.databases import database_name, empty_all_tables
-
-from .support import sync_payloads as p
+from tests.support import sync_payloads as p
 
 
 def _store_some(service: Any) -> int:

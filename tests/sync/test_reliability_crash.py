@@ -25,10 +25,9 @@ from typing import Any
 import pytest
 
 from newsletter_connector.service.events import queue_event
-
-from .support import sync_payloads as p
-from .support.delivery_checks import assert_every_event_once_or_resent_whole
-from .support.tls_receiver import TlsReceiver
+from tests.support import sync_payloads as p
+from tests.support.delivery_checks import assert_every_event_once_or_resent_whole
+from tests.support.tls_receiver import TlsReceiver
 
 pytestmark = pytest.mark.system
 

@@ -20,10 +20,9 @@ from newsletter_connector import create_app
 from newsletter_connector.plugins.platform_transport import ISSUE_PATH
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.issue_samples import sample_issue_content
-
-from .support import sync_payloads as p
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import wait_until
+from tests.support import sync_payloads as p
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.system
 

@@ -24,8 +24,7 @@ from newsletter_connector.sync.background import start_background_sync
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.sync.schedule import MAX_ATTEMPTS, retry_delay
 from newsletter_connector.testing.issue_samples import sample_issue_content
-
-from .support import sync_payloads as p
+from tests.support import sync_payloads as p
 
 TOKEN = "platform-token-0123456789"
 PLATFORM = "https://platform.example.test"
@@ -282,7 +281,7 @@ def test_a_slow_answer_fails_at_the_total_deadline(
 
 
 def test_the_default_deadline_is_15_seconds(service: Any) -> None:
-    # enforced against a real receiver: tests/test_sync_tls.py
+    # enforced against a real receiver: tests/sync/test_sync_tls.py
     assert SyncRunner(service, periodic_tasks=[]).deadline == 15.0
     assert sync_http.REQUEST_DEADLINE_SECONDS == 15.0
 

@@ -21,11 +21,10 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.sync import http as sync_http
 from newsletter_connector.sync.runner import SyncRunner
-
-from .support import sync_payloads as p
-from .support.docblocks import docblock
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import wait_until
+from tests.support import sync_payloads as p
+from tests.support.docblocks import docblock
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.system
 

@@ -16,8 +16,7 @@ from newsletter_connector.storage.access_records import ConnectionRecord
 from newsletter_connector.storage.outbox_records import OutboxEvent
 from newsletter_connector.storage.transport import DeliveryError, Transport
 from newsletter_connector.timeutil import isoformat_z
-
-from .support import sync_payloads as p
+from tests.support import sync_payloads as p
 
 TOKEN = "platform-token-0123456789"
 BASE = "https://platform.example.test/base"

@@ -20,7 +20,7 @@ from newsletter_connector.sync.runner import SyncRunner
 from tests.support.admin import PASSWORD, get_page, sign_in
 from tests.support.pages_helpers import open_form, path_of
 from tests.support.tracing import everything_said, recorded_spans, traced_storage
-from tests.test_sync_runner import TOKEN, Recorder, connect
+from tests.sync.test_sync_runner import TOKEN, Recorder, connect
 
 EMAIL = "Scenario.Reader@Example.org"
 LISTSOURCE_USER = "platform-user-7"

@@ -19,18 +19,17 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.sync.runner import SyncRunner
-
-from .support import sync_payloads as p
-from .support.docblocks import docblock
-from .support.otlp_receiver import OtlpReceiver
-from .support.servers import serving
-from .support.tls_receiver import TlsReceiver
-from .support.tracing import children, named, recorded_spans, traced_storage
-from .support.waiting import free_port, wait_until
+from tests.support import sync_payloads as p
+from tests.support.docblocks import docblock
+from tests.support.otlp_receiver import OtlpReceiver
+from tests.support.paths import ROOT
+from tests.support.servers import serving
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.tracing import children, named, recorded_spans, traced_storage
+from tests.support.waiting import free_port, wait_until
 
 pytestmark = pytest.mark.system
 
-ROOT = Path(__file__).resolve().parents[1]
 API = "/api/newsletter/v1"
 EMAIL = "gunicorn.reader@example.org"
 TOKEN = "platform-token-0123456789"

@@ -21,7 +21,7 @@ from tests.support.tracing import (
     statement_spans,
     traced_storage,
 )
-from tests.test_sync_runner import PLATFORM, TOKEN, Recorder, connect, queue
+from tests.sync.test_sync_runner import PLATFORM, TOKEN, Recorder, connect, queue
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .support.analytics_helpers import client_for, clocked_service
+from tests.support.analytics_helpers import client_for, clocked_service
 
 T0 = datetime(2026, 5, 4, 10, 0, 0)
 COLLECT = "/analytics/collect"

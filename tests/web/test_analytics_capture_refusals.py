@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.web.analytics_capture import MAX_BODY_BYTES, MAX_NESTING, nesting_depth
-
-from .test_analytics_capture import COLLECT, IDS, stored
+from tests.web.test_analytics_capture import COLLECT, IDS, stored
 
 
 @pytest.fixture

@@ -14,11 +14,10 @@ import pytest
 
 from newsletter_connector import NewsletterService
 from newsletter_connector.settings import Settings, SettingsError
+from tests.support.analytics_helpers import client_for, clocked_service
+from tests.support.paths import ROOT
 
-from .support.analytics_helpers import client_for, clocked_service
-
-HERE = Path(__file__).resolve().parent
-SCRIPT = HERE.parent / "src" / "newsletter_connector" / "web" / "static" / "analytics.js"
+SCRIPT = ROOT / "src" / "newsletter_connector" / "web" / "static" / "analytics.js"
 NODE = shutil.which("node")
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js to run the browser script")
@@ -30,7 +29,7 @@ def run_page(
     """One page running ``script`` in a new browser session whose ``localStorage`` holds
     ``local``: what it sent, and both storages after."""
     assert NODE is not None
-    harness = str(HERE / "analytics_js_harness.js")
+    harness = str(ROOT / "tests" / "support" / "analytics_js_harness.js")
     result = subprocess.run(
         [NODE, harness, str(script), scenario, json.dumps(local or {})],
         capture_output=True, text=True, timeout=60, check=True,

@@ -1,7 +1,7 @@
 """The ASGI guide works as written (docs/mounting/asgi.md): each snippet is a FastAPI or Starlette
 site with the app mounted under ``/newsletter`` through a2wsgi, driven in process by the
 framework's own test client as a browser would (cookies kept, ``Origin`` sent on posts). A real
-uvicorn beside a real sync process: tests/test_asgi_server.py."""
+uvicorn beside a real sync process: tests/web/test_asgi_server.py."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from fastapi.testclient import TestClient
 from newsletter_connector.errors import NotFound
 from newsletter_connector.web.admin.gate import COOKIE_NAME as ADMIN_COOKIE
 from newsletter_connector.web.pages.csrf import COOKIE_NAME as CSRF_COOKIE
-
-from .support.admin import PASSWORD
-from .support.docblocks import run_block, settings_environment
+from tests.support.admin import PASSWORD
+from tests.support.docblocks import run_block, settings_environment
 
 SITE = "https://example.org"  # the docs' base_url is https://example.org/newsletter
 STATUS = "/newsletter/api/newsletter/v1/status"

@@ -13,11 +13,11 @@ from typing import Any
 import httpx
 import pytest
 
-from .support.admin import PASSWORD
-from .support.docblocks import docblock
-from .support.servers import serving, started
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import free_port
+from tests.support.admin import PASSWORD
+from tests.support.docblocks import docblock
+from tests.support.servers import serving, started
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import free_port
 
 pytestmark = pytest.mark.system
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .support.servers import running
+from tests.support.servers import running
 
 pytestmark = pytest.mark.system
 

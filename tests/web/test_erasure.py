@@ -14,8 +14,7 @@ from sqlalchemy import JSON, String, Text, cast, func, select
 
 from newsletter_connector.cli import cli
 from newsletter_connector.plugins.sql_store.tables import ALL_TABLES, deletions
-
-from .support.subscriber_helpers import MESSAGES, one, outbox, patch, post
+from tests.support.subscriber_helpers import MESSAGES, one, outbox, patch, post
 
 ADDRESS = "Erin.Erasure@Example.ORG"
 #: What any stored trace of the address contains, in any case and encoding (``%40`` too).

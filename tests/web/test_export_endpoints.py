@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .support.analytics_helpers import TOKEN, client_for, clocked_service, connect, pageview
+from tests.support.analytics_helpers import TOKEN, client_for, clocked_service, connect, pageview
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 

@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 
 from newsletter_connector.model.feedback import MAX_FEEDBACK_ITEMS
-
-from .support.analytics_helpers import TOKEN, client_for, clocked_service, connect
-from .support.docblocks import docblock
-from .support.subscriber_helpers import events_of, outbox, post
-from .test_export_endpoints import _same_as_unknown_path
+from tests.support.analytics_helpers import TOKEN, client_for, clocked_service, connect
+from tests.support.docblocks import docblock
+from tests.support.subscriber_helpers import events_of, outbox, post
+from tests.web.test_export_endpoints import _same_as_unknown_path
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 FEEDBACK = "/api/export/feedback"

@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
-from .support.analytics_helpers import connect
-from .support.servers import running
-from .support.subscriber_helpers import outbox
+from tests.support.analytics_helpers import connect
+from tests.support.servers import running
+from tests.support.subscriber_helpers import outbox
 
 pytestmark = pytest.mark.system
 

@@ -1,8 +1,8 @@
 """``/healthz`` and ``/readyz`` through the app: unauthenticated, tiny no-store bodies, HEAD too,
 the readiness check cached for a second (one check however many probes), 503 with no detail
 when the schema is not current, the database file is gone or the server does not answer. (Never
-rate limited: tests/test_rate_limits.py. A stopped PostgreSQL under real gunicorn:
-tests/test_observability_server.py.)
+rate limited: tests/web/test_rate_limits.py. A stopped PostgreSQL under real gunicorn:
+tests/observability/test_observability_server.py.)
 """
 
 from __future__ import annotations

@@ -10,10 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.examples import examples
 from tests.support.listmonk_shapes import CampaignsResponse
 from tests.support.listsource_fixtures import insert_issues
-
-from .support.examples import examples
 
 pytestmark = pytest.mark.system  # generated cases
 

@@ -17,9 +17,8 @@ from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.web.paths import surface_of
-
-from .support.analytics_helpers import connect
-from .support.route_walk import app_routes, call, sink_paths
+from tests.support.analytics_helpers import connect
+from tests.support.route_walk import app_routes, call, sink_paths
 
 EMAIL = "cached@example.org"
 USER, KEY = "platform", "listsource-key-0123456789"

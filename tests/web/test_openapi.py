@@ -4,7 +4,6 @@ generated cases; its boundary cases run in ``test_openapi_boundaries.py``, syste
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import schemathesis
@@ -12,10 +11,10 @@ import schemathesis
 from newsletter_connector import create_app
 from newsletter_connector.plugins.sql_store import migrate
 from newsletter_connector.web.openapi import FRAGMENTS, build_document, served_document
+from tests.support.openapi_checks import CHECKS, GENERATED_ONLY
+from tests.support.paths import ROOT
 
-from .support.openapi_checks import CHECKS, GENERATED_ONLY
-
-DOCS_COPY = Path(__file__).resolve().parents[1] / "docs" / "openapi.json"
+DOCS_COPY = ROOT / "docs" / "openapi.json"
 OPENAPI = "/api/newsletter/v1/openapi.json"
 
 schema = schemathesis.openapi.from_dict(build_document())

@@ -17,8 +17,7 @@ import schemathesis
 
 from newsletter_connector.web.openapi import build_document
 from newsletter_connector.web.openapi.connector import build_connector_document
-
-from .support.openapi_checks import BOUNDARIES_ONLY, CHECKS
+from tests.support.openapi_checks import BOUNDARIES_ONLY, CHECKS
 
 pytestmark = pytest.mark.system
 

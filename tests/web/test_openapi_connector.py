@@ -5,17 +5,16 @@ cases; its boundary cases run in ``test_openapi_boundaries.py``, system tier).""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import schemathesis
 
 from newsletter_connector.web.export import ExportSink
 from newsletter_connector.web.openapi.connector import build_connector_document
+from tests.support.openapi_checks import CHECKS, GENERATED_ONLY
+from tests.support.paths import ROOT
 
-from .support.openapi_checks import CHECKS, GENERATED_ONLY
-
-DOCS_COPY = Path(__file__).resolve().parents[1] / "docs" / "openapi-connector.json"
+DOCS_COPY = ROOT / "docs" / "openapi-connector.json"
 
 schema = schemathesis.openapi.from_dict(build_connector_document())
 

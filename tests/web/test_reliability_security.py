@@ -30,14 +30,13 @@ import pytest
 
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.issue_samples import sample_issue_content
-
-from .support.servers import wait_until_listening
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import free_port
+from tests.support.paths import ROOT
+from tests.support.servers import wait_until_listening
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import free_port
 
 pytestmark = pytest.mark.system
 
-ROOT = Path(__file__).resolve().parents[1]
 WORKERS = 3
 CLI = [sys.executable, "-m", "newsletter_connector"]
 API = "/api/newsletter/v1"

@@ -32,10 +32,9 @@ import pytest
 
 from newsletter_connector import create_app
 from newsletter_connector.web.paths import surface_of
-
-from .support.analytics_helpers import connect, pageview
-from .support.listsource_fixtures import insert_issue
-from .support.route_walk import Route, app_routes, call, sink_paths
+from tests.support.analytics_helpers import connect, pageview
+from tests.support.listsource_fixtures import insert_issue
+from tests.support.route_walk import Route, app_routes, call, sink_paths
 
 EMAIL = "walker@example.org"
 LISTSOURCE_USER, LISTSOURCE_KEY = "platform", "listsource-key-0123456789"

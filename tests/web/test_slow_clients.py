@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from .support.servers import running
+from tests.support.servers import running
 
 pytestmark = pytest.mark.system
 

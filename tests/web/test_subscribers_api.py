@@ -173,7 +173,7 @@ def test_existing_address_returns_200_with_profile_data_intact(
     assert again.json["confirm_url"] == first.json["confirm_url"]
     assert _count(newsletter_client, auth) == 1
     # The signup announced the address moments ago: a re-signup within the resend interval
-    # queues nothing more (see tests/test_signup_resend.py for the interval itself).
+    # queues nothing more (see tests/web/pages/test_signup_resend.py for the interval itself).
     assert len(events_of(newsletter_service, "newsletter.signup")) == 1
 
 

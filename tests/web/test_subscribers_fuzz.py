@@ -10,9 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.examples import examples
 from tests.support.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
-
-from .support.examples import examples
 
 pytestmark = pytest.mark.system  # generated cases
 

@@ -17,10 +17,9 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import MIGRATIONS_DIR, upgrade
 from newsletter_connector.plugins.sql_store.tables import analytics_events
-
-from .support.analytics_helpers import insert_raw_events
-from .test_export_stored_rows import SQLITE_ONLY_PROPS, STORED_PROPS
-from .test_rollup_day_migration import empty_database
+from tests.model.test_export_stored_rows import SQLITE_ONLY_PROPS, STORED_PROPS
+from tests.plugins.sql_store.test_rollup_day_migration import empty_database
+from tests.support.analytics_helpers import insert_raw_events
 
 pytestmark = pytest.mark.system  # migrates databases down and up
 

@@ -39,13 +39,12 @@ from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.settings import Settings, SettingsError
-
-from .support.admin import PASSWORD, get_page, sign_in
-from .support.outage_runner import sync_runner, undelivered, wait_until_answered
-from .support.pages_helpers import open_form
-from .support.pgcluster import PrivatePostgres
-from .support.servers import wait_until_listening
-from .support.waiting import free_port
+from tests.support.admin import PASSWORD, get_page, sign_in
+from tests.support.outage_runner import sync_runner, undelivered, wait_until_answered
+from tests.support.pages_helpers import open_form
+from tests.support.pgcluster import PrivatePostgres
+from tests.support.servers import wait_until_listening
+from tests.support.waiting import free_port
 
 pytestmark = pytest.mark.system
 

@@ -17,9 +17,8 @@ import pytest
 from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
-
-from .support.outage_runner import sync_runner, undelivered, wait_until_answered
-from .support.pgcluster import PrivatePostgres
+from tests.support.outage_runner import sync_runner, undelivered, wait_until_answered
+from tests.support.pgcluster import PrivatePostgres
 
 pytestmark = pytest.mark.system
 

@@ -12,8 +12,7 @@ from sqlalchemy import inspect, select, text
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import alembic_config, upgrade
 from newsletter_connector.plugins.sql_store.tables import outbox_batches
-
-from .test_rollup_day_migration import empty_database
+from tests.plugins.sql_store.test_rollup_day_migration import empty_database
 
 pytestmark = pytest.mark.system  # migrates databases down and up
 

@@ -15,8 +15,7 @@ from sqlalchemy import text
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import alembic_config, upgrade
-
-from .test_rollup_day_migration import empty_database
+from tests.plugins.sql_store.test_rollup_day_migration import empty_database
 
 pytestmark = pytest.mark.system  # migrates databases down and up
 

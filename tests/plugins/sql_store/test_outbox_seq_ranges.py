@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.test_commit_horizon import OpenInsert
+from tests.plugins.sql_store.test_commit_horizon import OpenInsert
 
 T0 = datetime(2026, 11, 21, 12, 0)
 WAIT = 10.0  # seconds

@@ -20,9 +20,8 @@ from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.fast.parallel_reads import read_all, shares_reads
-
-from .support.analytics_helpers import clocked_service
-from .support.waiting import wait_until
+from tests.support.analytics_helpers import clocked_service
+from tests.support.waiting import wait_until
 
 T0 = datetime(2026, 3, 1)
 

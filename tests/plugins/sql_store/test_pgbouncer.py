@@ -28,13 +28,12 @@ import pytest
 
 from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.settings import Settings
-
-from .support.delivery_checks import assert_every_event_once_or_resent_whole
-from .support.pgbouncer import PrivatePgBouncer
-from .support.pgcluster import PrivatePostgres
-from .support.servers import serving_to_file
-from .support.tls_receiver import TlsReceiver
-from .support.waiting import free_port, wait_until
+from tests.support.delivery_checks import assert_every_event_once_or_resent_whole
+from tests.support.pgbouncer import PrivatePgBouncer
+from tests.support.pgcluster import PrivatePostgres
+from tests.support.servers import serving_to_file
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import free_port, wait_until
 
 pytestmark = pytest.mark.system
 

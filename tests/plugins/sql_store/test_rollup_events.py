@@ -12,8 +12,7 @@ from sqlalchemy import select
 
 from newsletter_connector import NewsletterService
 from newsletter_connector.plugins.sql_store.tables import job_runs, outbox_events
-
-from .support.analytics_helpers import clocked_service
+from tests.support.analytics_helpers import clocked_service
 
 FIRST_RUN = datetime(2026, 6, 10, 15, 30)
 

@@ -12,8 +12,9 @@ from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.fast.parallel_reads import read_all
 from newsletter_connector.plugins.sql_store.reads import read_in_turn
+from tests.support.paths import ROOT
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "newsletter_connector"
+SRC = ROOT / "src" / "newsletter_connector"
 SQL_STORE = SRC / "plugins" / "sql_store"
 
 

@@ -19,8 +19,7 @@ from newsletter_connector.web.admin.act import ActResource
 from newsletter_connector.web.admin.acts import ACTS
 from newsletter_connector.web.admin.login import LoginPage
 from newsletter_connector.web.app import create_app
-
-from .support.admin import (
+from tests.support.admin import (
     COOKIE_NAME,
     PASSWORD,
     T0,

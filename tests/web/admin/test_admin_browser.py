@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.admin import PASSWORD
 from tests.support.browser import VIEWPORT, scriptless_tab, served_site
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.system
 
-SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "images" / "admin"
+SCREENSHOTS = ROOT / "docs" / "images" / "admin"
 
 
 @pytest.fixture(scope="module")

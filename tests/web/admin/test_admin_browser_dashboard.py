@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from .support.admin import PASSWORD
-from .support.browser import scriptless_tab, sign_in
-from .test_admin_browser import _audit, site
+from tests.support.admin import PASSWORD
+from tests.support.browser import scriptless_tab, sign_in
+from tests.web.admin.test_admin_browser import _audit, site
 
 pytestmark = pytest.mark.system
 

@@ -18,8 +18,7 @@ import pytest
 from tests.support.admin import PASSWORD
 from tests.support.browser import scriptless_tab, served_site, sign_in
 from tests.support.tls_receiver import TlsReceiver
-
-from .test_admin_browser import _audit
+from tests.web.admin.test_admin_browser import _audit
 
 pytestmark = pytest.mark.system
 

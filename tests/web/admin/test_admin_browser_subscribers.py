@@ -15,10 +15,9 @@ import pytest
 from newsletter_connector.errors import NotFound
 from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from newsletter_connector.testing.issue_samples import sample_issue_content
-
-from . import test_admin_browser as admin_browser
-from .support.admin import PASSWORD
-from .support.browser import scriptless_tab, sign_in
+from tests.support.admin import PASSWORD
+from tests.support.browser import scriptless_tab, sign_in
+from tests.web.admin import test_admin_browser as admin_browser
 
 pytestmark = pytest.mark.system
 

@@ -18,10 +18,9 @@ import pytest
 
 from newsletter_connector.service.events import queue_event
 from newsletter_connector.testing.issue_samples import sample_issue_content
-
-from .support.admin import PASSWORD
-from .support.browser import scriptless_tab, sign_in
-from .test_admin_browser import _audit, site  # noqa: F401 - a fixture
+from tests.support.admin import PASSWORD
+from tests.support.browser import scriptless_tab, sign_in
+from tests.web.admin.test_admin_browser import _audit, site  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.system
 

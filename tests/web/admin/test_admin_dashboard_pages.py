@@ -16,10 +16,9 @@ from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.analytics import summarise
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
-
-from .support.admin import PASSWORD, get_page, sign_in
-from .support.analytics_helpers import TOKEN, Clock, clocked_service, pageview
-from .support.pages_helpers import text_of
+from tests.support.admin import PASSWORD, get_page, sign_in
+from tests.support.analytics_helpers import TOKEN, Clock, clocked_service, pageview
+from tests.support.pages_helpers import text_of
 
 NOW = datetime(2026, 3, 31, 15, 0)
 CONSENT = {"source": "import", "collected_at": "2026-01-01T00:00:00Z"}

@@ -21,9 +21,8 @@ from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin import paths
 from newsletter_connector.web.admin.door import OPEN_TO_VISITORS
 from newsletter_connector.web.app import create_app
-
-from .support.admin import COOKIE_NAME, sign_in
-from .test_admin_host_hook import host_site
+from tests.support.admin import COOKIE_NAME, sign_in
+from tests.web.admin.test_admin_host_hook import host_site
 
 PAGES = sorted(
     value for name, value in vars(paths).items() if name.isupper() and isinstance(value, str)

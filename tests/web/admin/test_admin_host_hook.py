@@ -15,9 +15,8 @@ from newsletter_connector import hookimpl
 from newsletter_connector.descriptors import AdminUser
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.web.app import create_app
-
-from .support.admin import PASSWORD, T0, csrf_token
-from .support.docblocks import run_block, settings_environment
+from tests.support.admin import PASSWORD, T0, csrf_token
+from tests.support.docblocks import run_block, settings_environment
 
 
 def host_site(service_for: Any) -> flask.Flask:

@@ -13,8 +13,7 @@ import pytest
 
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.web.admin.input import AdminInputRefused, check_fields
-
-from .support.admin import audit_acts, get_page, login_attempt, submit
+from tests.support.admin import audit_acts, get_page, login_attempt, submit
 
 State = Callable[[Any], Any]
 

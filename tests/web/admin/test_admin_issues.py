@@ -27,9 +27,8 @@ from newsletter_connector.web.admin.issues import (
     MAX_CONTENT_BYTES,
     MAX_DIGEST_FORM_BYTES,
 )
-
-from .support.admin import csrf_token, get_page, post_form, sign_in
-from .support.pages_helpers import FORM, ORIGIN
+from tests.support.admin import csrf_token, get_page, post_form, sign_in
+from tests.support.pages_helpers import FORM, ORIGIN
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 PREVIEW_POLICY = "sandbox; default-src 'none'; img-src https: data:; style-src 'unsafe-inline'"

@@ -11,8 +11,7 @@ from typing import Any
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin import messages as messages_page
 from newsletter_connector.web.admin.messages import reply_link
-
-from .support.admin import T0, get_page, sign_in
+from tests.support.admin import T0, get_page, sign_in
 
 _SENDERS = re.compile(r'<h2 id="message-\d+">([^<]*(?:&lt;[^<]*&gt;)?)</h2>')
 _NEXT = re.compile(r'<a href="([^"]*)" rel="next">')

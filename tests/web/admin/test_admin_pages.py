@@ -15,8 +15,7 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
-
-from .support.admin import (
+from tests.support.admin import (
     PASSWORD,
     T0,
     csrf_token,
@@ -26,7 +25,7 @@ from .support.admin import (
     sign_in,
     submit,
 )
-from .support.pages_helpers import FORM, ORIGIN, text_of
+from tests.support.pages_helpers import FORM, ORIGIN, text_of
 
 UNKNOWN_PATHS = ("/no-such-path", "/adminx")
 ADMIN_PATHS = (

@@ -21,9 +21,8 @@ from newsletter_connector.service.events import queue_event
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin.gate import COOKIE_NAME
-
-from .support import sync_payloads
-from .support.admin import (
+from tests.support import sync_payloads
+from tests.support.admin import (
     PASSWORD,
     T0,
     audit_acts,
@@ -34,7 +33,7 @@ from .support.admin import (
     submit,
     without_token,
 )
-from .support.tls_receiver import TlsReceiver
+from tests.support.tls_receiver import TlsReceiver
 
 LIST_KEY = "list-source-key-0123"
 TOKEN = "platform-token-0123456789"

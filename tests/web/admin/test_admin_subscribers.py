@@ -25,8 +25,7 @@ from newsletter_connector.testing.conformance_subscribers import make_subscriber
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin import subscribers as subscribers_page
 from newsletter_connector.web.admin.gate import COOKIE_NAME
-
-from .support.admin import (
+from tests.support.admin import (
     csrf_token,
     flash_of,
     followed,
@@ -35,8 +34,8 @@ from .support.admin import (
     sign_in,
     submit,
 )
-from .support.analytics_helpers import connect
-from .support.pages_helpers import FORM, ORIGIN
+from tests.support.analytics_helpers import connect
+from tests.support.pages_helpers import FORM, ORIGIN
 
 _ROW_LINK = re.compile(r'<td><a href="[^"]*">([^<]*)</a></td>')
 _NEXT = re.compile(r'<a href="([^"]*)" rel="next">')

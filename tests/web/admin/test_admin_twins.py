@@ -23,8 +23,7 @@ from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.web.admin import outbox_failed
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
-
-from .support.admin import (
+from tests.support.admin import (
     PASSWORD,
     T0,
     audit_acts,
@@ -36,7 +35,7 @@ from .support.admin import (
     submit,
     without_token,
 )
-from .support.pages_helpers import FORM, ORIGIN
+from tests.support.pages_helpers import FORM, ORIGIN
 
 FAILED = "/admin/settings/outbox/failed"
 FAILED_REPLAY = "/admin/settings/outbox/failed/replay"

@@ -5,19 +5,18 @@ head names answers 200 from the app."""
 from __future__ import annotations
 
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from newsletter_connector.web.pages.rendering import SECURITY_HEADERS
-
-from .support.admin import get_page
-from .support.docblocks import docblock
-from .support.pages_helpers import path_of
+from tests.support.admin import get_page
+from tests.support.docblocks import docblock
+from tests.support.pages_helpers import path_of
+from tests.support.paths import ROOT
 
 ICON = "data:,"
-TEMPLATES = Path(__file__).resolve().parents[1] / "src" / "newsletter_connector" / "web"
+TEMPLATES = ROOT / "src" / "newsletter_connector" / "web"
 
 
 class _HeadLinks(HTMLParser):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,10 +21,11 @@ import pytest
 
 from tests.support.browser import SITE_NAME, VIEWPORT, served_site
 from tests.support.pages_helpers import path_of
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.system
 
-SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "images" / "pages"
+SCREENSHOTS = ROOT / "docs" / "images" / "pages"
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.examples import examples
 from tests.support.pages_helpers import open_form, path_of
-
-from .support.examples import examples
 
 pytestmark = pytest.mark.system  # generated cases
 
