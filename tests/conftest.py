@@ -174,7 +174,7 @@ def session_database_left_empty(request: pytest.FixtureRequest) -> Iterator[None
 def private_postgres() -> Iterator[Any]:
     """A private PostgreSQL server (``tests.support.pgcluster.PrivatePostgres``), started; destroyed
     after the test, so a staged outage never touches the shared server."""
-    from .support.pgcluster import PrivatePostgres
+    from tests.support.pgcluster import PrivatePostgres
 
     server = PrivatePostgres()
     server.start()

@@ -8,7 +8,7 @@ migrations and then :func:`create_host_tables`; readiness checks the host's tabl
 
 Select it with ``subscriber_store = "host"`` (``NEWSLETTER_SUBSCRIBER_STORE=host``) once this
 module is registered as a plugin (``create_app(plugins=[host_store])`` or an entry point).
-``tests/test_host_store_conformance.py`` runs the subscriber repository's conformance suite
+``tests/storage/test_host_store_conformance.py`` runs the subscriber repository's conformance suite
 against it.
 """
 

@@ -40,7 +40,7 @@ OTHER_VARIABLES = frozenset(
     {
         CONFIG_ENV,  # the TOML file, read by Settings.load and the CLI's --config
         "NEWSLETTER_TEST_DATABASE_URL",  # the database the test suite runs on
-        "NEWSLETTER_WRITE_SCREENSHOTS",  # tests/test_admin_browser.py saves the docs images
+        "NEWSLETTER_WRITE_SCREENSHOTS",  # tests/web/admin/test_admin_browser.py: the docs images
         "NEWSLETTER_BIND",  # examples/standalone/gunicorn.conf.py
         "NEWSLETTER_WORKERS",  # examples/standalone/gunicorn.conf.py
     }

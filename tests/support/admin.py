@@ -21,8 +21,7 @@ from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
-
-from .pages_helpers import FORM, ORIGIN, open_form
+from tests.support.pages_helpers import FORM, ORIGIN, open_form
 
 PASSWORD = "correct horse battery"
 T0 = datetime(2026, 3, 1, 12, 0, 0)

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from .admin import PASSWORD
-from .servers import running
+from tests.support.admin import PASSWORD
+from tests.support.servers import running
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

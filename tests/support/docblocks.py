@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
+
 DOC_FILES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 _FENCE = re.compile(r"^(```+|~~~+)(\w*)")
 _MARK = re.compile(r"^<!--\s*(block|not-run):\s*(.+?)\s*-->$")

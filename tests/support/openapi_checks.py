@@ -21,8 +21,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from .analytics_helpers import connect
-from .examples import examples
+from tests.support.analytics_helpers import connect
+from tests.support.examples import examples
 
 #: No 500, and every answer as the document describes it.
 CHECKS = [

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from newsletter_connector.service.events import queue_event
-
-from . import sync_payloads as p
-from .delivery_checks import assert_every_event_once_or_resent_whole
-from .tls_receiver import TlsReceiver
-from .waiting import wait_until
+from tests.support import sync_payloads as p
+from tests.support.delivery_checks import assert_every_event_once_or_resent_whole
+from tests.support.tls_receiver import TlsReceiver
+from tests.support.waiting import wait_until
 
 TOKEN = "platform-token-0123456789"
 

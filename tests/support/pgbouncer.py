@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from .waiting import free_port, wait_until
+from tests.support.waiting import free_port, wait_until
 
 PGBOUNCER = "/usr/sbin/pgbouncer"
 

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .waiting import free_port
+from tests.support.waiting import free_port
 
 
 def _bin(name: str) -> str:

@@ -13,7 +13,7 @@ from typing import IO
 
 import httpx
 
-from .waiting import free_port
+from tests.support.waiting import free_port
 
 
 def wait_until_listening(url: str, process: subprocess.Popen[str], timeout: float = 30.0) -> None:

@@ -97,8 +97,9 @@ def _subscriber(row: Sequence[Any]) -> SubscriberRecord:
         unsubscribed_at, bounced_at, profile_completed_at, confirm_token, unsubscribe_token,
         profile_token,
     ) = row  # fmt: skip
-    # In SubscriberRecord's field order (SubscriberData's, then id); tests/test_sql_records.py
-    # checks the result equals the one built by SubscriberRecord(...).
+    # In SubscriberRecord's field order (SubscriberData's, then id);
+    # tests/plugins/sql_store/test_sql_records.py checks the result equals the one built by
+    # SubscriberRecord(...).
     return _build_record(
         (
             email, first_name, last_name, zip_, phone, bool(sms_enabled),

@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.cli`` and the settings the commands read."""

@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.model`` and the encoding of its values on the wire."""

@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.observability``: logs, metrics and their redaction."""

@@ -1,0 +1,2 @@
+"""Tests of the package as shipped: wheel, installs, extras, examples, the test tiers,
+the import graph."""

@@ -1,0 +1,173 @@
+"""Each benchmark runs at a small size (figures are read from its output, never asserted)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.system
+
+
+def run_bench(module: str, *args: str) -> str:
+    return run_python("-m", module, *args)
+
+
+def run_python(*args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def pass_database_url() -> str | None:
+    """The PostgreSQL server of this pass of the suite, or ``None`` on the SQLite pass."""
+    return os.environ.get("NEWSLETTER_TEST_DATABASE_URL") or None
+
+
+def test_status_overhead_bench_runs() -> None:
+    url = pass_database_url()
+    db_args = ["--database-url", url] if url else []
+    output = run_bench(
+        "bench.status_overhead", "--seconds", "2", "--rounds", "2", "--workers", "1",
+        "--connections", "2", *db_args,
+    )  # fmt: skip
+    assert output.count("round ") == 2, output
+    result_line(output, "status_overhead")
+
+
+def db_args() -> list[str]:
+    url = pass_database_url()
+    return ["--database-url", url] if url else []
+
+
+def backend() -> str:
+    return "postgresql" if pass_database_url() else "sqlite"
+
+
+def result_line(output: str, name: str) -> str:
+    """The ``RESULT name[backend]: ...`` line, which always names its baseline and ratio."""
+    match = re.search(rf"^RESULT {re.escape(name)}\[{backend()}\]: .*$", output, re.M)
+    assert match, output
+    assert re.search(r"\(baseline [\d,.]+ .+, ratio \d+\.\d\d; target .+\)$", match[0]), match[0]
+    return match[0]
+
+
+def test_subscriber_walk_bench_runs() -> None:
+    output = run_bench(
+        "bench.subscriber_walk", "--count", "1234", "--limit", "50", "--sample", "5", *db_args()
+    )
+    assert "subscribers: 1234  page size: 50  pages: 25" in output
+    assert re.search(r"ratio last/first: \d+\.\d\d", output)
+    for name in ("subscriber_walk", "subscriber_walk_last_page", "subscriber_walk_peak_rss"):
+        result_line(output, name)
+
+
+def test_admin_subscribers_bench_runs() -> None:
+    output = run_bench("bench.admin_subscribers", "--count", "1234", "--rounds", "10", *db_args())
+    assert "subscribers: 1234  confirmed exported: 741" in output
+    for name in ("admin_prefix_page", "admin_export", "admin_export_peak_rss"):
+        result_line(output, name)
+
+
+def test_signup_cpu_bench_runs() -> None:
+    output = run_bench("bench.signup_cpu", "--count", "20", *db_args())
+    assert "ms/signup" in result_line(output, "signup_cpu")
+
+
+def test_signups_bench_runs() -> None:
+    output = run_bench("bench.signups", "--seconds", "1", "--workers", "2", *db_args())
+    assert "MISSING" not in output
+    result_line(output, "signups")
+
+
+def test_sync_bench_runs() -> None:
+    output = run_bench("bench.sync", "--events", "450", *db_args())
+    assert "'runner': {'requests': 5, 'events': 450, 'distinct': 450}" in output
+    result_line(output, "sync")
+
+
+def test_rollups_bench_runs() -> None:
+    output = run_bench("bench.rollups", "--size", "3000", *db_args())
+    for needle in ("rollups: 92 days in", "baseline COUNT(*) scan", "ratio"):
+        assert needle in output
+    result_line(output, "rollups")
+
+
+def test_dashboard_bench_runs() -> None:
+    output = run_bench("bench.dashboard", "--count", "2000", "--repeat", "1", *db_args())
+    assert "overview(90):" in output
+    result_line(output, "dashboard30")
+    result_line(output, "dashboard90")
+
+
+def test_admin_pages_bench_runs() -> None:
+    output = run_bench(
+        "bench.admin_pages", "--count", "2000", "--events", "3000", "--repeat", "1", *db_args()
+    )
+    assert "loaded 2000 subscribers and 3000 events" in output
+    assert "GET /admin/analytics?from=" in output
+    for name in ("admin_dashboard30", "admin_dashboard90", "admin_analytics92"):
+        result_line(output, name)
+
+
+def test_export_walk_bench_runs() -> None:
+    output = run_bench("bench.export_walk", "--size", "3000", *db_args())
+    for needle in ("walked 3000 events", "events/s", "ratio", "with the client's JSON decoding"):
+        assert needle in output
+    result_line(output, "export_walk")
+
+
+def test_one_command_runs_every_benchmark_and_summarises() -> None:
+    """``python -m bench`` runs each benchmark as a subprocess and repeats the RESULT lines."""
+    args = ["--quick", "--only", "rollups", "--only", "export_walk"]
+    url = pass_database_url()
+    output = run_bench("bench", *args, *(["--database-url", url, "--no-sqlite"] if url else []))
+    summary = output.split("\nSummary\n", 1)[1]
+    probe = r"cpu loop \d+\.\d{3} s, memory \d+\.\d{3} s"
+    assert re.match(rf"machine probe: before: {probe}; after: {probe}", summary)
+    result_line(summary, "rollups")
+    result_line(summary, "export_walk")
+    assert "FAILED" not in summary
+
+
+def test_compare_runs_a_ref_and_the_working_tree_in_alternating_rounds() -> None:
+    """``--compare REF`` runs each side in its own tree, alternating which goes first."""
+    script = (
+        "import sys; from bench.compare import compare; "
+        f"sys.exit(compare('HEAD', [('rollups', ['--size', '2000', *{db_args()!r}])], rounds=2))"
+    )
+    output = run_python("-c", script)
+    started = re.findall(r"^== \[(ref HEAD|working tree)\] bench\.rollups", output, re.MULTILINE)
+    assert started == ["ref HEAD", "working tree", "working tree", "ref HEAD"]
+    line = re.search(rf"^COMPARE rollups\[{backend()}\]: (.*)$", output, re.MULTILINE)
+    assert line, output
+    assert re.fullmatch(
+        r"ref HEAD [\d,.]+ s; working tree [\d,.]+ s; speed ratio \d+\.\d\d \(2 and 2 runs\)",
+        line[1],
+    )
+    assert "FAILED" not in output
+
+
+def test_compare_reads_speed_ratios_the_right_way_up() -> None:
+    from bench.compare import parse_results, speed_ratio
+
+    figures = parse_results(
+        "noise\nRESULT signups[sqlite]: 1,234.5 signups/s (baseline 1,000.0 signups/s)\n"
+        "RESULT rollups[sqlite]: 0.500 s (target < 1 s)\n"
+    )
+    assert figures == {"signups[sqlite]": (1234.5, "signups/s"), "rollups[sqlite]": (0.5, "s")}
+    assert speed_ratio(1000.0, 1250.0, "signups/s") == 1.25  # a higher rate is faster
+    assert speed_ratio(0.5, 0.4, "s") == 1.25  # a shorter time is faster
+    assert speed_ratio(100.0, 125.0, "MiB") == 0.8  # more memory is worse

@@ -1,0 +1,96 @@
+"""The test tiers: a module joins the system tier by marking itself, the quick and system tiers
+together are the whole suite with no test in both, and a hang fails the test."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on 3.10
+    import tomli as tomllib
+
+from tests.conftest import marks_itself_system
+from tests.support.examples import examples
+from tests.support.paths import ROOT
+
+
+def system_modules() -> set[str]:
+    """The test modules that mark themselves ``pytest.mark.system``, as paths below ``tests/``."""
+    tests = ROOT / "tests"
+    return {
+        path.relative_to(tests).as_posix()
+        for path in tests.rglob("test_*.py")
+        if marks_itself_system(path)
+    }
+
+
+def test_a_module_joins_the_system_tier_by_its_own_mark(tmp_path: Path) -> None:
+    assert {
+        "cli/test_serve.py",
+        "plugins/sql_store/test_pgbouncer.py",
+        "docs/test_docs_site.py",
+    } <= system_modules()
+    assert "packaging/test_tiers.py" not in system_modules()
+    marked = tmp_path / "test_marked.py"
+    marked.write_text("import pytest\n\npytestmark = pytest.mark.system  # why\n")
+    listed = tmp_path / "test_listed.py"
+    listed.write_text("import pytest\n\npytestmark = [pytest.mark.system, pytest.mark.slow]\n")
+    quoted = tmp_path / "test_quoted.py"
+    quoted.write_text('"""Not this: pytestmark = pytest.mark.system."""\n')
+    assert marks_itself_system(marked) and marks_itself_system(listed)
+    assert not marks_itself_system(quoted)
+
+
+def test_a_hanging_test_fails_instead_of_holding_the_run() -> None:
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert 0 < int(options["timeout"]) <= 900
+    assert "system" in " ".join(options["markers"])
+
+
+def collected(*options: str) -> set[str]:
+    """The node ids a ``pytest --collect-only`` run with ``options`` selects."""
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    return {line for line in run.stdout.splitlines() if "::" in line}
+
+
+@pytest.mark.system  # three collections of the whole suite in subprocesses
+def test_the_quick_and_system_tiers_partition_the_suite() -> None:
+    quick, system, everything = collected(), collected("-m", "system"), collected("--all")
+    assert quick and system
+    assert not quick & system, sorted(quick & system)[:10]
+    assert quick | system == everything, sorted(everything ^ (quick | system))[:10]
+    marked = system_modules()
+    assert {node.split("::")[0].removeprefix("tests/") for node in system} >= marked
+    assert not {node.split("::")[0].removeprefix("tests/") for node in quick} & marked
+    # A slow test of a quick module, marked on its own, is in the system tier.
+    route_walk = "tests/web/test_route_walk.py::"
+    assert any(node.startswith(route_walk) for node in quick)
+    assert f"{route_walk}test_every_route_answers_malformed_input_without_a_5xx" in system
+
+
+def test_property_tests_run_every_example_in_ci_and_a_quarter_in_the_quick_tier() -> None:
+    before = settings.get_current_profile_name()
+    try:
+        settings.load_profile("ci")
+        assert (examples(150), examples(25)) == (150, 25)
+        assert settings.default.max_examples == 100
+        settings.load_profile("quick")
+        assert (examples(150), examples(25), examples(5)) == (37, 10, 5)
+        assert settings.default.max_examples == 25
+    finally:
+        settings.load_profile(before)
+    assert "export HYPOTHESIS_PROFILE=ci" in (ROOT / ".ci" / "run").read_text()

@@ -1,0 +1,2 @@
+"""Tests of ``newsletter_connector.plugins`` and the plugin machinery: hooks, blocking,
+the built-in renderer."""

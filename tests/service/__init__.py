@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.service``: the operations behind the surfaces."""

@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.sync``: the sync runner and its transports."""

@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.tracing`` and hook tracing."""

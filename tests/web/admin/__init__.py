@@ -1,0 +1,1 @@
+"""Tests of ``newsletter_connector.web.admin``: the admin area, through the app and in a browser."""

@@ -1,0 +1,87 @@
+"""Admin → Subscribers, Contact messages and Issues in a real browser (headless Chromium,
+JavaScript off, the app served by gunicorn): sign in, find a subscriber by the beginning of
+the address, erase it through the confirm step and find it gone; open the messages and the
+issues. axe-core finds no violation on any of these pages. With
+``NEWSLETTER_WRITE_SCREENSHOTS=1`` it saves ``docs/images/admin/subscribers.png``,
+``subscriber.png``, ``messages.png`` and ``issues.png`` for docs/admin.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from newsletter_connector.errors import NotFound
+from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
+from newsletter_connector.testing.issue_samples import sample_issue_content
+from tests.support.admin import PASSWORD
+from tests.support.browser import scriptless_tab, sign_in
+from tests.web.admin import test_admin_browser as admin_browser
+
+pytestmark = pytest.mark.system
+
+site = admin_browser.site
+
+
+def _seed(service: Any) -> None:
+    with service.storage.transaction() as uow:
+        uow.subscribers.add(make_subscriber_data("anna@example.org", status="confirmed"))
+        uow.subscribers.add(make_subscriber_data("annette@example.org", status="pending"))
+        uow.subscribers.add(make_subscriber_data("ben@example.org", status="confirmed"))
+    service.messages.record("anna@example.org", "Anna", "Please remove me.")
+    service.messages.record("carl@example.org", "Carl", "Hello!\nThe puzzle on page 2\n  is great.")
+    service.issues.run_digest("manual", content=sample_issue_content())
+
+
+def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
+    browser: Any, site: str, newsletter_service: Any
+) -> None:
+    newsletter_service.admin_access.create_user("ada", PASSWORD)
+    _seed(newsletter_service)
+    with scriptless_tab(browser) as page:
+        sign_in(page, site, path="/admin/login")
+
+        page.get_by_role("navigation").get_by_role("link", name="Subscribers").click()
+        page.get_by_label("Address or its beginning").fill("Ann")
+        page.get_by_role("button", name="Find").click()
+        rows = page.locator("tbody tr td:first-child").all_inner_texts()
+        assert rows == ["anna@example.org", "annette@example.org"]
+        admin_browser._audit(browser, page, "subscribers")
+
+        page.get_by_role("link", name="anna@example.org").click()
+        assert page.locator("h1").inner_text() == "anna@example.org"
+        assert "<token hidden>" in page.locator("pre.contact").inner_text()
+        admin_browser._audit(browser, page, "subscriber")
+
+        page.get_by_role("link", name="Erase everything stored about this address…").click()
+        assert page.locator("h1").inner_text() == (
+            "Erase everything stored about anna@example.org?"
+        )
+        admin_browser._audit(browser, page, "subscriber-erase", screenshot=False)
+        page.get_by_role("button", name="Erase").click()
+        assert (
+            page.locator(".flash")
+            .inner_text()
+            .startswith("Subscriber erased (was confirmed); 1 contact messages erased")
+        )
+        page.get_by_label("Address or its beginning").fill("anna@")
+        page.get_by_role("button", name="Find").click()
+        assert "No subscriber's address starts with “anna@”." in page.locator("main").inner_text()
+        with pytest.raises(NotFound):
+            newsletter_service.subscribers.get("anna@example.org")
+
+        page.get_by_role("navigation").get_by_role("link", name="Contact messages").click()
+        assert page.locator("article h2").all_inner_texts() == ["Carl <carl@example.org>"]
+        reply = page.get_by_role("link", name="Reply to carl@example.org")
+        assert reply.get_attribute("href") == (
+            "mailto:carl@example.org?subject=Re%3A%20your%20message"
+        )
+        admin_browser._audit(browser, page, "messages")
+
+        page.get_by_role("navigation").get_by_role("link", name="Issues").click()
+        frame = page.frame_locator("iframe")
+        assert frame.locator("body").inner_text() != ""
+        admin_browser._audit(browser, page, "issues")
+        actions = [act.action for act in newsletter_service.admin_audit.latest(5)]
+        assert actions == ["subscriber.erase", "login"]
