@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on 3.10
     import tomli as tomllib
 
-from tests.conftest import marks_itself_system
+from tests.conftest import SWEEP_CASES, marks_itself_system
 from tests.support.examples import examples
 from tests.support.paths import ROOT
 
@@ -80,6 +80,20 @@ def test_the_quick_and_system_tiers_partition_the_suite() -> None:
     route_walk = "tests/web/test_route_walk.py::"
     assert any(node.startswith(route_walk) for node in quick)
     assert f"{route_walk}test_every_route_answers_malformed_input_without_a_5xx" in system
+    # A sweep (more than SWEEP_CASES cases) runs every fourth case quick, the others in CI; a
+    # test with few cases runs whole in the quick tier.
+    sweep = "tests/web/test_listsource_api.py::test_off_every_request_is_404["
+    cases = sorted(node for node in everything if node.startswith(sweep))
+    assert len(cases) > SWEEP_CASES
+    in_quick = [node for node in cases if node in quick]
+    assert len(in_quick) == (len(cases) + 3) // 4
+    groups: dict[str, set[str]] = {}
+    for node in everything:
+        if "[" in node:
+            groups.setdefault(node.split("[")[0], set()).add(node)
+    small = [nodes for nodes in groups.values() if len(nodes) <= SWEEP_CASES]
+    assert all(nodes <= quick or nodes <= system for nodes in small)
+    assert any(len(nodes) > 1 and nodes <= quick for nodes in small)
 
 
 def test_property_tests_run_every_example_in_ci_and_a_quarter_in_the_quick_tier() -> None:
