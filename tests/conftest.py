@@ -19,10 +19,15 @@ from hypothesis import settings
 # the checkout it was run in. A test that wants a settings file names it or removes this.
 os.environ["NEWSLETTER_CONFIG"] = ""
 
-#: Shared fixtures: the admin area's (``client``, ``service``, ``admin_user``, ``session``,
-#: ``now``), the browser tests' Chromium (``browser``) and the export token's headers
-#: (``token_headers``).
-pytest_plugins = ["tests.support.admin", "tests.support.browser", "tests.support.openapi_checks"]
+#: pytest's own ``pytester`` (tests of the suite's rules) and shared fixtures: the admin area's
+#: (``client``, ``service``, ``admin_user``, ``session``, ``now``), the browser tests' Chromium
+#: (``browser``) and the export token's headers (``token_headers``).
+pytest_plugins = [
+    "pytester",
+    "tests.support.admin",
+    "tests.support.browser",
+    "tests.support.openapi_checks",
+]
 
 #: The system tier: test modules that say ``pytestmark = pytest.mark.system`` on a line of
 #: their own. They drive real processes (gunicorn, the command line, sync runners, Chromium, a
@@ -112,7 +117,30 @@ def mark_sweep_remainders(items: list[pytest.Item]) -> None:
                     item.add_marker(pytest.mark.system)
 
 
+#: A test marked ``database_independent`` checks the same thing whichever database the run is
+#: pointed at: it uses none, or a private PostgreSQL server of its own (``private_postgres``),
+#: or a SQLite file it names. CI runs the system tier's such tests once, in a job of their own,
+#: rather than once per database (``.ci/run``); ``pytest --all`` runs them as any other test.
+DATABASE_INDEPENDENT = "database_independent"
+
+
+def misplaced_database_independent(items: list[pytest.Item]) -> list[str]:
+    """The node ids of tests marked :data:`DATABASE_INDEPENDENT` that take the run's database
+    (``newsletter_storage``, which every service and app fixture builds on)."""
+    return [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker(DATABASE_INDEPENDENT) is not None
+        and "newsletter_storage" in getattr(item, "fixturenames", ())
+    ]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    misplaced = misplaced_database_independent(items)
+    if misplaced:
+        raise pytest.UsageError(
+            f"marked {DATABASE_INDEPENDENT} but take the run's database: {', '.join(misplaced)}"
+        )
     mark_sweep_remainders(items)
     if runs_quick_tier_only(config):
         quick = [item for item in items if "system" not in item.keywords]

@@ -12,7 +12,8 @@ import yaml
 
 from tests.support.docblocks import ROOT, parse
 
-pytestmark = pytest.mark.system  # builds the whole documentation site
+# Builds the whole documentation site
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 
 def nav_pages(entries: Any) -> list[str]:

@@ -11,7 +11,8 @@ import pytest
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.system  # reads every file of the repository
+# Reads every file of the repository
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 SCANNED = ("src", "tests", "docs", "bench", "examples", "scripts", "README.md")
 SUFFIXES = {".py", ".md", ".html", ".txt", ".toml", ".lua", ".js", ".mako", ""}

@@ -10,7 +10,8 @@ from newsletter_connector.reference import PAGES, _markdown_roles
 from newsletter_connector.settings import Settings
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.system  # reads every documentation page
+# Reads every documentation page
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 DOCS = ROOT / "docs"
 

@@ -9,7 +9,8 @@ import pytest
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.system  # reads every test module
+# Reads every test module
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 NODE_ID = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 

@@ -150,6 +150,7 @@ def test_two_workers_sum_their_figures_and_log_json_lines(
         assert secret not in output
 
 
+@pytest.mark.database_independent  # a private PostgreSQL server
 def test_readyz_follows_a_stopped_and_restarted_postgresql(
     private_postgres: Any, newsletter_settings: Any, tmp_path: Path
 ) -> None:

@@ -17,7 +17,8 @@ import pytest
 
 import newsletter_connector
 
-pytestmark = pytest.mark.system  # reads every source file
+# Reads every source file
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 PACKAGE_DIR = Path(newsletter_connector.__file__).parent
 

@@ -20,7 +20,8 @@ import pytest
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.system  # reads every source file
+# Reads every source file
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 SRC = ROOT / "src" / "newsletter_connector"
 NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_field_defaults", "_make"})

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.system
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 
 def test_wheel_contains_every_file_that_is_not_python(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from trove_classifiers import classifiers as known_classifiers
 
 from tests.support.paths import ROOT
 
-pytestmark = pytest.mark.system
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 SIGNUP_PAGE = """
 import falcon.testing

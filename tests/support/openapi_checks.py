@@ -1,8 +1,8 @@
 """What the schemathesis tests check on every answer, and the two ways they run.
 
 Schemathesis makes its boundary cases (its coverage phase) for every operation when a test
-module is collected, which costs tens of seconds: the quick tier's tests send generated cases
-only (:data:`GENERATED_ONLY`), and ``test_openapi_boundaries.py`` (system tier) sends the
+module is collected, which costs tens of seconds: the other tests send generated cases only
+(:data:`GENERATED_PHASES`), and ``test_openapi_boundaries.py`` (system tier) sends the
 boundary cases and the documents' own examples (:data:`BOUNDARIES_ONLY`). The fixture
 ``token_headers`` is registered for every test module by ``tests/conftest.py``.
 """
@@ -33,21 +33,22 @@ CHECKS = [
     response_schema_conformance,
 ]
 
-_COMMON: dict[str, Any] = {
+#: Hypothesis settings every schemathesis test shares: no deadline (a case is a whole request),
+#: and the app fixtures are function-scoped.
+UNTIMED: dict[str, Any] = {
     "deadline": None,
     "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 }
 
-#: Generated cases, 25 per operation, without the explicit phase that carries the boundary
-#: cases and examples (so collecting the module generates nothing).
-GENERATED_ONLY = settings(
-    max_examples=examples(25),
-    phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-    **_COMMON,
-)
+#: Every phase but the explicit one, which carries the boundary cases and examples (so
+#: collecting a module generates nothing; ``test_openapi_boundaries.py`` sends those).
+GENERATED_PHASES = [Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
+
+#: Generated cases, 25 per operation.
+GENERATED_ONLY = settings(max_examples=examples(25), phases=GENERATED_PHASES, **UNTIMED)
 
 #: The explicit phase alone: schemathesis's boundary cases and the documents' examples.
-BOUNDARIES_ONLY = settings(phases=[Phase.explicit], **_COMMON)
+BOUNDARIES_ONLY = settings(phases=[Phase.explicit], **UNTIMED)
 
 
 @pytest.fixture

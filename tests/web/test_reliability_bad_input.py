@@ -16,16 +16,10 @@ from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from hypothesis import settings
 
 from newsletter_connector.web.openapi import build_document
+from tests.support.openapi_checks import CHECKS, GENERATED_PHASES, UNTIMED
 
 pytestmark = pytest.mark.system
 
@@ -37,17 +31,8 @@ OPERATIONS = sum(
     for item in build_document()["paths"].values()
     for method in item
 )
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-]
-SETTINGS: dict[str, Any] = {
-    "deadline": None,
-    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-}
+#: Generated cases only: the boundary cases are ``test_openapi_boundaries.py``'s.
+SETTINGS: dict[str, Any] = {"phases": GENERATED_PHASES, **UNTIMED}
 
 #: Cases sent per operation by the default run, filled in as they run.
 _sent: Counter[str] = Counter()

@@ -94,6 +94,7 @@ def timed(call: Any) -> tuple[httpx.Response, float]:
     return response, time.monotonic() - started
 
 
+@pytest.mark.database_independent  # a private PostgreSQL server
 def test_gunicorn_answers_503_while_the_server_is_stopped_and_resumes_by_itself(
     private_postgres: PrivatePostgres, newsletter_settings: Any, tmp_path: Path
 ) -> None:
@@ -155,6 +156,7 @@ def test_gunicorn_answers_503_while_the_server_is_stopped_and_resumes_by_itself(
     assert "Traceback" not in output
 
 
+@pytest.mark.database_independent  # a private PostgreSQL server
 def test_the_sync_runner_reports_a_stopped_server_and_goes_on_delivering(
     private_postgres: PrivatePostgres, newsletter_settings: Any, tmp_path: Path
 ) -> None:
@@ -349,6 +351,7 @@ def outbox_status_up(scrape: Any) -> float:
     raise AssertionError("no newsletter_outbox_status_up")
 
 
+@pytest.mark.database_independent  # a private PostgreSQL server
 def test_short_reads_answer_503_within_seconds_on_open_connections_of_a_stopped_server(
     private_postgres: PrivatePostgres, newsletter_settings: Any
 ) -> None:

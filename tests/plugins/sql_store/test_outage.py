@@ -20,7 +20,8 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from tests.support.outage_runner import sync_runner, undelivered, wait_until_answered
 from tests.support.pgcluster import PrivatePostgres
 
-pytestmark = pytest.mark.system
+# Each test stages an outage of a private PostgreSQL server of its own
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 STATUS = "/api/newsletter/v1/status"
 
