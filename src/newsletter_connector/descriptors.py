@@ -75,9 +75,27 @@ class OutboundTransport:
     check_path: str | None = None
 
 
+#: An admin's role: ``owner`` may do everything; ``editor`` runs the newsletter (dashboard,
+#: subscribers, contact messages, issues, analytics) but not the settings (API keys, list-source
+#: credentials, the platform connection, the outbox, admin users) or the audit log.
+OWNER = "owner"
+EDITOR = "editor"
+ADMIN_ROLES = (OWNER, EDITOR)
+
+
 @dataclass(frozen=True)
 class AdminUser:
     """A host's signed-in admin, as the ``newsletter_admin_user`` hook reports it: ``name`` is
-    shown in the admin area and recorded as the actor of every act in the audit record."""
+    shown in the admin area and recorded as the actor of every act in the audit record;
+    ``role`` (one of :data:`ADMIN_ROLES`, ``owner`` unless said) decides which pages it may
+    use.
+
+    :raises ValueError: a role that is not one of :data:`ADMIN_ROLES`.
+    """
 
     name: str
+    role: str = OWNER
+
+    def __post_init__(self) -> None:
+        if self.role not in ADMIN_ROLES:
+            raise ValueError(f"role must be one of {', '.join(ADMIN_ROLES)}, not {self.role!r}")

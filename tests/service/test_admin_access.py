@@ -295,7 +295,7 @@ def test_cli_create_list_and_delete_users(run: Any, newsletter_service: Any) -> 
     assert "admin user 'ada' created" in created.output and PASSWORD not in created.output
     newsletter_service.admin_access.login("ada", PASSWORD, client_hash=CLIENT)
     listed = run("admin", "list-users")
-    assert listed.exit_code == 0 and listed.output.startswith("ada\tcreated ")
+    assert listed.exit_code == 0 and listed.output.startswith("ada\towner\tcreated ")
     assert "argon2" not in listed.output
     duplicate = run("admin", "create-user", "ada", stdin=PASSWORD + "\n")
     assert duplicate.exit_code == 1 and "already exists" in duplicate.output
@@ -306,6 +306,55 @@ def test_cli_create_list_and_delete_users(run: Any, newsletter_service: Any) -> 
     assert run("admin", "list-users").output == "no admin users\n"
     missing = run("admin", "delete-user", "ada")
     assert missing.exit_code == 1 and "no admin user 'ada'" in missing.output
+
+
+def test_cli_creates_an_editor_and_changes_roles(run: Any, newsletter_service: Any) -> None:
+    assert run("admin", "create-user", "ada", stdin=PASSWORD + "\n").exit_code == 0
+    created = run("admin", "create-user", "eve", "--role", "editor", stdin=PASSWORD + "\n")
+    assert created.exit_code == 0 and "admin user 'eve' created (editor)" in created.output
+    assert run("admin", "list-users").output.splitlines()[1].startswith("eve\teditor\tcreated ")
+    unknown = run("admin", "create-user", "bob", "--role", "admin", stdin=PASSWORD + "\n")
+    assert unknown.exit_code == 2 and "'admin' is not one of 'owner', 'editor'" in unknown.output
+    promoted = run("admin", "set-role", "eve", "owner")
+    assert promoted.exit_code == 0 and "admin user 'eve' is now an owner" in promoted.output
+    assert run("admin", "set-role", "ada", "editor").exit_code == 0
+    last = run("admin", "set-role", "eve", "editor")
+    assert last.exit_code == 1 and "'eve' is the last owner" in last.output
+    missing = run("admin", "set-role", "bob", "owner")
+    assert missing.exit_code == 1 and "no admin user 'bob'" in missing.output
+    roles = {user.username: user.role for user in newsletter_service.admin_access.list_users()}
+    assert roles == {"ada": "editor", "eve": "owner"}
+    acts = [(entry.action, entry.target) for entry in newsletter_service.admin_audit.latest(10)]
+    assert ("admin_user.role", "eve is now an owner") in acts
+    assert ("admin_user.role", "ada is now an editor") in acts
+
+
+def test_the_last_owner_stays_one_while_other_users_remain(newsletter_service: Any) -> None:
+    access = newsletter_service.admin_access
+    access.create_user("ada", PASSWORD)
+    access.create_user("eve", PASSWORD, role="editor")
+    with pytest.raises(InvalidRequest, match="'ada' is the last owner"):
+        access.delete_user("ada")
+    with pytest.raises(InvalidRequest, match="'ada' is the last owner"):
+        access.set_role("ada", "editor")
+    with pytest.raises(InvalidRequest, match="role must be one of owner, editor"):
+        access.set_role("eve", "root")
+    with pytest.raises(InvalidRequest, match="role must be one of owner, editor"):
+        access.create_user("bob", PASSWORD, role="Owner")
+    access.set_role("ada", "owner")  # already one: no change, no refusal
+    access.delete_user("eve")
+    access.delete_user("ada")  # the only user: the admin area turns off
+    assert access.list_users() == []
+
+
+def test_a_session_carries_its_users_role_as_it_is_now(newsletter_service: Any) -> None:
+    access = newsletter_service.admin_access
+    access.create_user("ada", PASSWORD)
+    access.create_user("eve", PASSWORD, role="editor")
+    token = access.login("eve", PASSWORD, client_hash=CLIENT).token
+    assert access.session(token).role == "editor"
+    access.set_role("eve", "owner")
+    assert access.session(token).role == "owner"
 
 
 def test_cli_prompts_twice_for_the_password_on_a_terminal(

@@ -78,11 +78,11 @@ def scriptless_tab(browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def sign_in(page: Any, site: str, *, path: str = "/admin") -> None:
-    """Open ``path`` (which shows the login form), sign in as ``ada`` with
+def sign_in(page: Any, site: str, *, path: str = "/admin", username: str = "ada") -> None:
+    """Open ``path`` (which shows the login form), sign in as ``username`` with
     :data:`~tests.support.admin.PASSWORD` and land on the dashboard."""
     page.goto(site + path)
-    page.get_by_label("Username").fill("ada")
+    page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     assert page.locator("h1").inner_text() == "Dashboard"

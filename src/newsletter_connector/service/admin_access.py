@@ -24,6 +24,7 @@ from functools import cached_property
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..descriptors import ADMIN_ROLES, OWNER
 from ..errors import InvalidRequest, NewsletterError, NotFound, Unauthorized
 from ..short_reads import short_reads
 from ..storage.access_records import AdminSessionRecord, AdminUserRecord
@@ -67,11 +68,21 @@ class NewSession:
 
 @dataclass(frozen=True)
 class ActiveSession:
-    """A live session, found by its cookie token."""
+    """A live session, found by its cookie token, with its user's role as it is now."""
 
     username: str
+    role: str
     csrf_token: str = field(repr=False)
     token_digest: str = field(repr=False)
+
+
+def checked_role(role: str) -> str:
+    """``role`` when it is one of :data:`~newsletter_connector.descriptors.ADMIN_ROLES`.
+
+    :raises InvalidRequest: any other value (field ``role``)."""
+    if role not in ADMIN_ROLES:
+        raise InvalidRequest(f"role must be one of {', '.join(ADMIN_ROLES)}", field="role")
+    return role
 
 
 class AdminAccessService:
@@ -91,9 +102,10 @@ class AdminAccessService:
 
     # -- Users ---------------------------------------------------------------------------
 
-    def create_user(self, username: str, password: str) -> AdminUserRecord:
-        """Add a user (:class:`InvalidRequest`: blank or too long a username, one taken, or a
-        password shorter than :data:`MIN_PASSWORD_LENGTH`)."""
+    def create_user(self, username: str, password: str, *, role: str = OWNER) -> AdminUserRecord:
+        """Add a user with ``role`` (:class:`InvalidRequest`: blank or too long a username, one
+        taken, a password shorter than :data:`MIN_PASSWORD_LENGTH`, or an unknown role)."""
+        role = checked_role(role)
         username = username.strip()
         if (
             not username
@@ -111,7 +123,10 @@ class AdminAccessService:
         password_hash = self.hasher.hash(password)
         with self.context.storage.transaction() as uow:
             return uow.admin_users.add(
-                username=username, password_hash=password_hash, created_at=self.context.clock()
+                username=username,
+                password_hash=password_hash,
+                role=role,
+                created_at=self.context.clock(),
             )
 
     def list_users(self) -> list[AdminUserRecord]:
@@ -120,7 +135,8 @@ class AdminAccessService:
             return uow.admin_users.list()
 
     def delete_user(self, username: str, *, acting_user: str | None = None) -> None:
-        """Delete a user and end its sessions (:class:`NotFound`: no such user).
+        """Delete a user and end its sessions (:class:`NotFound`: no such user;
+        :class:`InvalidRequest`: the last owner while other users remain).
 
         :param acting_user: the admin asking (the admin pages pass it): deleting that user
             itself is refused with :class:`InvalidRequest`, so nobody signs themselves out of
@@ -129,9 +145,42 @@ class AdminAccessService:
         if acting_user is not None and username == acting_user:
             raise InvalidRequest("you cannot delete your own admin user", field="username")
         with self.context.storage.transaction() as uow:
-            if not uow.admin_users.delete(username):
+            user = uow.admin_users.get(username)
+            if user is None:
                 raise NotFound(f"no admin user {username!r}")
+            if uow.admin_users.count() > 1:  # deleting the only user turns the area off
+                self._keep_an_owner(uow, user)
+            uow.admin_users.delete(username)
             uow.admin_sessions.delete_for_user(username)
+
+    def set_role(self, username: str, role: str, *, acting_user: str | None = None) -> None:
+        """Give a user ``role``; its sessions keep going with the new role from their next
+        request (:class:`NotFound`: no such user).
+
+        :param acting_user: the admin asking (the admin pages pass it): changing that user's
+            own role is refused with :class:`InvalidRequest`.
+        :raises InvalidRequest: an unknown role, or the last owner made an editor.
+        """
+        role = checked_role(role)
+        if acting_user is not None and username == acting_user:
+            raise InvalidRequest("you cannot change your own role", field="username")
+        with self.context.storage.transaction() as uow:
+            user = uow.admin_users.get(username)
+            if user is None:
+                raise NotFound(f"no admin user {username!r}")
+            if role != OWNER:
+                self._keep_an_owner(uow, user)
+            uow.admin_users.set_role(username, role)
+
+    @staticmethod
+    def _keep_an_owner(uow: UnitOfWork, leaving: AdminUserRecord) -> None:
+        """:raises InvalidRequest: ``leaving`` is the last owner, so nobody would be left to
+        manage the admin area."""
+        if leaving.role == OWNER and uow.admin_users.count(role=OWNER) <= 1:
+            raise InvalidRequest(
+                f"{leaving.username!r} is the last owner; make another user an owner first",
+                field="username",
+            )
 
     def has_users(self) -> bool:
         """Whether any admin user exists (the built-in login is configured)."""
@@ -201,12 +250,16 @@ class AdminAccessService:
                 now - record.last_seen_at >= IDLE_TIMEOUT
                 or now - record.created_at >= ABSOLUTE_TIMEOUT
             )
-            if expired or uow.admin_users.get(record.username) is None:
+            user = None if expired else uow.admin_users.get(record.username)
+            if user is None:
                 uow.admin_sessions.delete(digest)
                 return None
             uow.admin_sessions.touch(digest, at=now)
         return ActiveSession(
-            username=record.username, csrf_token=record.csrf_token, token_digest=digest
+            username=record.username,
+            role=user.role,
+            csrf_token=record.csrf_token,
+            token_digest=digest,
         )
 
     def logout(self, session: ActiveSession, *, client_hash: str | None) -> None:

@@ -37,12 +37,14 @@ class ApiKeyRecord:
 @dataclass(frozen=True)
 class AdminUserRecord:
     """A user of the built-in admin login. ``password_hash`` is an argon2id hash (never the
-    password) and stays out of ``repr``."""
+    password) and stays out of ``repr``; ``role`` is ``owner`` or ``editor``
+    (:data:`~newsletter_connector.descriptors.ADMIN_ROLES`)."""
 
     id: int
     username: str
     password_hash: str = field(repr=False)
     created_at: datetime
+    role: str
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,11 @@ from .access_records import AdminAuditRecord, AdminSessionRecord, AdminUserRecor
 class AdminUserRepository(Protocol):
     """Users of the built-in admin login, by unique username."""
 
-    def add(self, *, username: str, password_hash: str, created_at: datetime) -> AdminUserRecord:
-        """Store a new user. Raises ``InvalidRequest`` (field ``username``) if it is taken."""
+    def add(
+        self, *, username: str, password_hash: str, role: str, created_at: datetime
+    ) -> AdminUserRecord:
+        """Store a new user with ``role`` (``owner`` or ``editor``). Raises ``InvalidRequest``
+        (field ``username``) if it is taken."""
 
     def get(self, username: str) -> AdminUserRecord | None:
         """The user with this username, or ``None``."""
@@ -21,11 +24,14 @@ class AdminUserRepository(Protocol):
     def list(self) -> list[AdminUserRecord]:
         """Every user, oldest first."""
 
-    def count(self) -> int:
-        """How many users exist."""
+    def count(self, *, role: str | None = None) -> int:
+        """How many users exist (with ``role``: how many have it)."""
 
     def set_password_hash(self, username: str, password_hash: str) -> bool:
         """Replace the user's password hash; whether the user exists."""
+
+    def set_role(self, username: str, role: str) -> bool:
+        """Give the user ``role``; whether the user exists."""
 
     def delete(self, username: str) -> bool:
         """Delete the user; whether it existed. Its sessions are left to the caller."""

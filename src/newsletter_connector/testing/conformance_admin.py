@@ -32,10 +32,16 @@ class AdminConformance(NeedsStorage):
     def test_admin_users_are_unique_by_username(self, storage: Any) -> None:
         with storage.transaction() as uow:
             assert uow.admin_users.count() == 0
-            ada = uow.admin_users.add(username="ada", password_hash=HASHES[0], created_at=T0)
-            uow.admin_users.add(username="bob", password_hash=HASHES[1], created_at=T0)
+            ada = uow.admin_users.add(
+                username="ada", password_hash=HASHES[0], role="owner", created_at=T0
+            )
+            uow.admin_users.add(
+                username="bob", password_hash=HASHES[1], role="editor", created_at=T0
+            )
         with pytest.raises(InvalidRequest) as caught, storage.transaction() as uow:
-            uow.admin_users.add(username="ada", password_hash=HASHES[1], created_at=T0)
+            uow.admin_users.add(
+                username="ada", password_hash=HASHES[1], role="owner", created_at=T0
+            )
         assert caught.value.field == "username"
         with storage.transaction(write=False) as uow:
             assert uow.admin_users.get("ada") == ada
@@ -43,9 +49,28 @@ class AdminConformance(NeedsStorage):
             assert [user.username for user in uow.admin_users.list()] == ["ada", "bob"]
             assert uow.admin_users.count() == 2
 
+    def test_admin_users_have_a_role_that_can_change(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            for name, role in (("ada", "owner"), ("bob", "editor"), ("cy", "editor")):
+                uow.admin_users.add(
+                    username=name, password_hash=HASHES[0], role=role, created_at=T0
+                )
+        with storage.transaction() as uow:
+            assert [user.role for user in uow.admin_users.list()] == ["owner", "editor", "editor"]
+            assert uow.admin_users.count(role="owner") == 1
+            assert uow.admin_users.count(role="editor") == 2
+            assert uow.admin_users.set_role("bob", "owner") is True
+            assert uow.admin_users.set_role("nobody", "owner") is False
+        with storage.transaction(write=False) as uow:
+            assert uow.admin_users.get("bob").role == "owner"
+            assert uow.admin_users.count(role="owner") == 2
+            assert uow.admin_users.count() == 3
+
     def test_admin_password_hash_replaced_and_user_deleted(self, storage: Any) -> None:
         with storage.transaction() as uow:
-            uow.admin_users.add(username="ada", password_hash=HASHES[2], created_at=T0)
+            uow.admin_users.add(
+                username="ada", password_hash=HASHES[2], role="owner", created_at=T0
+            )
         with storage.transaction() as uow:
             assert uow.admin_users.set_password_hash("ada", HASHES[3]) is True
             assert uow.admin_users.set_password_hash("nobody", HASHES[3]) is False

@@ -108,6 +108,7 @@ SAMPLES = {
     paths.ADMIN_USER_DELETE: Sample(
         {"username": "hopper"}, prepare=_other_user, query="username=hopper"
     ),
+    paths.ADMIN_USER_ROLE: Sample({"username": "hopper", "role": "editor"}, prepare=_other_user),
 }
 
 

@@ -97,3 +97,32 @@ def test_replay_a_batch_record_a_refused_digest_and_manage_admin_users(
         assert "Admin user 'grace' deleted" in page.locator(".flash").inner_text()
         users = newsletter_service.admin_access.list_users()
         assert [user.username for user in users] == ["ada"]
+
+
+def test_an_owner_makes_an_editor_who_is_refused_the_settings(
+    browser: Any,
+    site: str,  # noqa: F811 - the imported fixture
+    newsletter_service: Any,
+) -> None:
+    access = newsletter_service.admin_access
+    access.create_user("ada", PASSWORD)
+    access.create_user("eve", PASSWORD, role="owner")
+    with scriptless_tab(browser) as page:
+        sign_in(page, site)
+        page.get_by_role("navigation").get_by_role("link", name="Admin users").click()
+        page.get_by_role("button", name="Make editor eve").click()
+        assert "eve is now an editor" in page.locator(".flash").inner_text()
+        assert {user.username: user.role for user in access.list_users()}["eve"] == "editor"
+        assert page.get_by_role("button", name="Make owner eve").count() == 1
+        _audit(browser, page, "admin-users-roles", screenshot=False)
+    with scriptless_tab(browser) as page:
+        sign_in(page, site, username="eve")
+        navigation = page.get_by_role("navigation")
+        assert navigation.get_by_role("link", name="Subscribers").count() == 1
+        assert navigation.get_by_role("link", name="API keys").count() == 0
+        answer = page.goto(site + "/admin/settings/api-keys")
+        assert answer is not None and answer.status == 403
+        assert page.locator("h1").inner_text() == "Not open to editors"
+        _audit(browser, page, "admin-outside-role", screenshot=False)
+        page.get_by_role("link", name="Back to the dashboard").click()
+        assert page.locator("h1").inner_text() == "Dashboard"

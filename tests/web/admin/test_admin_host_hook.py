@@ -19,9 +19,10 @@ from tests.support.admin import PASSWORD, T0, csrf_token
 from tests.support.docblocks import run_block, settings_environment
 
 
-def host_site(service_for: Any) -> flask.Flask:
+def host_site(service_for: Any, *, role: str = "owner") -> flask.Flask:
     """A Flask site with ``/login`` and ``/logout`` of its own, the newsletter app mounted at
-    ``/newsletter``, and a plugin reading the site's session from the request's environ."""
+    ``/newsletter``, and a plugin reading the site's session from the request's environ (its
+    admins have ``role``)."""
     site = flask.Flask("host_site")
     site.secret_key = "host-site-secret-for-tests"
 
@@ -40,7 +41,7 @@ def host_site(service_for: Any) -> flask.Flask:
         def newsletter_admin_user(self, environ: dict[str, Any]) -> AdminUser | None:
             session = site.session_interface.open_session(site, flask.Request(environ))
             name = session.get("admin") if session is not None else None
-            return AdminUser(name=name) if name else None
+            return AdminUser(name=name, role=role) if name else None
 
     newsletter = create_app(service=service_for(HostAdmins()))
     site.wsgi_app = DispatcherMiddleware(site.wsgi_app, {"/newsletter": newsletter})  # type: ignore[method-assign]
@@ -176,5 +177,7 @@ def test_the_guides_flask_host_lets_its_admins_in(
 
 def test_the_plugin_guides_hook_reads_the_environ() -> None:
     hook = run_block("plugin-admin-user")["newsletter_admin_user"]
-    assert hook({"example.admin_name": "Grace"}) == AdminUser(name="Grace")
+    assert hook({"example.admin_name": "Grace"}) == AdminUser(name="Grace", role="editor")
+    owner = {"example.admin_name": "Ada", "example.admin_is_owner": True}
+    assert hook(owner) == AdminUser(name="Ada", role="owner")
     assert hook({}) is None

@@ -17,13 +17,16 @@ from .tables import admin_audit, admin_sessions, admin_users
 class SqlAdminUsers(SqlRepository):
     """``AdminUserRepository`` on ``nc_admin_users``."""
 
-    def add(self, *, username: str, password_hash: str, created_at: datetime) -> AdminUserRecord:
+    def add(
+        self, *, username: str, password_hash: str, role: str, created_at: datetime
+    ) -> AdminUserRecord:
         if self.get(username) is not None:
             raise InvalidRequest(f"an admin user {username!r} already exists", field="username")
+        values = {"username": username, "password_hash": password_hash, "role": role}
         row = (
             self.connection.execute(
                 insert(admin_users)
-                .values(username=username, password_hash=password_hash, created_at=created_at)
+                .values(**values, created_at=created_at)
                 .returning(*admin_users.c)
             )
             .mappings()
@@ -43,14 +46,23 @@ class SqlAdminUsers(SqlRepository):
         rows = self.connection.execute(select(admin_users).order_by(admin_users.c.id)).mappings()
         return [record_of(AdminUserRecord, row) for row in rows]
 
-    def count(self) -> int:
-        return int(self.connection.scalar(select(func.count()).select_from(admin_users)) or 0)
+    def count(self, *, role: str | None = None) -> int:
+        query = select(func.count()).select_from(admin_users)
+        if role is not None:
+            query = query.where(admin_users.c.role == role)
+        return int(self.connection.scalar(query) or 0)
 
     def set_password_hash(self, username: str, password_hash: str) -> bool:
         result = self.connection.execute(
             update(admin_users)
             .where(admin_users.c.username == username)
             .values(password_hash=password_hash)
+        )
+        return bool(result.rowcount)
+
+    def set_role(self, username: str, role: str) -> bool:
+        result = self.connection.execute(
+            update(admin_users).where(admin_users.c.username == username).values(role=role)
         )
         return bool(result.rowcount)
 

@@ -25,6 +25,8 @@ from sqlalchemy import (
     Text,
 )
 
+from ...descriptors import ADMIN_ROLES, OWNER
+
 metadata = MetaData(
     naming_convention={
         "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -326,6 +328,8 @@ admin_users = Table(
     # argon2id, parameters included (rehashed on login when they change); never the password.
     Column("password_hash", String(255), nullable=False),
     Column("created_at", DateTime, nullable=False),
+    Column("role", String(16), nullable=False, server_default=OWNER),
+    CheckConstraint(_in("role", ADMIN_ROLES), name="role"),
 )
 
 admin_sessions = Table(

@@ -28,6 +28,7 @@ from .acts import ACTS
 from .assets import AdminStylesheet
 from .base import AdminPages
 from .door import AdminDoorMiddleware, AdminUnknownPages
+from .gate import OutsideRole
 from .input import AdminInputMiddleware, AdminInputRefused
 from .paths import (
     ANALYTICS,
@@ -58,6 +59,7 @@ def add_routes(
     app.add_sink(unknown_pages, unknown_pages.pattern)
     app.add_middleware(AdminInputMiddleware())
     app.add_error_handler(AdminInputRefused, pages.input_refused)
+    app.add_error_handler(OutsideRole, pages.outside_role)
     app.add_route(ROOT, dashboard.DashboardPage(pages))
     app.add_route(HOME, dashboard.DashboardPage(pages))
     app.add_route(LOGIN, login.LoginPage(pages))

@@ -13,6 +13,7 @@ from . import admin_users, api_keys, connection, issues, login, outbox_failed, s
 from .act import AdminAct
 from .paths import (
     ADMIN_USER_DELETE,
+    ADMIN_USER_ROLE,
     ADMIN_USERS,
     API_KEYS,
     CONNECTION,
@@ -173,6 +174,15 @@ ACTS: tuple[AdminAct, ...] = (
         redirect_to=ADMIN_USERS,
         page=admin_users.confirm_delete,
         check=admin_users.built_in_users_only,
-        shown_again=admin_users.delete_refused,
+        shown_again=admin_users.list_refused,
+    ),
+    AdminAct(
+        path=ADMIN_USER_ROLE,
+        action="admin_user.role",
+        perform=admin_users.set_role,
+        done="Role changed: {target}. It applies from their next page.",
+        redirect_to=ADMIN_USERS,
+        check=admin_users.built_in_users_only,
+        shown_again=admin_users.list_refused,
     ),
 )

@@ -1,8 +1,10 @@
-"""``/admin/settings/admin-users``: the built-in login's users (name, when created), adding one
-(username and the password twice; at least 12 characters) and deleting one after a confirm
-step, through the same :class:`~newsletter_connector.service.admin_access.AdminAccessService`
-methods as ``admin list-users`` / ``create-user`` / ``delete-user``. Deleting a user ends its
-sessions; an admin cannot delete their own user.
+"""``/admin/settings/admin-users``: the built-in login's users (name, role, when created),
+adding one (username, role and the password twice; at least 12 characters), making one an owner
+or an editor, and deleting one after a confirm step, through the same
+:class:`~newsletter_connector.service.admin_access.AdminAccessService` methods as ``admin
+list-users`` / ``create-user`` / ``set-role`` / ``delete-user``. Deleting a user ends its
+sessions; an admin cannot delete their own user or change their own role, and the last owner
+stays an owner while other users remain.
 
 The password is read from the form and stored as an argon2id hash only: it is never put back
 in a page (not even when the form is shown again with an error), a redirect or the audit
@@ -16,11 +18,12 @@ from urllib.parse import urlencode
 
 import falcon
 
+from ...descriptors import EDITOR, OWNER
 from ...errors import InvalidRequest, NotFound
 from .act import ActCall, Unavailable
 from .base import AdminPages
 from .gate import Admin
-from .paths import ADMIN_USER_DELETE, ADMIN_USERS
+from .paths import ADMIN_USER_DELETE, ADMIN_USER_ROLE, ADMIN_USERS
 
 CURRENT = "Admin users"
 #: Answered to a form of this page while the host manages admins: nothing was changed.
@@ -51,9 +54,12 @@ class AdminUsersPage:
         status: str = falcon.HTTP_200,
         error: InvalidRequest | None = None,
         username: str = "",
+        role: str = EDITOR,
+        list_error: bool = False,
     ) -> None:
-        """The page; with ``error`` (a 400) the form is shown again with ``username`` and the
-        message, both password fields left empty."""
+        """The page; with ``error`` (a 400) the form is shown again with ``username``, ``role``
+        and the message, both password fields left empty (with ``list_error``, the message is
+        about the list, above it)."""
         host = self.pages.gate.host_hook
         users = [] if host else self.pages.service.admin_access.list_users()
         self.pages.show(
@@ -67,8 +73,11 @@ class AdminUsersPage:
             users=[(user, self.pages.url(delete_path(user.username))) for user in users],
             error=error.message if error else None,
             error_field=error.field if error else None,
+            list_error=list_error,
             username=username[:200],
+            role=role if role in (OWNER, EDITOR) else EDITOR,
             create_url=self.pages.url(ADMIN_USERS),
+            role_url=self.pages.url(ADMIN_USER_ROLE),
         )
 
 
@@ -99,7 +108,9 @@ def create_user(call: ActCall) -> str:
         raise InvalidRequest(
             "the two passwords differ; type the same password twice", field="password"
         )
-    return call.service.admin_access.create_user(call.form.get("username"), password).username
+    # The form's select always sends a role; a post without one gets the form's default.
+    username, role = call.form.get("username"), call.form.get("role") or EDITOR
+    return call.service.admin_access.create_user(username, password, role=role).username
 
 
 def create_refused(call: ActCall, error: InvalidRequest) -> None:
@@ -111,6 +122,7 @@ def create_refused(call: ActCall, error: InvalidRequest) -> None:
         status=falcon.HTTP_400,
         error=error,
         username=call.form.get("username"),
+        role=call.form.get("role"),
     )
 
 
@@ -149,8 +161,23 @@ def delete_user(call: ActCall) -> str:
     return username
 
 
-def delete_refused(call: ActCall, error: InvalidRequest) -> None:
-    """The list again (400) saying why the user was not deleted."""
+def set_role(call: ActCall) -> str:
+    """Give the form's user the form's role; the target says who has which role now. No such
+    user is a 404.
+
+    :raises InvalidRequest: an unknown role, the admin's own role, or the last owner made an
+        editor.
+    """
+    username, role = call.form.get("username"), call.form.get("role")
+    try:
+        call.service.admin_access.set_role(username, role, acting_user=call.admin.name)
+    except NotFound:
+        raise falcon.HTTPNotFound() from None
+    return f"{username} is now an {role}"
+
+
+def list_refused(call: ActCall, error: InvalidRequest) -> None:
+    """The list again (400) saying why nothing was changed."""
     AdminUsersPage(call.pages).show(
-        call.req, call.resp, call.admin, status=falcon.HTTP_400, error=error
+        call.req, call.resp, call.admin, status=falcon.HTTP_400, error=error, list_error=True
     )

@@ -14,7 +14,7 @@ from ...service import NewsletterService
 from ..pages.forms import MAX_FORM_BYTES, FormData, read_form
 from .csrf import FIELD_NAME, AdminCsrf
 from .flash import Flash
-from .gate import Admin, AdminGate
+from .gate import Admin, AdminGate, OutsideRole
 from .input import AdminInputRefused, check_fields
 from .paths import HOME
 from .rendering import AdminRenderer
@@ -116,6 +116,25 @@ class AdminPages:
             "first, then come back to this page.",
             link_url=self.settings.effective_site_url,
             link_text=f"Go to {self.settings.site_name}",
+        )
+
+    def outside_role(
+        self, req: falcon.Request, resp: falcon.Response, ex: OutsideRole, params: Any
+    ) -> None:
+        """403: a page the admin's role may not use (error handler of
+        :class:`~.gate.OutsideRole`); the menu shows what it may use."""
+        self.show(
+            req,
+            resp,
+            ex.admin,
+            "message.html",
+            status=falcon.HTTP_403,
+            title="Not open to editors",
+            message="This page is for the newsletter's owners: it holds the site's keys, "
+            "settings and the record of admin acts. Ask an owner if something here needs "
+            "changing.",
+            link_url=self.url(HOME),
+            link_text="Back to the dashboard",
         )
 
     def input_refused(

@@ -4,8 +4,9 @@ tells that it exists; once it is on, a signed-out visitor gets what :meth:`Admin
 answers (the login page, or the host's answer) everywhere except the login page and its
 stylesheet, so no other address answers them anything, not even a ``405``.
 
-The door is the one place deciding who may enter: the pages behind it take the admin it found
-(:func:`~.gate.signed_in`) and never ask again."""
+The door is the one place deciding who may enter, and which pages their role lets them use
+(:mod:`.roles`; a page outside it answers a 403 page): the pages behind it take the admin it
+found (:func:`~.gate.signed_in`) and never ask again."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from typing import Any
 
 import falcon
 
-from .gate import AdminGate
+from .gate import AdminGate, OutsideRole
 from .paths import LOGIN, ROOT, STYLESHEET
+from .roles import may_use
 
 #: The admin addresses a signed-out visitor may reach (with the host hook, only the
 #: stylesheet: the built-in login is not used, so its page is the host's answer too).
@@ -28,8 +30,9 @@ def open_to_visitors(gate: AdminGate, path: str) -> bool:
 
 
 class AdminDoorMiddleware:
-    """Falcon middleware: the 404 while the admin area is off, and sign-in for every admin
-    address but :data:`OPEN_TO_VISITORS` once it is on."""
+    """Falcon middleware: the 404 while the admin area is off, sign-in for every admin
+    address but :data:`OPEN_TO_VISITORS` once it is on, and :class:`~.gate.OutsideRole` for an
+    address the admin's role may not use."""
 
     def __init__(self, gate: AdminGate) -> None:
         self._gate = gate
@@ -41,7 +44,9 @@ class AdminDoorMiddleware:
             return
         self._gate.require_configured(req)
         if not open_to_visitors(self._gate, req.path):
-            self._gate.admin(req)
+            admin = self._gate.admin(req)
+            if not may_use(admin.role, req.path):
+                raise OutsideRole(admin)
 
 
 class AdminUnknownPages:

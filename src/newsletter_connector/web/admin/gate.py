@@ -25,10 +25,12 @@ COOKIE_NAME = "newsletter_admin"
 
 @dataclass(frozen=True)
 class Admin:
-    """The admin behind a request: ``name`` (the audit's actor) and, for the built-in login,
-    the ``session`` (whose CSRF token guards its forms)."""
+    """The admin behind a request: ``name`` (the audit's actor), ``role`` (which pages it may
+    use, :mod:`.roles`) and, for the built-in login, the ``session`` (whose CSRF token guards
+    its forms)."""
 
     name: str
+    role: str
     session: ActiveSession | None = field(default=None, repr=False)
 
 
@@ -87,12 +89,12 @@ class AdminGate:
             user = self.service.context.plugins.hook.newsletter_admin_user(environ=req.env)
             if user is None:
                 self._send_to_host_login()
-            return Admin(name=str(user.name))
+            return Admin(name=str(user.name), role=user.role)
         self.require_configured(req)
         session = self.session(req)
         if session is None:
             raise falcon.HTTPSeeOther(self.settings.public_base_url + LOGIN)
-        return Admin(name=session.username, session=session)
+        return Admin(name=session.username, role=session.role, session=session)
 
     def set_session_cookie(self, resp: falcon.Response, token: str) -> None:
         """Send the session cookie: HttpOnly, SameSite=Strict, Secure on https, admin path
@@ -131,3 +133,11 @@ def signed_in(req: falcon.Request) -> Admin:
 
 class HostSignInRequired(Exception):
     """A signed-out visitor while the host signs admins in and names no login page."""
+
+
+class OutsideRole(Exception):
+    """A signed-in ``admin`` asking for a page its role may not use (:mod:`.roles`)."""
+
+    def __init__(self, admin: Admin) -> None:
+        super().__init__(f"{admin.role} may not use this page")
+        self.admin = admin

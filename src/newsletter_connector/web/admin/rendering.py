@@ -23,6 +23,7 @@ from .paths import (
     STYLESHEET,
     SUBSCRIBERS,
 )
+from .roles import may_use
 
 #: The navigation of the shared layout: (section, label, path); the home page lists every
 #: page by section (``None``: the home page itself). A new page adds itself here.
@@ -56,8 +57,19 @@ class AdminRenderer:
             stylesheet_url=base_url + STYLESHEET,
             home_url=base_url + HOME,
             logout_url=base_url + LOGOUT,
-            navigation=[(section, label, base_url + path) for section, label, path in NAVIGATION],
         )
+        self.base_url = base_url
+
+    def navigation(self, admin: Any) -> list[tuple[str | None, str, str]]:
+        """:data:`NAVIGATION` as (section, label, address): the pages ``admin``'s role may use
+        (none for a visitor)."""
+        if admin is None:
+            return []
+        return [
+            (section, label, self.base_url + path)
+            for section, label, path in NAVIGATION
+            if may_use(admin.role, path)
+        ]
 
     def render(
         self, resp: falcon.Response, template: str, *, status: str = falcon.HTTP_200, **context: Any
@@ -67,6 +79,7 @@ class AdminRenderer:
         for name, value in SECURITY_HEADERS.items():
             resp.set_header(name, value)
         context.setdefault("admin", None)
+        context["navigation"] = self.navigation(context["admin"])
         context.setdefault("flash", None)
         context.setdefault("current", None)
         resp.text = self.environment.get_template(template).render(**context)
