@@ -6,11 +6,13 @@ address, so erasing the address deletes both. A message never touches a subscrib
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, NotFound
 from ..model.contact import check_encodable, normalise_email, optional_text
 from ..model.contact_message import MAX_MESSAGE_LENGTH, contact_message_payload
+from ..storage.access_records import MessageHandlingRecord
 from ..storage.records import ContactMessageRecord
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
@@ -67,15 +69,47 @@ class ContactMessageService:
         return Page(items=rows, next_cursor=next_cursor)
 
     def newest_page(
-        self, cursor: str | None = None, limit: int = DEFAULT_LIMIT
+        self, cursor: str | None = None, limit: int = DEFAULT_LIMIT, *, unhandled: bool = False
     ) -> Page[ContactMessageRecord]:
         """One page of the log newest first (the admin's reading order); ``next_cursor`` walks
-        on to older messages. :class:`InvalidRequest` names a bad ``cursor`` or ``limit``."""
+        on to older messages. With ``unhandled``, only the messages no admin marked handled
+        (a cursor of one view is refused by the other). :class:`InvalidRequest` names a bad
+        ``cursor`` or ``limit``."""
         check_limit(limit)
-        before_id = decode_cursor(cursor, "contact-messages-newest")
+        kind = "contact-messages-unhandled" if unhandled else "contact-messages-newest"
+        before_id = decode_cursor(cursor, kind)
         with self.context.storage.transaction(write=False) as uow:
-            rows = uow.messages.list_page_desc(before_id=before_id, limit=limit + 1)
+            if unhandled:
+                rows = uow.message_handling.unhandled_page_desc(
+                    before_id=before_id, limit=limit + 1
+                )
+            else:
+                rows = uow.messages.list_page_desc(before_id=before_id, limit=limit + 1)
         more = len(rows) > limit
         rows = rows[:limit]
-        next_cursor = encode_cursor("contact-messages-newest", rows[-1].id) if more else None
+        next_cursor = encode_cursor(kind, rows[-1].id) if more else None
         return Page(items=rows, next_cursor=next_cursor)
+
+    def handling_of(
+        self, records: Sequence[ContactMessageRecord]
+    ) -> dict[int, MessageHandlingRecord]:
+        """The handled marks of ``records`` that have one, by message id."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.message_handling.of([record.id for record in records])
+
+    def mark_handled(self, message_id: int, *, by: str) -> MessageHandlingRecord:
+        """Mark a message handled by the admin ``by``, now; a message already marked keeps
+        its first mark. The message itself never changes.
+
+        :raises NotFound: no such message (or its sender's address was erased).
+        """
+        with self.context.storage.transaction() as uow:
+            mark = uow.message_handling.mark(message_id, by=by, at=self.context.clock())
+        if mark is None:
+            raise NotFound(f"no contact message {message_id}")
+        return mark
+
+    def mark_unhandled(self, message_id: int) -> bool:
+        """Take a message's handled mark away; whether it had one."""
+        with self.context.storage.transaction() as uow:
+            return uow.message_handling.clear(message_id)

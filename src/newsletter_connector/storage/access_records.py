@@ -48,6 +48,16 @@ class AdminUserRecord:
 
 
 @dataclass(frozen=True)
+class MessageHandlingRecord:
+    """An admin's mark that a contact message was handled: by whom (the admin's name) and
+    when. Kept apart from the message, which never changes."""
+
+    message_id: int
+    handled_by: str
+    handled_at: datetime
+
+
+@dataclass(frozen=True)
 class AdminSessionRecord:
     """A signed-in admin session. ``token_digest`` is the SHA-256 hex of the cookie's token
     (the token itself is never stored); ``csrf_token`` guards its forms. Both stay out of

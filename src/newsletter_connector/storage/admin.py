@@ -3,10 +3,17 @@ audit record of admin acts. Always the built-in tables."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from .access_records import AdminAuditRecord, AdminSessionRecord, AdminUserRecord
+from .access_records import (
+    AdminAuditRecord,
+    AdminSessionRecord,
+    AdminUserRecord,
+    MessageHandlingRecord,
+)
+from .records import ContactMessageRecord
 
 
 class AdminUserRepository(Protocol):
@@ -81,3 +88,25 @@ class AdminAuditRepository(Protocol):
     def replace_target(self, target: str, replacement: str) -> int:
         """Make every act whose target is ``target`` name ``replacement`` instead (an erasure:
         the address becomes its keyed hash); how many acts changed."""
+
+
+class MessageHandlingRepository(Protocol):
+    """Which contact messages an admin marked handled, by whom and when: kept beside the
+    contact-message log, which never changes. A message's mark goes with it when its sender's
+    address is erased."""
+
+    def mark(self, message_id: int, *, by: str, at: datetime) -> MessageHandlingRecord | None:
+        """Mark the message handled; its mark (the earlier one when it already had one), or
+        ``None`` when there is no such message."""
+
+    def clear(self, message_id: int) -> bool:
+        """Take the message's mark away; whether it had one."""
+
+    def of(self, message_ids: Sequence[int]) -> dict[int, MessageHandlingRecord]:
+        """The marks of those of ``message_ids`` that have one, by message id."""
+
+    def unhandled_page_desc(
+        self, *, before_id: int | None, limit: int
+    ) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages without a mark, with id below ``before_id`` (``None``: from
+        the newest), newest first. Keyset on the primary key, never OFFSET."""

@@ -16,7 +16,12 @@ from datetime import date
 from typing import Protocol
 
 from .access_records import ApiKeyRecord, ConnectionRecord
-from .admin import AdminAuditRepository, AdminSessionRepository, AdminUserRepository
+from .admin import (
+    AdminAuditRepository,
+    AdminSessionRepository,
+    AdminUserRepository,
+    MessageHandlingRepository,
+)
 from .analytics import AnalyticsRepository, DayRollupRepository, LlmUsageRepository
 from .host import SubscriberRepository
 from .internal import (
@@ -88,6 +93,9 @@ class UnitOfWork(Protocol):
 
     @property
     def admin_audit(self) -> AdminAuditRepository: ...
+
+    @property
+    def message_handling(self) -> MessageHandlingRepository: ...
 
 
 class Storage(Protocol):

@@ -66,6 +66,33 @@ class AdminConformance(NeedsStorage):
             assert uow.admin_users.count(role="owner") == 2
             assert uow.admin_users.count() == 3
 
+    def test_message_handling_marks_once_and_goes_with_the_message(self, storage: Any) -> None:
+        later = T0 + timedelta(hours=1)
+        with storage.transaction() as uow:
+            ids = [
+                uow.messages.add(email=email, name=None, message="m", submitted_at=T0).id
+                for email in ("a@example.org", "b@example.org", "c@example.org")
+            ]
+            assert uow.message_handling.mark(ids[1], by="ada", at=T0) is not None
+            assert uow.message_handling.mark(max(ids) + 1, by="ada", at=T0) is None
+        with storage.transaction() as uow:
+            again = uow.message_handling.mark(ids[1], by="bob", at=later)
+            assert (again.handled_by, again.handled_at) == ("ada", T0)  # the first mark stays
+            assert set(uow.message_handling.of(ids)) == {ids[1]}
+            assert uow.message_handling.of([]) == {}
+            unhandled = uow.message_handling.unhandled_page_desc(before_id=None, limit=5)
+            assert [record.id for record in unhandled] == [ids[2], ids[0]]
+            older = uow.message_handling.unhandled_page_desc(before_id=ids[2], limit=5)
+            assert [record.id for record in older] == [ids[0]]
+            assert uow.message_handling.clear(ids[1]) is True
+            assert uow.message_handling.clear(ids[1]) is False
+            uow.message_handling.mark(ids[0], by="ada", at=T0)
+        with storage.transaction() as uow:
+            assert uow.messages.delete_from("a@example.org") == 1
+        with storage.transaction(write=False) as uow:
+            assert uow.message_handling.of(ids) == {}
+            assert uow.messages.list_page_desc(before_id=None, limit=5)[0].id == ids[2]
+
     def test_admin_password_hash_replaced_and_user_deleted(self, storage: Any) -> None:
         with storage.transaction() as uow:
             uow.admin_users.add(

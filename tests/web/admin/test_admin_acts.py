@@ -66,6 +66,17 @@ def _connection(service: Any) -> dict[str, str]:
     return {}
 
 
+def _message(service: Any) -> dict[str, str]:
+    record = service.messages.record(READER, None, "Hello")
+    return {"message_id": str(record.id)}
+
+
+def _handled_message(service: Any) -> dict[str, str]:
+    fields = _message(service)
+    service.messages.mark_handled(int(fields["message_id"]), by="ada")
+    return fields
+
+
 def _other_user(service: Any) -> dict[str, str]:
     service.admin_access.create_user("hopper", PASSWORD)
     return {}
@@ -91,6 +102,8 @@ SAMPLES = {
     paths.SUBSCRIBER_BOUNCE: Sample({"email": BOUNCED}, prepare=_subscriber(BOUNCED)),
     paths.SUBSCRIBER_ERASE: Sample({"email": READER}, query=f"email={READER}"),
     paths.SUBSCRIBERS_EXPORT: Sample(status=200),
+    paths.MESSAGE_HANDLED: Sample(prepare=_message),
+    paths.MESSAGE_UNHANDLED: Sample(prepare=_handled_message),
     paths.ISSUES_DIGEST: Sample({"kind": "test", "content": json.dumps(sample_issue_content())}),
     paths.LISTSOURCE: Sample({"user": "platform", "key": "list-key-0123456789"}),
     paths.LISTSOURCE_OFF: Sample(),

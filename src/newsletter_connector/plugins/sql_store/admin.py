@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
 
 from sqlalchemy import delete, func, insert, select, update
 
 from ...errors import InvalidRequest
-from ...storage.access_records import AdminAuditRecord, AdminSessionRecord, AdminUserRecord
+from ...storage.access_records import (
+    AdminAuditRecord,
+    AdminSessionRecord,
+    AdminUserRecord,
+    MessageHandlingRecord,
+)
+from ...storage.records import ContactMessageRecord
 from .record_builders import record_of
 from .repository import SqlRepository
-from .tables import admin_audit, admin_sessions, admin_users
+from .tables import admin_audit, admin_sessions, admin_users, contact_messages, message_handling
+from .upserts import insert_ignoring_duplicates
 
 
 class SqlAdminUsers(SqlRepository):
@@ -147,3 +155,51 @@ class SqlAdminAudit(SqlRepository):
             update(admin_audit).where(admin_audit.c.target == target).values(target=replacement)
         )
         return int(self.connection.execute(statement).rowcount)
+
+
+class SqlMessageHandling(SqlRepository):
+    """``MessageHandlingRepository`` on ``nc_message_handling``."""
+
+    def mark(self, message_id: int, *, by: str, at: datetime) -> MessageHandlingRecord | None:
+        # Locked (PostgreSQL), so an erasure of the message waits for this mark's transaction.
+        exists = select(contact_messages.c.id).where(contact_messages.c.id == message_id)
+        if self.connection.scalar(exists.with_for_update()) is None:
+            return None
+        # Two admins marking at once: the first mark stays, the second adds nothing.
+        self.connection.execute(
+            insert_ignoring_duplicates(self.connection.dialect.name, message_handling).values(
+                message_id=message_id, handled_by=by, handled_at=at
+            )
+        )
+        return self.of([message_id])[message_id]
+
+    def clear(self, message_id: int) -> bool:
+        result = self.connection.execute(
+            delete(message_handling).where(message_handling.c.message_id == message_id)
+        )
+        return bool(result.rowcount)
+
+    def of(self, message_ids: Sequence[int]) -> dict[int, MessageHandlingRecord]:
+        if not message_ids:
+            return {}
+        rows = self.connection.execute(
+            select(message_handling).where(message_handling.c.message_id.in_(list(message_ids)))
+        ).mappings()
+        return {row["message_id"]: record_of(MessageHandlingRecord, row) for row in rows}
+
+    def unhandled_page_desc(
+        self, *, before_id: int | None, limit: int
+    ) -> list[ContactMessageRecord]:
+        marked = select(message_handling.c.message_id).where(
+            message_handling.c.message_id == contact_messages.c.id
+        )
+        query = (
+            select(contact_messages)
+            .where(~marked.exists())
+            .order_by(contact_messages.c.id.desc())
+            .limit(limit)
+        )
+        if before_id is not None:
+            query = query.where(contact_messages.c.id < before_id)
+        rows = self.connection.execute(query).mappings()
+        return [record_of(ContactMessageRecord, row) for row in rows]

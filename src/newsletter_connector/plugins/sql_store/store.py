@@ -19,7 +19,7 @@ from ...storage.unit_of_work import StorageBase
 from ...tracing import tracer_for
 from ...tracing.statements import trace_statements
 from . import migrate
-from .admin import SqlAdminAudit, SqlAdminSessions, SqlAdminUsers
+from .admin import SqlAdminAudit, SqlAdminSessions, SqlAdminUsers, SqlMessageHandling
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
 from .day_rollups import SqlDayRollups
 from .engine import (
@@ -128,6 +128,10 @@ class SqlUnitOfWork:
     @cached_property
     def admin_audit(self) -> SqlAdminAudit:
         return SqlAdminAudit(self.connection)
+
+    @cached_property
+    def message_handling(self) -> SqlMessageHandling:
+        return SqlMessageHandling(self.connection)
 
 
 class SqlStorage(StorageBase):

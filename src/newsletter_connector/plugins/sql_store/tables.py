@@ -17,6 +17,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     Float,
+    ForeignKey,
     Index,
     Integer,
     MetaData,
@@ -151,6 +152,21 @@ contact_messages = Table(
     Column("name", String(200)),
     Column("message", Text, nullable=False),
     Column("submitted_at", DateTime, nullable=False),
+)
+
+# An admin's mark that a message was handled; the message row itself never changes. Erasing
+# the sender's messages takes their marks with them.
+message_handling = Table(
+    "nc_message_handling",
+    metadata,
+    Column(
+        "message_id",
+        Id,
+        ForeignKey("nc_contact_messages.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("handled_by", String(200), nullable=False),
+    Column("handled_at", DateTime, nullable=False),
 )
 
 analytics_events = Table(

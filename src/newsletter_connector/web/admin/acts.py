@@ -9,7 +9,17 @@ more than one expression. A new act is a new row (and its form on a page).
 from __future__ import annotations
 
 from ...errors import NewsletterError
-from . import admin_users, api_keys, connection, issues, login, outbox_failed, settings, subscribers
+from . import (
+    admin_users,
+    api_keys,
+    connection,
+    issues,
+    login,
+    messages,
+    outbox_failed,
+    settings,
+    subscribers,
+)
 from .act import AdminAct
 from .paths import (
     ADMIN_USER_DELETE,
@@ -24,6 +34,8 @@ from .paths import (
     LISTSOURCE_OFF,
     LOGIN,
     LOGOUT,
+    MESSAGE_HANDLED,
+    MESSAGE_UNHANDLED,
     OUTBOX_FAILED,
     OUTBOX_FAILED_REPLAY,
     OUTBOX_REPLAY,
@@ -83,6 +95,8 @@ ACTS: tuple[AdminAct, ...] = (
         action="subscribers.export",
         perform=subscribers.export_confirmed,
     ),
+    AdminAct(path=MESSAGE_HANDLED, action="message.handled", perform=messages.mark_handled),
+    AdminAct(path=MESSAGE_UNHANDLED, action="message.unhandled", perform=messages.mark_unhandled),
     AdminAct(
         path=ISSUES_DIGEST,
         action="issue.digest",
