@@ -8,6 +8,10 @@ the pages' Content-Security-Policy (``style-src 'self'``) refuses inline ``<styl
 font), which the policy leaves alone. The colours keep
 at least 4.5:1 against the white background, and series differ by dash pattern too (solid,
 dashed, dotted, dash-dot; the legend draws each series' line).
+
+A range ending today ends on a day that is not over: its label says "so far", the stretch of
+each line into it is drawn faint and dotted, and the description says why, so its smaller
+figures read as a day in progress rather than a fall.
 """
 
 from __future__ import annotations
@@ -44,15 +48,29 @@ _STYLE = Style(
 )
 
 
+#: Appended to the label of a day not over yet, and said in the description.
+SO_FAR = "so far"
+#: How the stretch of a line into a day not over yet is drawn: faint and dotted.
+PARTIAL_STRETCH = {"stroke-dasharray": "2,5", "stroke-opacity": "0.55"}
+
+
 def daily_lines(
-    *, title: str, description: str, days: Sequence[date], series: Mapping[str, Sequence[int]]
+    *,
+    title: str,
+    description: str,
+    days: Sequence[date],
+    series: Mapping[str, Sequence[int]],
+    today: date | None = None,
 ) -> str:
     """A line chart of one value per day for each named series, as SVG markup.
 
     ``description`` is the text alternative (what the chart shows and where its figures are);
     every series has one value per day of ``days``. Ranges up to :data:`DOTS_UP_TO_DAYS` days
-    mark each day with a dot (so a one-day range shows its value).
+    mark each day with a dot (so a one-day range shows its value). When the last day is
+    ``today`` it is marked as a day in progress (see the module's docstring).
     """
+    partial = bool(days) and days[-1] == today
+    every = max(1, len(days) // 6)  # a labelled day every ``every`` days
     chart = pygal.Line(
         style=_STYLE,
         js=(),
@@ -65,7 +83,7 @@ def daily_lines(
         legend_at_bottom=True,
         x_label_rotation=0,
         show_minor_x_labels=False,
-        x_labels_major_every=max(1, len(days) // 6),
+        x_labels_major_every=None if partial else every,
         print_values=False,
         truncate_label=-1,
         truncate_legend=-1,
@@ -74,6 +92,12 @@ def daily_lines(
         disable_xml_declaration=True,
     )
     chart.x_labels = [day.strftime("%b %d") for day in days]
+    if partial:
+        chart.x_labels[-1] += f" ({SO_FAR})"
+        # The day in progress is always labelled, whichever days the others are.
+        labelled = chart.x_labels[: len(days) - 1 - every // 2 : every]
+        chart.x_labels_major = [*labelled, chart.x_labels[-1]]
+        description += f" The last day, {days[-1]:%B %d}, is today: its figures are {SO_FAR}."
     for name, values in series.items():
         if len(values) != len(days):
             raise ValueError(f"series {name!r} has {len(values)} values for {len(days)} days")
@@ -81,7 +105,31 @@ def daily_lines(
     chart.y_labels = whole_number_ticks(
         max((max(v, default=0) for v in series.values()), default=0)
     )
-    return _accessible_svg(chart.render_tree(), title, description)
+    svg = chart.render_tree()
+    if partial:
+        _mark_last_stretch(svg)
+    return _accessible_svg(svg, title, description)
+
+
+def _mark_last_stretch(svg: ElementTree.Element) -> None:
+    """Split the last stretch off each series' line (``M x,y L x,y x,y ...``, pygal's form)
+    into a path of its own drawn as :data:`PARTIAL_STRETCH`."""
+    for parent in svg.iter():
+        for line in list(parent):
+            if _local(line.tag) != "path" or "reactive" not in line.get("class", "").split():
+                continue
+            points = line.get("d", "").replace("M", " ").replace("L", " ").split()
+            if len(points) < 4:
+                continue  # a single day: no stretch to draw
+            pairs = [f"{points[i]} {points[i + 1]}" for i in range(0, len(points) - 1, 2)]
+            line.set("d", f"M{pairs[0]} L" + " ".join(pairs[1:-1]))
+            stretch = ElementTree.Element(
+                line.tag,
+                {**line.attrib, "d": f"M{pairs[-2]} L{pairs[-1]}", "class": "line partial"},
+            )
+            parent.insert(list(parent).index(line) + 1, stretch)
+            if len(pairs) == 2:  # two days: the stretch is the whole line
+                parent.remove(line)
 
 
 def whole_number_ticks(top: int, *, most: int = 8) -> list[int]:
@@ -176,7 +224,9 @@ def _draw_series_line(element: ElementTree.Element, series: int) -> None:
         {"stroke": SERIES_COLOURS[series % len(SERIES_COLOURS)], "stroke-width": "2.5"}
     )
     dashes = SERIES_DASHES[series % len(SERIES_DASHES)]
-    if dashes:
+    if "partial" in element.get("class", "").split():
+        element.attrib.update(PARTIAL_STRETCH)
+    elif dashes:
         element.set("stroke-dasharray", dashes)
 
 

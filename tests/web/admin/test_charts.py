@@ -9,6 +9,7 @@ from xml.etree import ElementTree
 import pytest
 
 from newsletter_connector.web.charts import (
+    PARTIAL_STRETCH,
     SERIES_COLOURS,
     SERIES_DASHES,
     daily_lines,
@@ -92,6 +93,53 @@ def test_series_differ_by_dash_pattern_in_the_plot_and_the_legend() -> None:
     assert not [
         e for e in root.iter() if _local(e.tag) == "rect" and "color-" in e.get("class", "")
     ]
+
+
+def _texts(root: ElementTree.Element) -> list[str]:
+    return [e.text or "" for e in root.iter() if _local(e.tag) == "text"]
+
+
+@pytest.mark.parametrize("days", [2, 7, 30, 90])
+def test_a_range_ending_today_marks_today_as_so_far_not_as_a_fall(days: int) -> None:
+    span = [date(2026, 1, 1) + timedelta(days=n) for n in range(days)]
+    series = {"views": [40] * (days - 1) + [3], "clicks": [9] * (days - 1) + [1]}
+    root = ElementTree.fromstring(
+        daily_lines(title="t", description="d.", days=span, series=series, today=span[-1])
+    )
+    lines = _series_lines(root)
+    whole = [line for line in lines if "partial" not in line.get("class", "").split()]
+    stretches = [line for line in lines if "partial" in line.get("class", "").split()]
+    assert [_points(line) for line in whole] == ([days - 1] * 2 if days > 2 else [])
+    assert [_points(line) for line in stretches] == [2, 2]
+    for stretch, colour in zip(stretches, SERIES_COLOURS, strict=False):
+        assert stretch.get("stroke") == colour
+        assert {name: stretch.get(name) for name in PARTIAL_STRETCH} == PARTIAL_STRETCH
+    label = f"{span[-1]:%b %d} (so far)"
+    assert label in _texts(root)  # labelled whichever days the others are
+    texts = {element.get("id"): element.text for element in root.iter()}
+    description = texts[root.get("aria-labelledby", "").split()[1]]
+    assert description.endswith(
+        f"The last day, {span[-1]:%B %d}, is today: its figures are so far."
+    )
+
+
+def test_a_range_ending_before_today_or_of_today_alone_draws_no_partial_stretch() -> None:
+    before = ElementTree.fromstring(
+        daily_lines(
+            title="t",
+            description="d",
+            days=DAYS,
+            series={"v": [1] * 30},
+            today=DAYS[-1] + timedelta(1),
+        )
+    )
+    assert not any("so far" in text for text in _texts(before))
+    assert [_points(line) for line in _series_lines(before)] == [30]
+    alone = ElementTree.fromstring(
+        daily_lines(title="t", description="d", days=DAYS[:1], series={"v": [1]}, today=DAYS[0])
+    )
+    assert f"{DAYS[0]:%b %d} (so far)" in _texts(alone)
+    assert not [line for line in _series_lines(alone) if "partial" in line.get("class", "")]
 
 
 def test_a_series_of_the_wrong_length_is_refused() -> None:

@@ -121,8 +121,9 @@ class AnalyticsPage:
             to_value=to_date.isoformat(),
             rollups=rollups,
             summary=summarise(rollups),
-            traffic_chart=_traffic_chart(rollups),
-            clicks_chart=_clicks_chart(rollups),
+            traffic_chart=_traffic_chart(rollups, today),
+            clicks_chart=_clicks_chart(rollups, today),
+            today=today.isoformat(),
         )
 
 
@@ -143,7 +144,7 @@ def _span(rollups: list[dict[str, Any]]) -> str:
     return f"each day from {first} to {last}"
 
 
-def _traffic_chart(rollups: list[dict[str, Any]]) -> str:
+def _traffic_chart(rollups: list[dict[str, Any]], today: date) -> str:
     return daily_lines(
         title="Pageviews, unique visitors and sessions per day",
         description=(
@@ -152,6 +153,7 @@ def _traffic_chart(rollups: list[dict[str, Any]]) -> str:
             "The table below gives each day."
         ),
         days=_days(rollups),
+        today=today,
         series={
             "Pageviews": [r["pageviews"] for r in rollups],
             "Unique visitors": [r["unique_visitors"] for r in rollups],
@@ -160,7 +162,7 @@ def _traffic_chart(rollups: list[dict[str, Any]]) -> str:
     )
 
 
-def _clicks_chart(rollups: list[dict[str, Any]]) -> str:
+def _clicks_chart(rollups: list[dict[str, Any]], today: date) -> str:
     return daily_lines(
         title="Link clicks per day",
         description=(
@@ -168,5 +170,6 @@ def _clicks_chart(rollups: list[dict[str, Any]]) -> str:
             "The table below gives each day."
         ),
         days=_days(rollups),
+        today=today,
         series={"Link clicks": [r["link_clicks"] for r in rollups]},
     )

@@ -53,6 +53,7 @@ class DashboardPage:
             ranges=[(n, f"{self.pages.url(HOME)}?days={n}") for n in DASHBOARD_RANGES],
             span=len(board.days),
             chart=_chart(board),
+            today=board.now.date(),
             oldest_pending=_duration(board.oldest_pending_age),
             platform_host=urlsplit(board.connection.platform).netloc if board.connection else None,
         )
@@ -81,6 +82,7 @@ def _chart(board: Dashboard) -> str:
             f"bounces {sum(d.bounces for d in days)}. The table below gives each day."
         ),
         days=[d.day for d in days],
+        today=board.now.date(),
         series={
             "Signups": [d.signups for d in days],
             "Unsubscribes": [d.unsubscribes for d in days],
