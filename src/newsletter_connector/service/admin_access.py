@@ -145,9 +145,7 @@ class AdminAccessService:
         if acting_user is not None and username == acting_user:
             raise InvalidRequest("you cannot delete your own admin user", field="username")
         with self.context.storage.transaction() as uow:
-            user = uow.admin_users.get(username)
-            if user is None:
-                raise NotFound(f"no admin user {username!r}")
+            user = self._existing_user(uow, username)
             if uow.admin_users.count() > 1:  # deleting the only user turns the area off
                 self._keep_an_owner(uow, user)
             uow.admin_users.delete(username)
@@ -165,12 +163,18 @@ class AdminAccessService:
         if acting_user is not None and username == acting_user:
             raise InvalidRequest("you cannot change your own role", field="username")
         with self.context.storage.transaction() as uow:
-            user = uow.admin_users.get(username)
-            if user is None:
-                raise NotFound(f"no admin user {username!r}")
+            user = self._existing_user(uow, username)
             if role != OWNER:
                 self._keep_an_owner(uow, user)
             uow.admin_users.set_role(username, role)
+
+    @staticmethod
+    def _existing_user(uow: UnitOfWork, username: str) -> AdminUserRecord:
+        """:raises NotFound: no admin user ``username``."""
+        user = uow.admin_users.get(username)
+        if user is None:
+            raise NotFound(f"no admin user {username!r}")
+        return user
 
     @staticmethod
     def _keep_an_owner(uow: UnitOfWork, leaving: AdminUserRecord) -> None:
