@@ -34,7 +34,7 @@ from bench.dashboard import COLUMNS, NOW, _median_seconds, joined_over_a_year
 from bench.harness import database, report
 from bench.subscriber_walk import bulk_load as load_subscribers
 from newsletter_connector import NewsletterService, Settings, create_app
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.pages.csrf import COOKIE_NAME as LOGIN_CSRF_COOKIE
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     backend = "postgresql" if args.database_url else "sqlite"
     first_day = NOW.date() - timedelta(days=DAYS - 1)
     with database(args.database_url) as url:
-        storage = SqlStorage(make_engine(url))
+        storage = BuiltinSqlStorage(make_engine(url))
         settings = Settings(
             database_url=url,
             base_url="https://news.example/newsletter",

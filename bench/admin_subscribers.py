@@ -27,7 +27,7 @@ import time
 from bench.harness import database, report
 from bench.subscriber_walk import STATUSES, bulk_load, rss_mib
 from newsletter_connector import NewsletterService, Settings
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.service.subscriber_export import confirmed_csv
 
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     backend = "postgresql" if args.database_url else "sqlite"
     with database(args.database_url) as url:
-        storage = SqlStorage(make_engine(url))
+        storage = BuiltinSqlStorage(make_engine(url))
         bulk_load(storage, args.count)
         settings = Settings(
             database_url=url, base_url="https://bench.example/news", site_secret="bench-secret"

@@ -24,7 +24,7 @@ from sqlalchemy import text
 from bench.harness import database, report
 from bench.subscriber_walk import bulk_load
 from newsletter_connector import NewsletterService, Settings
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 
 NOW = datetime(2026, 11, 25, 12, 0)
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     backend = "postgresql" if args.database_url else "sqlite"
     with database(args.database_url) as url:
-        storage = SqlStorage(make_engine(url))
+        storage = BuiltinSqlStorage(make_engine(url))
         settings = Settings(database_url=url, base_url="https://news.example/newsletter")
         service = NewsletterService.build(settings, storage=storage, clock=lambda: NOW)
         began = time.perf_counter()

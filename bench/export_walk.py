@@ -22,7 +22,7 @@ from bench.bulk_load import bulk_load, synthetic_events
 from bench.harness import BENCH_WORKER, database, report
 from newsletter_connector import NewsletterService, Settings, create_app
 from newsletter_connector.gunicorn_app import freeze_loaded_app
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 
 TOKEN = "bench-export-token-0123456789"
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     backend = "postgresql" if args.database_url else "sqlite"
     with database(args.database_url) as url:
-        storage = SqlStorage(make_engine(url))
+        storage = BuiltinSqlStorage(make_engine(url))
         settings = Settings(database_url=url, base_url="https://news.example/newsletter")
         service = NewsletterService.build(settings, storage=storage)
         bulk_load(storage.engine, synthetic_events(args.size, datetime(2026, 1, 1), 30))

@@ -19,7 +19,7 @@ from sqlalchemy import text
 from bench.bulk_load import bulk_load, synthetic_events
 from bench.harness import database, report
 from newsletter_connector import NewsletterService, Settings
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 
 START = datetime(2026, 1, 1)
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     backend = "postgresql" if args.database_url else "sqlite"
     with database(args.database_url) as url:
-        storage = SqlStorage(make_engine(url))
+        storage = BuiltinSqlStorage(make_engine(url))
         settings = Settings(database_url=url, base_url="https://news.example/newsletter")
         service = NewsletterService.build(settings, storage=storage)
         began = time.perf_counter()

@@ -37,7 +37,7 @@ from sqlalchemy import text
 from bench.harness import BENCH_WORKER, database, report
 from newsletter_connector import NewsletterService, Settings, create_app
 from newsletter_connector.gunicorn_app import freeze_loaded_app
-from newsletter_connector.plugins.sql_store import SqlStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 
 CHUNK = 20_000
@@ -77,7 +77,7 @@ def rows(count: int) -> Iterator[tuple[Any, ...]]:
 
 
 def bulk_load(
-    storage: SqlStorage,
+    storage: BuiltinSqlStorage,
     count: int,
     rows: Callable[[int], Iterator[tuple[Any, ...]]] = rows,
     columns: tuple[str, ...] = COLUMNS,
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     backend = "postgresql" if args.database_url else "sqlite"
     with database(args.database_url) as url:
-        storage = SqlStorage(make_engine(url))
+        storage = BuiltinSqlStorage(make_engine(url))
         began = time.perf_counter()
         bulk_load(storage, args.count)
         setup = time.perf_counter() - began
