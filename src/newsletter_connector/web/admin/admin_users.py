@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 import falcon
 
-from ...descriptors import EDITOR, OWNER
+from ...descriptors import ADMIN_ROLES, EDITOR
 from ...errors import InvalidRequest, NotFound
 from .act import ActCall, Unavailable
 from .base import AdminPages
@@ -75,7 +75,7 @@ class AdminUsersPage:
             error_field=error.field if error else None,
             list_error=list_error,
             username=username[:200],
-            role=role if role in (OWNER, EDITOR) else EDITOR,
+            role=role if role in ADMIN_ROLES else EDITOR,
             create_url=self.pages.url(ADMIN_USERS),
             role_url=self.pages.url(ADMIN_USER_ROLE),
         )

@@ -10,7 +10,9 @@ from urllib.parse import quote, urlencode
 import falcon
 
 from ...errors import InvalidRequest, NotFound
+from ...service.cursors import MAX_ID
 from ...storage.records import ContactMessageRecord
+from ..params import decimal_integer
 from .act import ActCall, Done
 from .base import AdminPages
 from .gate import signed_in
@@ -110,10 +112,10 @@ class MessagesPage:
 
 def _message_id(call: ActCall) -> int:
     """The form's ``message_id``; a 404 for anything but a message id's digits."""
-    text = call.form.get("message_id")
-    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 2**63:
+    message_id = decimal_integer(call.form.get("message_id"))
+    if message_id is None or not 0 < message_id <= MAX_ID:
         raise falcon.HTTPNotFound()
-    return int(text)
+    return message_id
 
 
 def mark_handled(call: ActCall) -> Done:
