@@ -1,5 +1,5 @@
-"""``newsletter-connector subscribers show|bounce|unsubscribe``, through click's runner against
-the test database."""
+"""``newsletter-connector subscribers show|bounce|unsubscribe|resend-confirmation``, through
+click's runner against the test database."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ def run(newsletter_settings: Any, newsletter_storage: Any) -> Any:
         "NEWSLETTER_CONFIG": "",
     }
 
-    def invoke(*args: str) -> Any:
-        return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+    def invoke(*args: str, **more_env: str) -> Any:
+        return CliRunner().invoke(cli, list(args), env={**env, **more_env}, catch_exceptions=False)
 
     return invoke
 
@@ -120,7 +120,31 @@ def test_unsubscribe_moves_any_status_once(run: Any, newsletter_service: Any) ->
     assert _types(newsletter_service).count("newsletter.unsubscribed") == 1
 
 
-@pytest.mark.parametrize("act", ["bounce", "unsubscribe"])
+def test_resend_confirmation_queues_a_signup_once_per_interval(
+    run: Any, newsletter_service: Any
+) -> None:
+    newsletter_service.subscribers.subscribe({"email": "p@example.org"})
+    soon = run("subscribers", "resend-confirmation", "P@example.org")
+    assert soon.exit_code == 0
+    assert soon.output == (
+        "subscriber: announced less than confirmation_resend_interval ago; nothing queued\n"
+    )
+    assert _types(newsletter_service) == ["newsletter.signup"]
+    every_time = {"NEWSLETTER_CONFIRMATION_RESEND_INTERVAL": "0"}
+    queued = run("subscribers", "resend-confirmation", "p@example.org", **every_time)
+    assert queued.output == "subscriber: pending; newsletter.signup queued\n"
+    assert _types(newsletter_service) == ["newsletter.signup", "newsletter.signup"]
+    acts = [(act.action, act.target) for act in newsletter_service.admin_audit.latest(5)]
+    assert acts == [("subscriber.resend_confirmation", "p@example.org")] * 2
+    newsletter_service.subscribers.unsubscribe("p@example.org")
+    refused = run("subscribers", "resend-confirmation", "p@example.org", **every_time)
+    assert refused.exit_code == 1
+    assert refused.output == (
+        "error: only a pending subscriber is sent a confirmation; this one is unsubscribed\n"
+    )
+
+
+@pytest.mark.parametrize("act", ["bounce", "unsubscribe", "resend-confirmation"])
 def test_acts_on_an_unknown_address_exit_1_and_change_nothing(
     run: Any, newsletter_service: Any, act: str
 ) -> None:

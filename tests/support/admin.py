@@ -71,7 +71,9 @@ def session(client: Any, admin_user: str) -> str:
 def post_form(client: Any, path: str, fields: dict[str, str], **options: Any) -> Any:
     """POST ``fields`` form-encoded from the site's own origin (``options`` go to falcon)."""
     headers = {**FORM, "Origin": ORIGIN, **options.pop("headers", {})}
-    return client.simulate_post(path, body=urlencode(fields), headers=headers, **options)
+    return client.simulate_post(
+        path, body=urlencode(fields, doseq=True), headers=headers, **options
+    )
 
 
 def login_attempt(client: Any, username: str, password: str, **headers: str) -> Any:

@@ -15,7 +15,7 @@ from .context import CliState, fail, pass_state, reports_errors
 
 @click.group("subscribers")
 def subscribers() -> None:
-    """One subscriber: show, mark bounced, unsubscribe."""
+    """One subscriber: show, mark bounced, unsubscribe, resend the confirmation."""
 
 
 @subscribers.command("show")
@@ -78,6 +78,26 @@ def subscribers_unsubscribe(state: CliState, email: str) -> None:
     after = service.subscribers.unsubscribe(email)
     state.audit("subscriber.unsubscribe", after.email)
     _report(before, after, "newsletter.unsubscribed")
+
+
+@subscribers.command("resend-confirmation")
+@click.argument("email")
+@pass_state
+@reports_errors
+def subscribers_resend_confirmation(state: CliState, email: str) -> None:
+    """Ask the platform to send pending EMAIL's confirmation email again: queues
+    ``newsletter.signup``, at most once per ``confirmation_resend_interval`` since the last
+    announcement (a signup, a re-submitted signup or a resend). Exit status 1 when no
+    subscriber has EMAIL or it is not pending."""
+    service = state.service()
+    result = service.subscribers.resend_confirmation(_existing(service, email).email)
+    state.audit("subscriber.resend_confirmation", result.record.email)
+    if not result.queued:
+        click.echo(
+            "subscriber: announced less than confirmation_resend_interval ago; nothing queued"
+        )
+        return
+    click.echo("subscriber: pending; newsletter.signup queued")
 
 
 def _find(service: NewsletterService, email: str) -> SubscriberRecord | None:

@@ -13,13 +13,15 @@ from urllib.parse import urlsplit
 
 from ..errors import DbUnavailable, InvalidRequest, Unauthorized
 from ..https_rule import carries_credentials, scheme_allowed, with_lowercase_scheme
+from ..model.contact import normalise_email
 from ..plugin_manager import outbound_transports, pick
 from ..short_reads import short_reads
 from ..storage.access_records import ApiKeyRecord, ConnectionRecord
-from ..storage.outbox_records import OutboxBatchRecord, OutboxStatus
+from ..storage.outbox_records import OutboxBatchRecord, OutboxStatus, SubscriberEventRecord
 from ..storage.transport import header_safe_token
 from .connection_check import ConnectionCheck, check_connection
 from .context import ServiceContext, digests_equal, sha256_hex
+from .events import subscriber_key
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +261,14 @@ class AdminService:
         """The queue's counts (``outbox status``, the metrics and the admin page)."""
         with self.context.storage.transaction(write=False) as uow:
             return uow.outbox.status()
+
+    def events_about(self, email: str, limit: int = 20) -> list[SubscriberEventRecord]:
+        """The newest ``limit`` events about ``email`` still stored (undelivered, or delivered
+        within the runner's retention), newest first, with their delivery state.
+        :class:`InvalidRequest` for a bad address."""
+        key = subscriber_key(self.context, normalise_email(email))
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.outbox.events_about(key, limit=limit)
 
     def failed_batches(
         self, *, after: str | None = None, limit: int = 100

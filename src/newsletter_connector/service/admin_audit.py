@@ -33,3 +33,8 @@ class AdminAuditService:
         """Up to ``limit`` acts, newest first; ``before_id`` (the last id of a page) pages on."""
         with self.context.storage.transaction(write=False) as uow:
             return uow.admin_audit.latest(limit, before_id=before_id)
+
+    def latest_about(self, target: str, limit: int = 20) -> list[AdminAuditRecord]:
+        """Up to ``limit`` acts on ``target`` (an address, a key label), newest first."""
+        with self.context.storage.transaction(write=False) as uow:
+            return uow.admin_audit.latest_about(target[:MAX_TARGET_LENGTH], limit=limit)

@@ -94,6 +94,15 @@ class SubscribeResult:
 
 
 @dataclass(frozen=True)
+class ResendResult:
+    """What ``resend_confirmation`` did: ``queued`` is false when the last announcement was
+    too recent to announce again."""
+
+    record: SubscriberRecord
+    queued: bool
+
+
+@dataclass(frozen=True)
 class ErasureResult:
     """What an erasure did (the address is returned to the caller, never stored);
     ``previous_status`` is ``None`` when the address had no subscriber; ``discarded_events``
@@ -321,6 +330,29 @@ class SubscriberService:
         so of concurrent re-submits at most one wins)."""
         interval = timedelta(seconds=self.context.settings.confirmation_resend_interval)
         return uow.subscribers.mark_announced(record.id, at=now, unless_since=now - interval)
+
+    def resend_confirmation(self, email: str) -> ResendResult:
+        """Ask the platform to send a pending reader's confirmation email again (the admin's
+        "Resend the confirmation email", CLI ``subscribers resend-confirmation``): queues
+        ``newsletter.signup`` as a re-submitted signup does, under the same rule, at most once
+        per ``confirmation_resend_interval`` since the last announcement.
+
+        :raises InvalidRequest: naming ``status`` when the subscriber is not pending.
+        :raises NotFound: no such subscriber.
+        """
+        address = normalise_email(email)
+        with self.context.storage.transaction() as uow:
+            record = self._by_email(uow, address)
+            if record.status != "pending":
+                raise InvalidRequest(
+                    f"only a pending subscriber is sent a confirmation; this one is "
+                    f"{record.status}",
+                    field="status",
+                )
+            queued = self._may_announce_again(uow, record, self.context.clock())
+            if queued:
+                self._queue(uow, "newsletter.signup", record)
+            return ResendResult(record, queued=queued)
 
     # -- transitions -------------------------------------------------------------------------
 

@@ -85,6 +85,10 @@ class AdminAuditRepository(Protocol):
         """Up to ``limit`` acts, newest first, only those with ``id < before_id`` when given
         (the keyset of the next page)."""
 
+    def latest_about(self, target: str, *, limit: int) -> list[AdminAuditRecord]:
+        """Up to ``limit`` acts whose target is ``target``, newest first (one range read of
+        the target index)."""
+
     def replace_target(self, target: str, replacement: str) -> int:
         """Make every act whose target is ``target`` name ``replacement`` instead (an erasure:
         the address becomes its keyed hash); how many acts changed."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from .outbox_records import ClaimedBatch, OutboxBatchRecord, OutboxStatus
+from .outbox_records import ClaimedBatch, OutboxBatchRecord, OutboxStatus, SubscriberEventRecord
 
 
 class OutboxDeliveryRepository(Protocol):
@@ -97,3 +97,8 @@ class OutboxRepository(OutboxDeliveryRepository, Protocol):
     def discard_for_subscriber(self, subscriber_key: str) -> int:
         """Erase every stored event carrying this subscriber's address, delivered or not; how
         many of them were still undelivered."""
+
+    def events_about(self, subscriber_key: str, *, limit: int) -> list[SubscriberEventRecord]:
+        """The newest ``limit`` stored events carrying this subscriber's address, newest
+        first, each with its batch's delivery state (pruned delivered events are gone). One
+        index range read, and one index look-up on ``last_seq`` per event."""

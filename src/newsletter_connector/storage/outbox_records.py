@@ -16,6 +16,7 @@ __all__ = [
     "OutboxBatchRecord",
     "OutboxEvent",
     "OutboxStatus",
+    "SubscriberEventRecord",
 ]
 
 
@@ -102,6 +103,19 @@ class OutboxBatchRecord:
     created_at: datetime
     settled_at: datetime | None
     event_count: int
+
+
+@dataclass(frozen=True)
+class SubscriberEventRecord:
+    """An event about one subscriber as the admin shows it (no payload): what it was, when it
+    was queued, and its batch's ``state`` (``None``: not in a batch yet), ``attempts`` and
+    ``settled_at`` (when delivered or failed for good)."""
+
+    event_type: str
+    occurred_at: datetime
+    state: str | None
+    attempts: int
+    settled_at: datetime | None
 
 
 @dataclass(frozen=True)

@@ -181,3 +181,19 @@ class AdminConformance(NeedsStorage):
         with storage.transaction(write=False) as uow:
             targets = [act.target for act in uow.admin_audit.latest(10)]
         assert targets == [None, "k" * 64, "b@example.org", "k" * 64]
+
+    def test_admin_audit_latest_about_one_target_newest_first(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            for n, target in enumerate(["a@example.org", "b@example.org", "a@example.org"] * 2):
+                uow.admin_audit.add(
+                    at=T0 + timedelta(seconds=n),
+                    actor=f"admin-{n}",
+                    action="subscriber.edit",
+                    target=target,
+                    client_hash=None,
+                )
+        with storage.transaction(write=False) as uow:
+            about = uow.admin_audit.latest_about("a@example.org", limit=3)
+            assert [act.actor for act in about] == ["admin-5", "admin-3", "admin-2"]
+            assert {act.target for act in about} == {"a@example.org"}
+            assert uow.admin_audit.latest_about("nobody@example.org", limit=3) == []

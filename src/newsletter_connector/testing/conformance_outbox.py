@@ -278,6 +278,37 @@ class OutboxDeliveryConformance(NeedsStorage):
         assert batch.id == first.id
         assert [e.payload for e in batch.events] == [{"n": 5}]
 
+    def test_events_about_a_subscriber_newest_first_with_their_delivery(self, storage: Any) -> None:
+        _enqueue(storage, 2, key="ann")
+        _enqueue(storage, 1, key="ben", start=2)
+        delivered = _freeze_and_claim(storage, size=1)
+        failed = _freeze_and_claim(storage, size=1)
+        _enqueue(storage, 1, key="ann", start=3)
+        sending = _freeze_and_claim(storage, size=1)  # ben's
+        _enqueue(storage, 1, key="ann", start=4)
+        with storage.transaction() as uow:
+            uow.outbox.settle_delivered([delivered.id], at=T0 + timedelta(minutes=1))
+            uow.outbox.mark_failed(failed.id, error="HTTP 400", at=T0 + timedelta(minutes=2))
+        retried = _freeze_and_claim(storage, size=1)  # ann's n=3
+        with storage.transaction() as uow:
+            uow.outbox.schedule_retry(
+                retried.id, error="HTTP 503", next_attempt_at=T0 + timedelta(hours=1)
+            )
+            about = uow.outbox.events_about("ann", limit=10)
+            assert [(e.occurred_at - T0).seconds for e in about] == [4, 3, 1, 0]
+            assert [(e.state, e.attempts) for e in about] == [
+                (None, 0),
+                ("pending", 1),
+                ("failed", 1),
+                ("delivered", 1),
+            ]
+            assert about[3].settled_at == T0 + timedelta(minutes=1)
+            assert about[0].settled_at is None and about[0].event_type == "contact.message"
+            assert [e.state for e in uow.outbox.events_about("ben", limit=10)] == ["sending"]
+            assert len(uow.outbox.events_about("ann", limit=2)) == 2
+            assert uow.outbox.events_about("nobody", limit=10) == []
+        assert sending.id not in {delivered.id, failed.id, retried.id}
+
     def test_erasing_the_newest_frozen_event_never_hides_a_later_one(self, storage: Any) -> None:
         # A later event must never reuse an erased one's seq inside a frozen range (SQLite
         # reuses the largest rowid without AUTOINCREMENT): it would count as frozen, never sent.

@@ -100,6 +100,12 @@ SAMPLES = {
     paths.API_KEYS + "/{key_id}/revoke": Sample(prepare=_key),
     paths.SUBSCRIBER_UNSUBSCRIBE: Sample({"email": READER}, prepare=_subscriber(READER)),
     paths.SUBSCRIBER_BOUNCE: Sample({"email": BOUNCED}, prepare=_subscriber(BOUNCED)),
+    paths.SUBSCRIBER_EDIT: Sample(
+        {"email": READER, "first_name": "Ann"}, prepare=_subscriber(READER)
+    ),
+    paths.SUBSCRIBER_RESEND: Sample(
+        {"email": "pending@example.org"}, prepare=_subscriber("pending@example.org")
+    ),
     paths.SUBSCRIBER_ERASE: Sample({"email": READER}, query=f"email={READER}"),
     paths.SUBSCRIBERS_EXPORT: Sample(status=200),
     paths.MESSAGE_HANDLED: Sample(prepare=_message),

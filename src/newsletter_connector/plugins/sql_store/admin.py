@@ -150,6 +150,16 @@ class SqlAdminAudit(SqlRepository):
         rows = self.connection.execute(query).mappings()
         return [record_of(AdminAuditRecord, row) for row in rows]
 
+    def latest_about(self, target: str, *, limit: int) -> list[AdminAuditRecord]:
+        query = (
+            select(admin_audit)
+            .where(admin_audit.c.target == target)
+            .order_by(admin_audit.c.id.desc())
+            .limit(limit)
+        )
+        rows = self.connection.execute(query).mappings()
+        return [record_of(AdminAuditRecord, row) for row in rows]
+
     def replace_target(self, target: str, replacement: str) -> int:
         statement = (
             update(admin_audit).where(admin_audit.c.target == target).values(target=replacement)

@@ -11,7 +11,13 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, case, delete, func, insert, select, update
 
-from ...storage.outbox_records import ClaimedBatch, NewEvent, OutboxBatchRecord, OutboxStatus
+from ...storage.outbox_records import (
+    ClaimedBatch,
+    NewEvent,
+    OutboxBatchRecord,
+    OutboxStatus,
+    SubscriberEventRecord,
+)
 from . import outbox_claims
 from .record_builders import record_of
 from .repository import SqlRepository
@@ -101,6 +107,36 @@ class SqlOutbox(SqlRepository):
         )
         self.connection.execute(delete(outbox_events).where(_e.subscriber_key == subscriber_key))
         return int(undelivered or 0)
+
+    def events_about(self, subscriber_key: str, *, limit: int) -> list[SubscriberEventRecord]:
+        # The one batch that may hold each event: the first last_seq at or above its seq.
+        holder = (
+            select(_b.id).where(_b.last_seq >= _e.seq).order_by(_b.last_seq).limit(1)
+        ).scalar_subquery()
+        events = (
+            select(_e.seq, _e.event_type, _e.occurred_at, holder.label("batch_id"))
+            .where(_e.subscriber_key == subscriber_key)
+            .order_by(_e.seq.desc())
+            .limit(limit)
+            .subquery()
+        )
+        rows = self.connection.execute(
+            select(
+                events.c.event_type,
+                events.c.occurred_at,
+                _b.state,
+                func.coalesce(_b.attempts, 0).label("attempts"),
+                _b.settled_at,
+            )
+            .select_from(
+                events.outerjoin(
+                    outbox_batches,
+                    and_(_b.id == events.c.batch_id, _b.first_seq <= events.c.seq),
+                )
+            )
+            .order_by(events.c.seq.desc())
+        ).mappings()
+        return [record_of(SubscriberEventRecord, row) for row in rows]
 
     # -- delivery (the sync runner) ----------------------------------------------------------
 

@@ -21,6 +21,7 @@ from . import (
     messages,
     outbox_failed,
     settings,
+    subscriber,
     subscribers,
 )
 from .act import ActResource
@@ -64,7 +65,7 @@ def add_routes(
     app.add_route(HOME, dashboard.DashboardPage(pages))
     app.add_route(LOGIN, login.LoginPage(pages))
     app.add_route(SUBSCRIBERS, subscribers.SubscribersPage(pages))
-    app.add_route(SUBSCRIBER, subscribers.SubscriberPage(pages))
+    app.add_route(SUBSCRIBER, subscriber.SubscriberPage(pages))
     app.add_route(MESSAGES, messages.MessagesPage(pages))
     # A larger id names no issue: the 404, never a query (SQLite raises on it).
     preview = ISSUES + f"/{{issue_id:int(min=1, max={MAX_ID})}}/preview"

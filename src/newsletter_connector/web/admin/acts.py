@@ -18,6 +18,7 @@ from . import (
     messages,
     outbox_failed,
     settings,
+    subscriber,
     subscribers,
 )
 from .act import AdminAct
@@ -42,7 +43,9 @@ from .paths import (
     OUTBOX_RETRY,
     SETTINGS,
     SUBSCRIBER_BOUNCE,
+    SUBSCRIBER_EDIT,
     SUBSCRIBER_ERASE,
+    SUBSCRIBER_RESEND,
     SUBSCRIBER_UNSUBSCRIBE,
     SUBSCRIBERS,
     SUBSCRIBERS_EXPORT,
@@ -81,6 +84,17 @@ ACTS: tuple[AdminAct, ...] = (
         path=SUBSCRIBER_BOUNCE,
         action="subscriber.bounce",
         perform=lambda call: subscribers.change_status(call, "bounce"),
+    ),
+    AdminAct(
+        path=SUBSCRIBER_EDIT,
+        action="subscriber.edit",
+        perform=subscriber.save_details,
+        shown_again=subscriber.details_refused,
+    ),
+    AdminAct(
+        path=SUBSCRIBER_RESEND,
+        action="subscriber.resend_confirmation",
+        perform=subscriber.resend_confirmation,
     ),
     AdminAct(
         path=SUBSCRIBER_ERASE,

@@ -1,6 +1,6 @@
-"""``/admin/subscribers``: find subscribers by address or its beginning, show one as the
-Newsletter API returns it (link tokens hidden) with what the platform reported, act on it
+"""``/admin/subscribers``: find subscribers by address or its beginning, act on one
 (unsubscribe, mark bounced, erase after a confirm step) and export the confirmed ones as CSV.
+One subscriber's page is :mod:`.subscriber`.
 
 Every act calls the service method its CLI twin calls (``subscribers unsubscribe``,
 ``subscribers bounce``, ``erase``) and is audited. An erasure's audit record names the
@@ -9,7 +9,6 @@ address's keyed hash, never the address: erasing means forgetting it.
 
 from __future__ import annotations
 
-import json
 from urllib.parse import urlencode
 
 import falcon
@@ -23,9 +22,7 @@ from .base import AdminPages
 from .gate import signed_in
 from .paths import (
     SUBSCRIBER,
-    SUBSCRIBER_BOUNCE,
     SUBSCRIBER_ERASE,
-    SUBSCRIBER_UNSUBSCRIBE,
     SUBSCRIBERS,
     SUBSCRIBERS_EXPORT,
 )
@@ -39,6 +36,11 @@ LABEL = "Subscribers"
 def subscriber_path(email: str) -> str:
     """The app path of the subscriber page of ``email``."""
     return f"{SUBSCRIBER}?{urlencode({'email': email})}"
+
+
+def erase_path(email: str) -> str:
+    """The app path of the step confirming the erasure of ``email``."""
+    return f"{SUBSCRIBER_ERASE}?{urlencode({'email': email})}"
 
 
 class SubscribersPage:
@@ -82,53 +84,6 @@ class SubscribersPage:
             next_url=next_url,
             search_url=self.pages.url(SUBSCRIBERS),
             export_url=self.pages.url(SUBSCRIBERS_EXPORT),
-        )
-
-
-class SubscriberPage:
-    """GET ``?email=``: the contact (link tokens hidden), the platform's reports and the acts;
-    404 (still with the reports) when no subscriber has the address."""
-
-    def __init__(self, pages: AdminPages) -> None:
-        self.pages = pages
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        admin = signed_in(req)
-        email = req.get_param("email") or ""
-        service = self.pages.service
-        try:
-            record = service.subscribers.get(email)
-        except InvalidRequest as problem:
-            self.pages.bad_request(
-                req,
-                resp,
-                admin,
-                current=LABEL,
-                title="Not an address",
-                message=problem.message,
-                back_to=SUBSCRIBERS,
-                back_text="Back to Subscribers",
-            )
-            return
-        except NotFound:
-            record = None
-        reports = service.feedback.about(email)
-        contact = None if record is None else service.subscribers.shown_contact(record)
-        self.pages.show(
-            req,
-            resp,
-            admin,
-            "subscriber.html",
-            status=falcon.HTTP_200 if record else falcon.HTTP_404,
-            current=LABEL,
-            email=email.strip().lower() if record is None else record.email,
-            record=record,
-            contact_json=json.dumps(contact, indent=2, ensure_ascii=False),
-            reports=reports,
-            unsubscribe_url=self.pages.url(SUBSCRIBER_UNSUBSCRIBE),
-            bounce_url=self.pages.url(SUBSCRIBER_BOUNCE),
-            erase_url=self.pages.url(f"{SUBSCRIBER_ERASE}?{urlencode({'email': email})}"),
-            list_url=self.pages.url(SUBSCRIBERS),
         )
 
 

@@ -1,0 +1,110 @@
+"""A subscriber in words for the admin's subscriber page: its status, its contact fields (with
+the labels the reader pages give their values) and what became of the events about it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ...storage.outbox_records import SubscriberEventRecord
+from ...storage.records import SubscriberRecord
+from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
+from ..pages.profile import masked_phone
+
+_CADENCES = dict(CADENCES)
+_CATEGORIES = dict(CATEGORIES)
+_AGE_RANGES = dict(AGE_RANGES)
+_GENDERS = dict(GENDERS)
+#: Shown for a field the reader left empty.
+NOT_GIVEN = "not given"
+
+
+def _label(labels: dict[str, str], value: str | None) -> str:
+    """The label of ``value`` (the value itself when it has none), or :data:`NOT_GIVEN`."""
+    return labels.get(value, value) if value else NOT_GIVEN
+
+
+def when(moment: datetime | None) -> str:
+    """``moment`` as the admin pages write times (UTC, to the minute)."""
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else NOT_GIVEN
+
+
+def status_words(record: SubscriberRecord) -> str:
+    """One sentence: the status, since when (when that was stamped) and what it means."""
+    if record.status == "confirmed":
+        return f"Confirmed{_since(record.confirmed_at)}: gets the newsletter."
+    if record.status == "pending":
+        return (
+            f"Pending{_since(record.created_at)}: has not followed the link in the "
+            "confirmation email yet, so gets no newsletter."
+        )
+    if record.status == "unsubscribed":
+        return f"Unsubscribed{_since(record.unsubscribed_at)}: gets no newsletter."
+    return (
+        f"Bounced{_since(record.bounced_at)}: mail to this address could not be delivered, "
+        "so it gets no newsletter."
+    )
+
+
+def _since(moment: datetime | None) -> str:
+    return f" since {when(moment)}" if moment else ""
+
+
+def details(record: SubscriberRecord) -> list[tuple[str, str]]:
+    """The contact's fields as (label, words) pairs, in the order the page lists them. The
+    phone shows only its last four digits, as on the reader's own page."""
+    name = " ".join(part for part in (record.first_name, record.last_name) if part)
+    gender = _label(_GENDERS, record.gender)
+    if record.gender == "self_described" and record.gender_self:
+        gender = f"{gender}: {record.gender_self}"
+    pairs = [
+        ("Name", name or NOT_GIVEN),
+        ("ZIP code", record.zip or NOT_GIVEN),
+        *(
+            (topic.label, _CADENCES[getattr(record.prefs, topic.attr)].replace("Never", "Off"))
+            for topic in TOPICS
+        ),
+        (
+            "Topics",
+            ", ".join(_CATEGORIES.get(c, c) for c in record.categories) or "every topic",
+        ),
+        ("Age", _label(_AGE_RANGES, record.age_range)),
+        ("Gender", gender),
+        ("Phone", masked_phone(record.phone) or NOT_GIVEN),
+        ("Text messages", "on" if record.sms_enabled else "off"),
+        ("Signed up", when(record.created_at)),
+        (
+            "Consent",
+            f"{record.consent_source}, collected {when(record.consent_collected_at)}"
+            if record.consent_source
+            else "given by following the confirmation link"
+            if record.confirmed_at
+            else NOT_GIVEN,
+        ),
+        ("Preferences last saved by the reader", when(record.profile_completed_at)),
+        ("Last changed", when(record.updated_at)),
+    ]
+    return pairs
+
+
+def event_words(event: SubscriberEventRecord) -> str:
+    """What became of one event: waiting, being sent, delivered (when) or failed."""
+    if event.state is None:
+        return "Waiting to be sent"
+    if event.state == "delivered":
+        return f"Delivered {when(event.settled_at)}"
+    if event.state == "failed":
+        return f"Failed after {event.attempts} attempts; see the failed outbox batches"
+    if event.state == "sending":
+        return "Being sent now"
+    if event.attempts:
+        return f"Waiting for a retry ({event.attempts} attempts so far)"
+    return "Waiting to be sent"
+
+
+def interval_words(seconds: int) -> str:
+    """A resend interval in words: "15 minutes", "1 hour", "90 seconds"."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = seconds // size
+            return f"{count} {unit}{'' if count == 1 else 's'}"
+    return f"{seconds} second{'' if seconds == 1 else 's'}"
