@@ -77,7 +77,6 @@ def create_app(
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = handler
     app.req_options.strip_url_path_trailing_slash = False
     pages = add_reader_pages(app, service)
-    errors.install(app, html_page=pages.error_page)
     unknown_paths.add_sink(app, service)  # first, so tried last
     newsletter_api.add_routes(app, service, NEWSLETTER_API)
     listsource.add_routes(app, service, LISTSOURCE)
@@ -89,4 +88,11 @@ def create_app(
     health.add_routes(app, service)
     admin = add_admin_pages(app, service)
     app.add_error_handler(HostSignInRequired, admin.host_sign_in_required)
+
+    def error_page(req: falcon.Request, resp: falcon.Response, status: str) -> None:
+        """A signed-in admin's error in the admin layout; anyone else's in the site's."""
+        if not admin.error_page(req, resp, status):
+            pages.error_page(req, resp, status)
+
+    errors.install(app, html_page=error_page)
     return app

@@ -51,8 +51,8 @@ def _code_for(error: NewsletterError) -> str:
     return DbUnavailable.code if isinstance(error, NotMigrated) else error.code
 
 
-#: Renders a reader-facing error page: ``html_page(resp, status)`` (the reader pages' layout).
-HtmlPage = Callable[[falcon.Response, str], None]
+#: Renders an error page for a browser: ``html_page(req, resp, status)``.
+HtmlPage = Callable[[falcon.Request, falcon.Response, str], None]
 
 
 def render_error(
@@ -77,7 +77,7 @@ def render_error(
     elif surface == "listsource":
         resp.media = {"message": message}
     else:
-        html_page(resp, status)
+        html_page(req, resp, status)
 
 
 def handle_domain_error(
@@ -159,7 +159,7 @@ def handle_unexpected(
 
 def install(app: falcon.App[falcon.Request, falcon.Response], *, html_page: HtmlPage) -> None:
     """Register the handlers (falcon picks the most specific exception class); ``html_page``
-    renders reader-facing error pages in the reader pages' layout."""
+    renders the error pages a browser gets."""
     app.add_error_handler(Exception, partial(handle_unexpected, html_page=html_page))
     app.add_error_handler(falcon.HTTPError, partial(handle_http_error, html_page=html_page))
     app.add_error_handler(NewsletterError, partial(handle_domain_error, html_page=html_page))

@@ -345,3 +345,22 @@ def test_links_and_cookie_path_follow_the_mount_prefix(
     assert 'href="https://example.org/news/admin/assets/admin.css"' in login.text
     result = login_attempt(client, "ada", PASSWORD, Origin="https://example.org")
     assert result.cookies[COOKIE_NAME].path == "/news/admin"
+
+
+@pytest.mark.parametrize(
+    ("address", "status", "title"),
+    [
+        ("/admin/no-such-page", 404, "Nothing here"),
+        ("/admin/subscribers/unsubscribe", 405, "Not a page"),
+        ("/admin/settings/api-keys/99/revoke", 404, "Nothing here"),
+    ],
+)
+def test_a_signed_in_admins_error_pages_are_in_the_admin_layout(
+    client: Any, session: str, address: str, status: int, title: str
+) -> None:
+    page = get_page(client, address, session)
+    assert page.status_code == status
+    assert f"<h1>{title}</h1>" in page.text
+    assert 'class="admin-header"' in page.text and "Back to the dashboard" in page.text
+    visitor = client.simulate_get("/no-such-page")
+    assert visitor.status_code == 404 and 'class="admin-header"' not in visitor.text

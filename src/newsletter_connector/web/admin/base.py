@@ -26,6 +26,26 @@ REFUSED_FORM = (
 )
 
 
+#: An error page's title and words, by status code.
+ERROR_WORDS: dict[int, tuple[str, str]] = {
+    404: ("Nothing here", "Nothing was found at this address: it may have been removed."),
+    405: (
+        "Not a page",
+        "This address is where a button sends its form; it is not a page to open.",
+    ),
+    409: ("Not possible now", "The request conflicts with what is stored now; nothing changed."),
+    503: (
+        "Database unavailable",
+        "The database cannot be reached just now; nothing changed. Try again shortly.",
+    ),
+    500: (
+        "Something went wrong",
+        "The request could not be completed. Try again; if it keeps happening, tell the "
+        "site's developers.",
+    ),
+}
+
+
 class AdminPages:
     """The shared dependencies of the admin pages of one app."""
 
@@ -89,6 +109,28 @@ class AdminPages:
             link_url=self.url(back_to),
             link_text=back_text,
         )
+
+    def error_page(self, req: falcon.Request, resp: falcon.Response, status: str) -> bool:
+        """The error page of ``status`` in the admin layout, with the menu, when the door let
+        a signed-in admin in (true); false for any other request, which the site's own error
+        page answers."""
+        admin = getattr(req.context, "admin", None)
+        if not isinstance(admin, Admin):
+            return False
+        code = int(status.split()[0])
+        title, message = ERROR_WORDS.get(code, ERROR_WORDS[500])
+        self.show(
+            req,
+            resp,
+            admin,
+            "message.html",
+            status=status,
+            title=title,
+            message=message,
+            link_url=self.url(HOME),
+            link_text="Back to the dashboard",
+        )
+        return True
 
     def refuse(self, resp: falcon.Response, admin: Admin | None = None) -> None:
         """403: a form without its valid token, or from another site."""

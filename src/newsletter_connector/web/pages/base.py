@@ -53,7 +53,7 @@ class ReaderPages:
         cookie) comes with it."""
         self.render(resp, template, csrf_token=self.csrf.issue(req, resp), **context)
 
-    def error_page(self, resp: falcon.Response, status: str) -> None:
+    def error_page(self, req: falcon.Request, resp: falcon.Response, status: str) -> None:
         """A calm page for what went wrong before a page could answer (unknown address,
         wrong method, database unavailable, an unexpected fault), with the ``status``."""
         code = int(status.split()[0])
