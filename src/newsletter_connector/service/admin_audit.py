@@ -8,6 +8,7 @@ from .context import ServiceContext
 
 MAX_ACTOR_LENGTH = 200
 MAX_TARGET_LENGTH = 200
+MAX_DETAIL_LENGTH = 500
 
 
 class AdminAuditService:
@@ -17,9 +18,16 @@ class AdminAuditService:
         self.context = context
 
     def record(
-        self, actor: str, action: str, target: str | None, *, client_hash: str | None = None
+        self,
+        actor: str,
+        action: str,
+        target: str | None,
+        *,
+        client_hash: str | None = None,
+        detail: str | None = None,
     ) -> int:
-        """Append one act now (actor and target cut to 200 characters); its id."""
+        """Append one act now (actor and target cut to 200 characters, ``detail`` to 500);
+        its id."""
         with self.context.storage.transaction() as uow:
             return uow.admin_audit.add(
                 at=self.context.clock(),
@@ -27,6 +35,7 @@ class AdminAuditService:
                 action=action,
                 target=None if target is None else target[:MAX_TARGET_LENGTH],
                 client_hash=client_hash,
+                detail=None if detail is None else detail[:MAX_DETAIL_LENGTH],
             )
 
     def latest(self, limit: int = 50, *, before_id: int | None = None) -> list[AdminAuditRecord]:

@@ -73,8 +73,9 @@ class AdminSessionRecord:
 @dataclass(frozen=True)
 class AdminAuditRecord:
     """One admin act: who (``actor``), what (``action``, e.g. ``api_key.create``), on what
-    (``target``, e.g. a key's label; never a secret) and from where (``client_hash``, a keyed
-    hash of the client address, never the address)."""
+    (``target``, e.g. a key's label; never a secret), from where (``client_hash``, a keyed
+    hash of the client address, never the address) and what else it recorded (``detail``,
+    e.g. where a reader agreed to text messages)."""
 
     id: int
     at: datetime
@@ -82,6 +83,7 @@ class AdminAuditRecord:
     action: str
     target: str | None
     client_hash: str | None
+    detail: str | None = None
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,7 @@ class AdminAuditRepository(Protocol):
         action: str,
         target: str | None,
         client_hash: str | None,
+        detail: str | None = None,
     ) -> int:
         """Append one act; its id (greater than every earlier act's)."""
 
@@ -90,8 +91,9 @@ class AdminAuditRepository(Protocol):
         the target index)."""
 
     def replace_target(self, target: str, replacement: str) -> int:
-        """Make every act whose target is ``target`` name ``replacement`` instead (an erasure:
-        the address becomes its keyed hash); how many acts changed."""
+        """Make every act whose target is ``target`` name ``replacement`` instead, its
+        ``detail`` cleared (an erasure: the address becomes its keyed hash, and nothing said
+        about it stays); how many acts changed."""
 
 
 class MessageHandlingRepository(Protocol):

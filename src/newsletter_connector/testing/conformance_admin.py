@@ -165,7 +165,9 @@ class AdminConformance(NeedsStorage):
             assert rest[-1].client_hash == "h" * 64 and rest[-1].action == "api_key.create"
             assert rest[-1].at == T0 and rest[-1].actor == "ada"
 
-    def test_admin_audit_replace_target_renames_only_that_target(self, storage: Any) -> None:
+    def test_admin_audit_replace_target_renames_only_that_target_clearing_its_detail(
+        self, storage: Any
+    ) -> None:
         with storage.transaction() as uow:
             for n, target in enumerate(["a@example.org", "b@example.org", "a@example.org", None]):
                 uow.admin_audit.add(
@@ -176,11 +178,24 @@ class AdminConformance(NeedsStorage):
                     client_hash=None,
                 )
         with storage.transaction() as uow:
+            uow.admin_audit.add(
+                at=T0,
+                actor="ada",
+                action="subscriber.edit",
+                target="b@example.org",
+                client_hash=None,
+                detail="text messages turned on; consent: by phone",
+            )
+            [latest] = uow.admin_audit.latest(1)
+            assert latest.detail == "text messages turned on; consent: by phone"
+            assert uow.admin_audit.replace_target("b@example.org", "h" * 64) == 2
+            assert uow.admin_audit.latest(1)[0].detail is None
+        with storage.transaction() as uow:
             assert uow.admin_audit.replace_target("a@example.org", "k" * 64) == 2
             assert uow.admin_audit.replace_target("nobody@example.org", "x") == 0
         with storage.transaction(write=False) as uow:
             targets = [act.target for act in uow.admin_audit.latest(10)]
-        assert targets == [None, "k" * 64, "b@example.org", "k" * 64]
+        assert targets == ["h" * 64, None, "k" * 64, "h" * 64, "k" * 64]
 
     def test_admin_audit_latest_about_one_target_newest_first(self, storage: Any) -> None:
         with storage.transaction() as uow:

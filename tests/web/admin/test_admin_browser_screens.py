@@ -72,7 +72,9 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, News
     service.admin_access.create_user("ada", PASSWORD)
     service.admin_access.create_user("eve", PASSWORD, role=EDITOR)
     with service.storage.transaction() as uow:
-        uow.subscribers.add(make_subscriber_data(LONG_ADDRESS, status="confirmed"))
+        uow.subscribers.add(
+            make_subscriber_data(LONG_ADDRESS, status="confirmed", phone="+1 555 010 9999")
+        )
         uow.subscribers.add(make_subscriber_data("mo@example.org", status="pending"))
     service.messages.record(LONG_ADDRESS, "Margaret", "Please send the puzzles weekly.\n" * 3)
     service.issues.run_digest("manual", content=sample_issue_content())

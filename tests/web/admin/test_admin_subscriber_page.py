@@ -1,8 +1,8 @@
 """One subscriber's admin page over HTTP: the contact in words (never JSON, never a link token
 or the whole phone number), the edit form saving as ``PATCH /subscribers/{email}`` does (text
-messages may be stopped, never started), a rejected edit shown again with nothing changed,
-the confirmation resent under the resend interval's rule, the events about the reader with
-what became of them, and the admin acts on the address."""
+messages stopped freely, started only with where the reader agreed), a rejected edit shown
+again with nothing changed, the confirmation resent under the resend interval's rule, the
+events about the reader with what became of them, and the admin acts on the address."""
 
 from __future__ import annotations
 
@@ -144,23 +144,43 @@ def test_a_rejected_edit_shows_the_form_again_and_changes_nothing(
     assert [act for act, _ in audit_acts(service)] == ["login"]
 
 
-def test_text_messages_may_be_stopped_but_never_started_from_the_admin(
+def test_text_messages_start_only_with_where_the_reader_agreed_audited_beside_the_act(
     client: Any, service: Any, admin_user: str
 ) -> None:
     _ann(service)
     session = sign_in(client)
     page = get_page(client, PAGE, session)
-    assert "Only the reader turns text messages on" in page.text
-    assert 'name="sms" value="yes"' not in page.text
-    assert _edit(client, session, sms="yes").status_code == 303  # a forged box is ignored
-    assert service.subscribers.get("ann@example.org").sms_enabled is False
+    assert "Where and when the reader agreed to text messages" in page.text
+    refused = _edit(client, session, sms="yes", first_name="Annie")
+    assert refused.status_code == 400
+    assert 'id="sms_consent-error"' in refused.text and 'value="Annie"' in refused.text
+    assert service.subscribers.get("ann@example.org").first_name == "Ann"
+    too_long = _edit(client, session, sms="yes", sms_consent="x" * 301)
+    assert too_long.status_code == 400 and "300 characters or fewer" in too_long.text
 
-    service.subscribers.update("ann@example.org", {"prefs": {"sms": {"enabled": True}}})
-    page = get_page(client, PAGE, session)
-    assert 'name="sms" value="yes" checked' in page.text
-    assert _edit(client, session, sms="yes").status_code == 303
+    agreed = _edit(client, session, sms="yes", sms_consent="  said yes   on the phone, 27 Nov ")
+    assert agreed.status_code == 303
     assert service.subscribers.get("ann@example.org").sms_enabled is True
-    assert _edit(client, session, sms="").status_code == 303
+    [act] = [a for a in service.admin_audit.latest(5) if a.action == "subscriber.edit"]
+    assert act.detail == "text messages turned on; consent: said yes on the phone, 27 Nov"
+    assert "said yes on the phone, 27 Nov" in get_page(client, PAGE, session).text
+    assert "said yes on the phone" in get_page(client, "/admin/audit", session).text
+
+    assert _edit(client, session, sms="").status_code == 303  # stopping needs no reason
+    assert service.subscribers.get("ann@example.org").sms_enabled is False
+    service.subscribers.erase("ann@example.org")
+    assert all(a.detail is None for a in service.admin_audit.latest(10))  # forgotten too
+
+
+def test_a_reader_without_a_mobile_number_cannot_be_given_text_messages(
+    client: Any, service: Any, admin_user: str
+) -> None:
+    _ann(service, phone=None)
+    session = sign_in(client)
+    page = get_page(client, PAGE, session)
+    assert "No mobile number is stored" in page.text and 'name="sms" value="yes"' not in page.text
+    forged = _edit(client, session, sms="yes", sms_consent="by phone")
+    assert forged.status_code == 400 and 'id="sms-error"' in forged.text
     assert service.subscribers.get("ann@example.org").sms_enabled is False
 
 

@@ -137,9 +137,15 @@ class SqlAdminAudit(SqlRepository):
         action: str,
         target: str | None,
         client_hash: str | None,
+        detail: str | None = None,
     ) -> int:
         statement = insert(admin_audit).values(
-            at=at, actor=actor, action=action, target=target, client_hash=client_hash
+            at=at,
+            actor=actor,
+            action=action,
+            target=target,
+            client_hash=client_hash,
+            detail=detail,
         )
         return int(self.connection.execute(statement.returning(admin_audit.c.id)).scalar_one())
 
@@ -162,7 +168,9 @@ class SqlAdminAudit(SqlRepository):
 
     def replace_target(self, target: str, replacement: str) -> int:
         statement = (
-            update(admin_audit).where(admin_audit.c.target == target).values(target=replacement)
+            update(admin_audit)
+            .where(admin_audit.c.target == target)
+            .values(target=replacement, detail=None)
         )
         return int(self.connection.execute(statement).rowcount)
 

@@ -368,6 +368,8 @@ admin_audit = Table(
     Column("actor", String(200), nullable=False),
     Column("action", String(64), nullable=False),
     Column("target", String(200)),
+    # What the act recorded besides its target (an erasure clears it with the target).
+    Column("detail", String(500)),
     # Keyed hash of the client address (as the rate limits key it), never the address.
     Column("client_hash", String(64)),
     # An erasure rewrites the acts that name its address.

@@ -50,6 +50,7 @@ class Done:
     flash: str | None = None
     redirect_to: str | None = None
     answer: Callable[[], None] | None = None
+    detail: str | None = None
 
 
 class Unavailable(Exception):
@@ -156,7 +157,7 @@ class ActResource:
             return
         done = outcome if isinstance(outcome, Done) else Done(outcome)
         if not act.audited_by_service:
-            self.pages.audit(req, call.admin, act.action, done.target)
+            self.pages.audit(req, call.admin, act.action, done.target, done.detail)
         if done.flash is not None:
             self.pages.flash.set(resp, done.flash)
         elif act.done is not None:

@@ -214,10 +214,18 @@ class AdminPages:
         check_fields(form.fields)
         return form
 
-    def audit(self, req: falcon.Request, admin: Admin, action: str, target: str | None) -> None:
-        """Record ``admin``'s act (``target`` names what it touched: never a secret)."""
+    def audit(
+        self,
+        req: falcon.Request,
+        admin: Admin,
+        action: str,
+        target: str | None,
+        detail: str | None = None,
+    ) -> None:
+        """Record ``admin``'s act (``target`` names what it touched, ``detail`` what else the
+        act recorded: never a secret)."""
         self.service.admin_audit.record(
-            admin.name, action, target, client_hash=self.gate.client_hash(req)
+            admin.name, action, target, client_hash=self.gate.client_hash(req), detail=detail
         )
 
     def redirect(self, resp: falcon.Response, path: str) -> None:

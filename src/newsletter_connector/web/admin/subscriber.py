@@ -4,8 +4,9 @@ bounced), an edit form, the events about the reader still in the outbox with wha
 them, the platform's reports and the admin acts on the address.
 
 The edit form saves through the service method ``PATCH /subscribers/{email}`` calls, so an
-edit queues what an API edit queues. It may stop text messages but never start them: the reader
-starts them on the preferences page, where they give the consent that text messages need.
+edit queues what an API edit queues. It may stop text messages at any time, but starts them only
+for a reader with a mobile number and only with the provenance of their consent (where and when
+they agreed), which the audit log keeps beside the act.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ from .subscribers import LABEL, erase_path, subscriber_path
 
 #: Events and admin acts the page lists, newest first.
 SHOWN = 20
+#: The field saying where and when a reader agreed to text messages.
+SMS_CONSENT = "sms_consent"
+#: Its longest accepted value, in characters.
+MAX_SMS_CONSENT = 300
 #: The choice the gender-in-their-own-words field goes with.
 SELF_DESCRIBED = dict(GENDERS)["self_described"]
 
@@ -95,7 +100,7 @@ def show_subscriber(
         record=record,
         status_words=status_words(record) if record else "",
         details=details(record) if record else [],
-        values=values or (values_of_record(record) if record else {}),
+        values=values or ({**values_of_record(record), SMS_CONSENT: ""} if record else {}),
         errors=errors or {},
         topics=TOPICS,
         cadences=CADENCES,
@@ -128,11 +133,12 @@ def _subscriber_of(call: ActCall) -> SubscriberRecord:
 
 def save_details(call: ActCall) -> Done:
     """Save the edit form (as ``PATCH /subscribers/{email}``); the target is the address.
-    Text messages may be stopped here, never started (see the module)."""
+    Turning text messages on needs the consent's provenance, audited as the act's detail."""
     before = _subscriber_of(call)
     fields = profile_fields(call.form)
-    if not before.sms_enabled:
-        del fields["prefs"]["sms"]
+    detail = None
+    if fields["prefs"]["sms"]["enabled"] and not before.sms_enabled:
+        detail = f"text messages turned on; consent: {_sms_consent(call)}"
     try:
         after = call.service.subscribers.update(before.email, fields)
     except NotFound as problem:  # erased meanwhile
@@ -142,13 +148,35 @@ def save_details(call: ActCall) -> Done:
         after.email,
         flash="Details saved." if changed else "Nothing changed.",
         redirect_to=subscriber_path(after.email),
+        detail=detail,
     )
+
+
+def _sms_consent(call: ActCall) -> str:
+    """The form's provenance of a reader's consent to text messages; :class:`InvalidRequest`
+    naming :data:`SMS_CONSENT` when it is missing or too long."""
+    consent = " ".join(call.form.get(SMS_CONSENT).split())
+    if not consent:
+        raise InvalidRequest(
+            "say where and when the reader agreed to text messages, to turn them on",
+            field=SMS_CONSENT,
+        )
+    if len(consent) > MAX_SMS_CONSENT:
+        raise InvalidRequest(
+            f"say where and when the reader agreed in {MAX_SMS_CONSENT} characters or fewer",
+            field=SMS_CONSENT,
+        )
+    return consent
 
 
 def details_refused(call: ActCall, error: InvalidRequest) -> None:
     """The page again (400) with the editor's values and the error beside its field."""
     record = _subscriber_of(call)
-    field = FIELD_MAP.get(error.field or "", "first_name")
+    field = (
+        error.field
+        if error.field == SMS_CONSENT
+        else FIELD_MAP.get(error.field or "", "first_name")
+    )
     show_subscriber(
         call.pages,
         call.req,
@@ -156,7 +184,7 @@ def details_refused(call: ActCall, error: InvalidRequest) -> None:
         call.admin,
         record.email,
         record,
-        values=values_of_form(call.form),
+        values={**values_of_form(call.form), SMS_CONSENT: call.form.get(SMS_CONSENT)},
         errors={field: error.message},
     )
 
