@@ -72,11 +72,14 @@ def report(
     baseline: float | None = None,
     target: str = "",
 ) -> None:
-    """Print one result line (see the module docstring)."""
+    """Print one result line (see the module docstring). A baseline of zero measured nothing,
+    so it is refused rather than turned into an endless ratio."""
+    if baseline is not None and baseline <= 0:
+        raise ValueError(f"{name}: the baseline measured nothing ({baseline} {unit})")
     parts = [f"RESULT {name}: {_number(figure)} {unit}"]
     details = []
     if baseline is not None:
-        ratio = figure / baseline if baseline else float("inf")
+        ratio = figure / baseline
         details.append(f"baseline {_number(baseline)} {unit}, ratio {ratio:.2f}")
     if target:
         details.append(f"target {target}")
@@ -216,6 +219,8 @@ def wrk_run(
     total = re.search(r"(\d+) requests in", output)
     if not rate or not total:
         raise RuntimeError(f"cannot read wrk output:\n{output}")
+    if int(total.group(1)) == 0:
+        raise RuntimeError(f"{url} answered no request within {seconds} s:\n{output}")
     return float(rate.group(1)), int(total.group(1))
 
 
