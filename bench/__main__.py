@@ -44,6 +44,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
         ["--count", "20000", "--events", "20000"],
     ),
     "admin_subscribers": (["--count", "1000000"], ["--count", "20000", "--rounds", "50"]),
+    "admin_subscriber_list": (["--count", "1000000"], ["--count", "20000", "--repeat", "2"]),
 }
 
 

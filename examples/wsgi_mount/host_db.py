@@ -71,7 +71,7 @@ host_users = Table(
     Column("profile_token", String(64), nullable=False, unique=True),
     # Lists filtered by status walk (status, id); counts by status use it too.
     Index("ix_host_users_newsletter_status_id", "newsletter_status", "id"),
-    Index("ix_host_users_created_at", "created_at"),
+    Index("ix_host_users_created_at_id", "created_at", "id"),
     Index("ix_host_users_unsubscribed_at", "unsubscribed_at"),
     Index("ix_host_users_bounced_at", "bounced_at"),
 )

@@ -8,6 +8,7 @@ work and a subscriber change commits (or rolls back) with the outbox event it ca
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import date, datetime
 from typing import Any
@@ -16,7 +17,12 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
-from newsletter_connector.plugins.sql_store import CommitHorizon, prefix_range
+from newsletter_connector.plugins.sql_store import (
+    CommitHorizon,
+    prefix_range,
+    walk_order,
+    walk_where,
+)
 from newsletter_connector.plugins.sql_store.day_counts import changes_per_day
 from newsletter_connector.storage.records import (
     EmailPrefs,
@@ -24,6 +30,15 @@ from newsletter_connector.storage.records import (
     SubscriberDay,
     SubscriberRecord,
     TokenKind,
+)
+from newsletter_connector.storage.subscriber_query import (
+    SubscriberFilter,
+    SubscriberQuery,
+    SubscriberScan,
+    SubscriberTally,
+    scan_in_order,
+    tally_in_order,
+    tally_walk,
 )
 
 from .host_db import host_users
@@ -153,6 +168,26 @@ class HostSubscribers:
             .limit(limit)
         )
         return [_record(row) for row in self.connection.execute(query).mappings()]
+
+    def scan(self, query: SubscriberQuery) -> SubscriberScan:
+        """Reads the walk's rows in order and checks the filter in Python (the preferences are
+        JSON here): at most one row beyond the budget, however few match."""
+        return scan_in_order(self._walk(query, query.budget + 1), query)
+
+    def tally(self, flt: SubscriberFilter, *, budget: int) -> SubscriberTally:
+        walk = tally_walk(flt, budget)
+        window = select(func.count()).select_from(host_users).where(*walk_where(host_users.c, walk))
+        population = int(self.connection.scalar(window) or 0)  # a host's small table: counted
+        return tally_in_order(self._walk(walk, budget), flt, budget=budget, population=population)
+
+    def _walk(self, query: SubscriberQuery, rows: int) -> Iterator[SubscriberRecord]:
+        walk = (
+            select(host_users)
+            .where(*walk_where(host_users.c, query))
+            .order_by(*walk_order(host_users.c, query.order, query.descending))
+            .limit(rows)
+        )
+        return (_record(row) for row in self.connection.execute(walk).mappings())
 
     def count(self, *, status: str | None = None) -> int:
         query = select(func.count()).select_from(host_users)

@@ -16,7 +16,7 @@ from newsletter_connector.json_encoding import dumps
 from newsletter_connector.model.contact import EMAIL_PREF_FIELDS, contact_payload
 from newsletter_connector.storage.records import EmailPrefs, SubscriberData
 from newsletter_connector.sync.runner import SyncRunner
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.subscriber_helpers import SUBSCRIBERS, post
 
 AT = datetime(2026, 11, 21, 9, 30)

@@ -81,6 +81,16 @@ def test_admin_subscribers_bench_runs() -> None:
         result_line(output, name)
 
 
+def test_admin_subscriber_list_bench_runs() -> None:
+    output = run_bench(
+        "bench.admin_subscriber_list", "--count", "3000", "--repeat", "1", *db_args()
+    )
+    assert "loaded 3000 subscribers" in output
+    assert re.search(r"zip3: first page .*; About [\d,]+ subscribers match", output), output
+    for name in ("admin_list_everyone", "admin_list_bounced_zip", "admin_list_worst"):
+        result_line(output, name)
+
+
 def test_signup_cpu_bench_runs() -> None:
     output = run_bench("bench.signup_cpu", "--count", "20", *db_args())
     assert "ms/signup" in result_line(output, "signup_cpu")

@@ -36,6 +36,7 @@ from .feedback import FeedbackService
 from .issues import IssueService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
+from .subscriber_list import SubscriberListService
 from .subscribers import SubscriberService
 
 __all__ = ["IssuedKey", "NewsletterService", "ServiceContext"]
@@ -54,6 +55,7 @@ class NewsletterService:
         self.listsource = ListSourceService(context)
         self.issues = IssueService(context)
         self.subscribers = SubscriberService(context)
+        self.subscriber_list = SubscriberListService(context)
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)

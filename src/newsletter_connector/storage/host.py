@@ -15,6 +15,7 @@ from datetime import date, datetime
 from typing import Protocol
 
 from .records import SubscriberData, SubscriberDay, SubscriberRecord, TokenKind
+from .subscriber_query import SubscriberFilter, SubscriberQuery, SubscriberScan, SubscriberTally
 
 
 class SubscriberRepository(Protocol):
@@ -55,6 +56,20 @@ class SubscriberRepository(Protocol):
         order of the address (a Python sort, whatever the database's collation), only addresses
         above ``after_email`` when given. One range read of the unique email index (see
         :func:`~newsletter_connector.plugins.sql_store.prefix_range`)."""
+
+    def scan(self, query: SubscriberQuery) -> SubscriberScan:
+        """One bounded walk (the admin's subscriber list): subscribers in ``query.order`` and
+        direction, past ``query.after``, examining at most ``query.budget`` of them however
+        few match, the first ``query.limit`` matching ``query.filter`` (its ``matches`` is the
+        reference). A store that cannot filter in its query language walks its subscribers in
+        order through :func:`~.subscriber_query.scan_in_order`."""
+
+    def tally(self, flt: SubscriberFilter, *, budget: int) -> SubscriberTally:
+        """How many of the first ``budget`` subscribers of
+        :func:`~.subscriber_query.tally_walk` (``flt``'s signup window newest first, or its
+        address range) match it, and how many that walk holds: exact when all were examined;
+        else an estimate the store can make without counting, or ``None``. Bounded like
+        :meth:`scan` (:func:`~.subscriber_query.tally_in_order` for a store that walks)."""
 
     def count(self, *, status: str | None = None) -> int:
         """How many subscribers there are (only those with ``status`` when given)."""

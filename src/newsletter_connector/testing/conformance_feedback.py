@@ -10,7 +10,8 @@ import pytest
 
 from ..storage.records import FeedbackRecord
 from .conformance_base import NeedsStorage
-from .conformance_subscribers import make_subscriber_data, new_event, queued_events
+from .conformance_subscribers import new_event, queued_events
+from .subscriber_samples import make_subscriber_data
 from .threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)

@@ -19,8 +19,8 @@ from examples.wsgi_mount.host_store import HOST_SUBSCRIBERS
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import alembic_config, upgrade
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from newsletter_connector.testing.databases import postgres_server_url, temporary_postgres_database
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 
 ICU_EN_US = "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 # en-US weighs punctuation in its own order ('_' < '-' < '.'), letters before case and accents

@@ -125,7 +125,7 @@ def test_the_signup_reconnects_the_same_way(
     pg_url: str, storages: dict[str, BuiltinSqlStorage], newsletter_storage: Any
 ) -> None:
     """PostgreSQL's one-statement signup runs on a pooled DB-API connection too."""
-    from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
+    from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 
     busy = storages["in steady use"]
     assert busy.add_subscriber(make_subscriber_data("a@example.org"), []) is not None

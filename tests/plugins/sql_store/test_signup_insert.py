@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 
 from newsletter_connector.plugins.sql_store.outbox_claims import OUTBOX_LOCK_ID
 from newsletter_connector.plugins.sql_store.subscribers import SIGNUP_LOCK_ID
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.subscriber_helpers import signup_event
 
 WAIT = 10.0  # seconds: far above any honest wait here, so only a real block times out

@@ -18,7 +18,7 @@ from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.fast.sqlite_signup import SqliteSignup
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.subscriber_helpers import signup_event
 
 

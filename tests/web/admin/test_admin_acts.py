@@ -12,8 +12,8 @@ from datetime import timedelta
 from typing import Any
 
 from newsletter_connector.service.events import queue_event
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from newsletter_connector.testing.issue_samples import sample_issue_content
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from newsletter_connector.web.admin import paths
 from newsletter_connector.web.admin.act import ActResource
 from newsletter_connector.web.admin.acts import ACTS

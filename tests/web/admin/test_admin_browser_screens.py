@@ -27,8 +27,8 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import upgrade
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from newsletter_connector.testing.issue_samples import sample_issue_content
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from newsletter_connector.web.admin import paths
 from tests.support.admin import PASSWORD
 from tests.support.browser import scriptless_tab, served_site, sign_in
@@ -44,7 +44,8 @@ LONG_ADDRESS = "margaret.anne.featherstonehaugh-cholmondeley@retirement-village.
 NOT_PAGES = (paths.STYLESHEET,)
 #: The pages reached only with a query, as the links to them carry it.
 WITH_QUERY = (
-    f"{paths.SUBSCRIBERS}?q=m",
+    f"{paths.SUBSCRIBERS}?status=confirmed&zip=0",
+    f"{paths.SUBSCRIBERS}?zip=x",
     f"{paths.SUBSCRIBER}?email={LONG_ADDRESS}",
     f"{paths.SUBSCRIBER_ERASE}?email={LONG_ADDRESS}",
     f"{paths.MESSAGES}?show=unhandled",
@@ -53,7 +54,7 @@ WITH_QUERY = (
     "/admin?days=90",
 )
 #: Pages whose phone screenshot docs/admin.md shows.
-PHONE_SHOTS = {paths.HOME: "phone-dashboard", f"{paths.SUBSCRIBERS}?q=m": "phone-subscribers"}
+PHONE_SHOTS = {paths.HOME: "phone-dashboard", paths.SUBSCRIBERS: "phone-subscribers"}
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import NotFound
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from newsletter_connector.testing.issue_samples import sample_issue_content
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.admin import PASSWORD
 from tests.support.browser import scriptless_tab, sign_in
 from tests.web.admin import test_admin_browser as admin_browser
@@ -44,10 +44,14 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         sign_in(page, site, path="/admin/login")
 
         page.get_by_role("navigation").get_by_role("link", name="Subscribers").click()
-        page.get_by_label("Address or its beginning").fill("Ann")
-        page.get_by_role("button", name="Find").click()
+        rows = page.locator("tbody tr td:first-child").all_inner_texts()
+        assert rows == ["ben@example.org", "annette@example.org", "anna@example.org"]
+        page.get_by_label("Address begins with").fill("Ann")
+        page.get_by_label("Order").select_option(label="Address, A to Z")
+        page.get_by_role("button", name="Show subscribers").click()
         rows = page.locator("tbody tr td:first-child").all_inner_texts()
         assert rows == ["anna@example.org", "annette@example.org"]
+        assert page.locator(".count").inner_text() == "2 subscribers match."
         admin_browser._audit(browser, page, "subscribers")
 
         page.get_by_role("link", name="anna@example.org").click()
@@ -80,9 +84,9 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
             .inner_text()
             .startswith("Subscriber erased (was confirmed); 1 contact messages erased")
         )
-        page.get_by_label("Address or its beginning").fill("anna@")
-        page.get_by_role("button", name="Find").click()
-        assert "No subscriber's address starts with “anna@”." in page.locator("main").inner_text()
+        page.get_by_label("Address begins with").fill("anna@")
+        page.get_by_role("button", name="Show subscribers").click()
+        assert "No subscriber matches." in page.locator("main").inner_text()
         with pytest.raises(NotFound):
             newsletter_service.subscribers.get("anna@example.org")
 

@@ -13,8 +13,8 @@ import pytest
 
 from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.storage.records import EmailPrefs
-from newsletter_connector.testing.conformance_subscribers import make_subscriber_data
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.admin import (
     COOKIE_NAME,
     audit_acts,

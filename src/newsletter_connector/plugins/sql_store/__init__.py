@@ -8,6 +8,7 @@ from .builtin import BuiltinSqlStorage
 from .commit_horizon import CommitHorizon
 from .prefix_range import prefix_range
 from .store import BUILTIN_SUBSCRIBERS, SqlStorage
+from .subscriber_scan import walk_order, walk_where
 
 __all__ = [
     "BuiltinSqlStorage",
@@ -16,6 +17,8 @@ __all__ = [
     "newsletter_storage_backends",
     "newsletter_subscriber_stores",
     "prefix_range",
+    "walk_order",
+    "walk_where",
 ]
 
 

@@ -274,6 +274,14 @@ def is_in_memory(url: URL) -> bool:
     return url.database in (None, "", ":memory:")
 
 
+#: The SQLite function that lowercases text as :meth:`str.lower` does (see ``unicode_lower``).
+UNICODE_LOWER = "nc_lower"
+
+
+def _unicode_lower(text: str | None) -> str | None:
+    return None if text is None else text.lower()
+
+
 def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
     # Each pooled connection to ``:memory:`` would open a database of its own; StaticPool
     # hands every caller the one connection, so they share it (tests, one-process tools).
@@ -292,6 +300,8 @@ def _sqlite_engine(url: URL, **kwargs: Any) -> Engine:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
+        # SQLite's own lower() folds ASCII only; name search folds case as Python does.
+        dbapi_connection.create_function(UNICODE_LOWER, 1, _unicode_lower, deterministic=True)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:

@@ -12,7 +12,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, update
+from sqlalchemy import Select, Text, bindparam, cast, delete, exists, func, select, update
 from sqlalchemy.dialects import postgresql
 
 from ...storage.records import (
@@ -24,6 +24,13 @@ from ...storage.records import (
     SubscriberRecord,
     TokenKind,
 )
+from ...storage.subscriber_query import (
+    SubscriberFilter,
+    SubscriberQuery,
+    SubscriberScan,
+    SubscriberTally,
+)
+from . import subscriber_scan
 from .commit_horizon import CommitHorizon
 from .day_counts import changes_per_day
 from .prefix_range import prefix_range
@@ -67,12 +74,19 @@ _RECORD_FIELDS = (
     "updated_at", "confirmed_at", "unsubscribed_at", "bounced_at", "profile_completed_at",
     "confirm_token", "unsubscribe_token", "profile_token",
 )  # fmt: skip
-_SELECT_RECORD = select(
-    *(
-        cast(subscribers.c[name], Text) if name == "categories" else subscribers.c[name]
-        for name in _RECORD_FIELDS
+
+
+def _select_record(columns: Any) -> Select[Any]:
+    """Selects a record's fields from ``columns`` (the table's, or a subquery's)."""
+    return select(
+        *(
+            cast(columns[name], Text) if name == "categories" else columns[name]
+            for name in _RECORD_FIELDS
+        )
     )
-)
+
+
+_SELECT_RECORD = _select_record(subscribers.c)
 _build_record = record_builder(SubscriberRecord)
 
 
@@ -210,6 +224,12 @@ class SqlSubscribers(SqlRepository):
             .limit(limit)
         )
         return [_subscriber(row) for row in self.connection.execute(query).all()]
+
+    def scan(self, query: SubscriberQuery) -> SubscriberScan:
+        return subscriber_scan.scan(self.connection, query, _select_record, _subscriber)
+
+    def tally(self, flt: SubscriberFilter, *, budget: int) -> SubscriberTally:
+        return subscriber_scan.tally(self.connection, flt, budget=budget)
 
     def count(self, *, status: str | None = None) -> int:
         query = select(func.count()).select_from(subscribers)

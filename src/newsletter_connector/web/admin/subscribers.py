@@ -1,4 +1,4 @@
-"""``/admin/subscribers``: find subscribers by address or its beginning, act on one
+"""``/admin/subscribers``: the subscriber list, filtered and sorted, and acts on one
 (unsubscribe, mark bounced, erase after a confirm step) and export the confirmed ones as CSV.
 One subscriber's page is :mod:`.subscriber`.
 
@@ -14,9 +14,13 @@ from urllib.parse import urlencode
 import falcon
 
 from ...errors import InvalidRequest, NotFound
+from ...model.contact import STATUSES
+from ...service import subscriber_list
 from ...service.events import subscriber_key
 from ...service.subscriber_export import confirmed_csv
+from ...service.subscriber_list import ListPage
 from ...storage.records import SubscriberRecord
+from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, TOPICS
 from .act import ActCall, Done
 from .base import AdminPages
 from .gate import signed_in
@@ -26,6 +30,7 @@ from .paths import (
     SUBSCRIBERS,
     SUBSCRIBERS_EXPORT,
 )
+from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request
 
 #: Subscribers listed per page of search results.
 PAGE_SIZE = 50
@@ -44,47 +49,96 @@ def erase_path(email: str) -> str:
 
 
 class SubscribersPage:
-    """GET: the search form, a page of results (``q``: the beginning of the address,
-    ``after``: the last address of the previous page) and the export form."""
+    """GET: the subscriber list, newest first, with the number matching and the filter form;
+    every filter, the sort and the page's start are query parameters
+    (:mod:`.subscriber_filter`). A mistake in one is a 400 naming it, with the form."""
 
     def __init__(self, pages: AdminPages) -> None:
         self.pages = pages
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         admin = signed_in(req)
-        query = req.get_param("q")
-        after = req.get_param("after")
-        found: list[SubscriberRecord] | None = None
-        next_url = None
-        error = None
-        status = falcon.HTTP_200
-        if query is not None:
-            try:
-                page = self.pages.service.subscribers.find_by_prefix(query, after, PAGE_SIZE)
-            except InvalidRequest as problem:
-                error, status = problem.message, falcon.HTTP_400
-            else:
-                found = page.items
-                if page.next_cursor is not None:
-                    more = urlencode({"q": query, "after": page.next_cursor})
-                    next_url = self.pages.url(f"{SUBSCRIBERS}?{more}")
+        wanted = parse_list_request(
+            {name: req.get_param(name) or "" for name in (*FILTER_PARAMS, *PAGE_PARAMS)}
+        )
+        listing = self.pages.service.subscriber_list
+        page = count = None
+        if not wanted.errors:
+            page = listing.page(
+                wanted.filter,
+                order=wanted.order,
+                descending=wanted.descending,
+                start=wanted.start,
+                backwards=wanted.backwards,
+                limit=PAGE_SIZE,
+            )
+            count = listing.count(wanted.filter)
         self.pages.show(
             req,
             resp,
             admin,
             "subscribers.html",
-            status=status,
+            status=falcon.HTTP_400 if wanted.errors else falcon.HTTP_200,
             current=LABEL,
-            query=query or "",
-            searched=query is not None and error is None,
-            error=error,
-            found=[
-                (record, self.pages.url(subscriber_path(record.email))) for record in found or []
-            ],
-            next_url=next_url,
-            search_url=self.pages.url(SUBSCRIBERS),
+            wanted=wanted,
+            filtered=not wanted.filter.is_empty(),
+            more_filters=any(name in wanted.values for name in MORE_FILTERS),
+            count=count,
+            rows=[_row(record, self.pages) for record in page.items] if page else [],
+            links=_page_links(wanted, page, self.pages) if page else None,
+            choices=FILTER_CHOICES,
+            budget=subscriber_list.BUDGET,
+            list_url=self.pages.url(SUBSCRIBERS),
             export_url=self.pages.url(SUBSCRIBERS_EXPORT),
         )
+
+
+#: The filters folded under "More filters" (open when one of them is set).
+MORE_FILTERS = frozenset(FILTER_PARAMS) - {"address", "name", "status"}
+#: Query parameters that say where a page starts (besides the filter's).
+PAGE_PARAMS = ("sort", "after", "before")
+#: The filter form's choices: parameter -> (value, label) pairs, "any" first.
+FILTER_CHOICES = {
+    "status": [("", "Any status"), *((s, s.capitalize()) for s in STATUSES)],
+    "category": [("", "Any topic"), *CATEGORIES],
+    "cadence": [
+        ("", "Any"),
+        *((value, label.replace("Never", "Off")) for value, label in CADENCES),
+    ],
+    "sms": [("", "Either"), ("yes", "Yes"), ("no", "No")],
+    "age": [("", "Any age"), *((v, label) for v, label in AGE_RANGES if v)],
+    "sort": [
+        ("newest", "Newest first"),
+        ("oldest", "Oldest first"),
+        ("address", "Address, A to Z"),
+        ("address_desc", "Address, Z to A"),
+    ],
+    "topics": [(topic.attr, topic.label) for topic in TOPICS],
+}
+
+
+def _row(record: SubscriberRecord, pages: AdminPages) -> dict[str, str]:
+    name = " ".join(part for part in (record.first_name, record.last_name) if part)
+    return {
+        "email": record.email,
+        "url": pages.url(subscriber_path(record.email)),
+        "name": name,
+        "status": record.status.capitalize(),
+        "zip": record.zip or "",
+        "signed_up": record.created_at.strftime("%Y-%m-%d"),
+    }
+
+
+def _page_links(wanted: ListRequest, page: ListPage, pages: AdminPages) -> dict[str, str | None]:
+    """The pager: the ``earlier`` and ``later`` pages' addresses (``None``: no such page), and
+    which of the two, if either, searches further (``searching``)."""
+    earlier = later = None
+    if page.earlier is not None:
+        earlier = pages.url(f"{SUBSCRIBERS}?{wanted.at(page.earlier, backwards=True)}")
+    if page.later is not None:
+        later = pages.url(f"{SUBSCRIBERS}?{wanted.at(page.later, backwards=False)}")
+    searching = ("earlier" if wanted.backwards else "later") if page.searched else None
+    return {"earlier": earlier, "later": later, "searching": searching}
 
 
 def change_status(call: ActCall, act: str) -> Done:
