@@ -39,16 +39,18 @@ def new_event(
     payload: dict[str, Any],
     *,
     subscriber_email: str | None = None,
+    event_id: str | None = None,
 ) -> NewEvent:
-    """An event to queue, with a new UUID (the idempotency key) and the time now; ``payload``
-    is stored as the JSON values ``json_encoding`` writes, so the push carries the API's bytes.
+    """An event to queue, with a new UUID (the idempotency key; ``event_id`` when the caller
+    made it first, to keep beside what it records) and the time now; ``payload`` is stored as
+    the JSON values ``json_encoding`` writes, so the push carries the API's bytes.
     ``subscriber_email``: the address the payload carries (erasing it discards the event).
     """
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type!r}")
     now = context.clock()
     return NewEvent(
-        event_id=str(uuid.uuid4()),
+        event_id=event_id or str(uuid.uuid4()),
         event_type=event_type,
         occurred_at=now,
         payload=json_values(payload),
@@ -64,8 +66,11 @@ def queue_event(
     payload: dict[str, Any],
     *,
     subscriber_email: str | None = None,
+    event_id: str | None = None,
 ) -> str:
     """Queue an event in ``uow``'s transaction and return its id (see :func:`new_event`)."""
-    event = new_event(context, event_type, payload, subscriber_email=subscriber_email)
+    event = new_event(
+        context, event_type, payload, subscriber_email=subscriber_email, event_id=event_id
+    )
     uow.outbox.enqueue(**vars(event))
     return event.event_id

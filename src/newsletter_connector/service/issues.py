@@ -9,8 +9,11 @@ transaction. Every check happens before anything is written.
 from __future__ import annotations
 
 import builtins
+import json
 import logging
 import uuid
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date as Date
 from datetime import datetime
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 from ..errors import InvalidRequest, NewsletterError, NotFound
 from ..model.issue import IssueContent, issue_object, long_date, parse_content, parse_date
 from ..plugin_manager import has_issue_content, issue_renderers, pick
+from ..storage.outbox_records import SubscriberEventRecord
 from ..storage.records import IssueRecord, NewIssue
 from ..timeutil import to_naive_utc
 from .context import ServiceContext
@@ -30,6 +34,8 @@ UNSUBSCRIBE_PLACEHOLDER = "{{unsubscribe_url}}"
 TEST_SUBJECT_PREFIX = "[TEST] "
 MAX_LIST_LIMIT = 500
 DEFAULT_LIST_LIMIT = 100
+#: The keyed-hash purpose of :meth:`IssueService.draft_seal`.
+DRAFT_SEAL_PURPOSE = "issue-draft"
 
 
 class IssueAlreadyRecorded(InvalidRequest):
@@ -81,16 +87,54 @@ class IssueService:
             self._refuse_if_recorded(kind, issue_date, period)
         parsed = parse_content(self._content(kind, issue_date, content))
         new_issue = self._build(kind, issue_date, parsed, period)
+        pushed = self.context.settings.delivery_mode == "connector"
+        if pushed:
+            new_issue = replace(new_issue, event_id=str(uuid.uuid4()))
         with self.context.storage.transaction() as uow:
             record = uow.issues.add(new_issue)
             if record is None:
                 existing = uow.issues.find_by_period(period) if period else None
                 raise self._already(kind, issue_date, existing)
-            if self.context.settings.delivery_mode == "connector":
+            if pushed:
                 payload = issue_object(record, include_id=False, include_html=True)
-                queue_event(uow, self.context, "newsletter.issue", payload)
+                queue_event(
+                    uow, self.context, "newsletter.issue", payload, event_id=record.event_id
+                )
         log.info("recorded %s issue %s for %s", record.kind, record.id, record.issue_date)
         return record
+
+    def deliveries(self, records: Sequence[IssueRecord]) -> dict[int, SubscriberEventRecord | None]:
+        """What became of the ``newsletter.issue`` event queued with each of ``records``, by
+        issue id: its delivery state, or ``None`` when the event is no longer stored (it was
+        delivered and then pruned). Issues queued with no event are left out."""
+        wanted = {record.id: record.event_id for record in records if record.event_id}
+        with self.context.storage.transaction(write=False) as uow:
+            found = uow.outbox.events_by_id(list(wanted.values()))
+        return {issue_id: found.get(event_id) for issue_id, event_id in wanted.items()}
+
+    def preview(self, kind: str, date: str | Date | None, content: Any) -> NewIssue:
+        """The issue :meth:`run_digest` would record from ``content`` (rendered), recording
+        nothing and queuing nothing. Raises as :meth:`run_digest` does, but for a period that
+        already has its issue (a preview of that day's issue is still a preview)."""
+        if kind not in ALL_KINDS:
+            raise InvalidRequest(f"kind must be one of {', '.join(ALL_KINDS)}", field="kind")
+        issue_date = self._issue_date(date)
+        parsed = parse_content(content)
+        return self._build(kind, issue_date, parsed, period_key(kind, issue_date))
+
+    def suggested_content(self, kind: str, date: str | Date | None = None) -> Any:
+        """What the content plugin offers for an issue of ``kind`` on ``date`` (to start a
+        composed issue from), or ``None`` when no plugin answers."""
+        issue_date = self._issue_date(date)
+        return self.context.plugins.hook.newsletter_issue_content(
+            kind=kind, date=issue_date.isoformat(), settings=self.context.settings
+        )
+
+    def draft_seal(self, kind: str, content: Any) -> str:
+        """A keyed seal of an issue's ``content`` (and ``kind``): the composer carries it from
+        the test issue it recorded to the real one, which it records only for the same content."""
+        canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return self.context.keyed_hash(DRAFT_SEAL_PURPOSE, f"{kind}\n{canonical}")
 
     def run_scheduled_digests(self, now: datetime | None = None) -> builtins.list[IssueRecord]:
         """Record the daily and weekly issues due at ``now`` (UTC; default the service clock)

@@ -102,3 +102,8 @@ class OutboxRepository(OutboxDeliveryRepository, Protocol):
         """The newest ``limit`` stored events carrying this subscriber's address, newest
         first, each with its batch's delivery state (pruned delivered events are gone). One
         index range read, and one index look-up on ``last_seq`` per event."""
+
+    def events_by_id(self, event_ids: Sequence[str]) -> dict[str, SubscriberEventRecord]:
+        """The stored events of ``event_ids`` (at most a page's worth), by id, each with its
+        batch's delivery state; an id whose event is gone (delivered and pruned) is left out.
+        One look-up of the unique event id index, and one on ``last_seq``, per event."""

@@ -47,6 +47,8 @@ class NewIssue:
     text: str | None
     period_key: str | None
     created_at: datetime
+    #: The id of the ``newsletter.issue`` event queued with it (``None``: none was queued).
+    event_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class IssueRecord:
     period_key: str | None
     created_at: datetime
     updated_at: datetime
+    #: The id of the ``newsletter.issue`` event queued with it (``None``: none was queued).
+    event_id: str | None = None
 
 
 @dataclass(frozen=True)

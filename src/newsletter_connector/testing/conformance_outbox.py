@@ -309,6 +309,26 @@ class OutboxDeliveryConformance(NeedsStorage):
             assert uow.outbox.events_about("nobody", limit=10) == []
         assert sending.id not in {delivered.id, failed.id, retried.id}
 
+    def test_events_by_id_with_their_delivery_and_none_for_a_pruned_one(self, storage: Any) -> None:
+        pruned, delivered = _enqueue(storage, 2)
+        old = _freeze_and_claim(storage, size=1)
+        with storage.transaction() as uow:
+            uow.outbox.settle_delivered([old.id], at=T0)
+            assert uow.outbox.prune_delivered(settled_before=T0 + timedelta(days=8)) == 1
+        sent = _freeze_and_claim(storage, size=1)
+        with storage.transaction() as uow:
+            uow.outbox.settle_delivered([sent.id], at=T0 + timedelta(minutes=3))
+        [waiting] = _enqueue(storage, 1, start=2)
+        with storage.transaction() as uow:
+            found = uow.outbox.events_by_id([pruned, delivered, waiting, str(uuid.uuid4())])
+            assert set(found) == {delivered, waiting}
+            assert (found[delivered].state, found[delivered].settled_at) == (
+                "delivered",
+                T0 + timedelta(minutes=3),
+            )
+            assert found[waiting].state is None and found[waiting].attempts == 0
+            assert uow.outbox.events_by_id([]) == {}
+
     def test_erasing_the_newest_frozen_event_never_hides_a_later_one(self, storage: Any) -> None:
         # A later event must never reuse an erased one's seq inside a frozen range (SQLite
         # reuses the largest rowid without AUTOINCREMENT): it would count as frozen, never sent.

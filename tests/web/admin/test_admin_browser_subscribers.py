@@ -112,3 +112,32 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         admin_browser._audit(browser, page, "issues")
         actions = [act.action for act in newsletter_service.admin_audit.latest(5)]
         assert actions == ["message.handled", "subscriber.erase", "subscriber.edit", "login"]
+
+        page.get_by_role("link", name="Write an issue").click()
+        page.get_by_label("Subject").fill("Spring at the clinic")
+        briefing = page.get_by_role("group", name="Briefing: the day's lead story")
+        briefing.get_by_label("Title").fill("Clinics open late")
+        briefing.get_by_label("Link").fill("https://news.example/clinics")
+        briefing.get_by_label("Date of the story").fill("2026-03-01")
+        entry = page.get_by_role("group", name="On this day, entry 1")
+        entry.get_by_label("Year").fill("1969")
+        entry.get_by_label("What happened").fill("A walk on the moon")
+        entry.get_by_label("Link").fill("https://news.example/moon")
+        page.get_by_label("Name of the topic").fill("Health")
+        story = page.get_by_role("group", name="Topic 1, story 1")
+        story.get_by_label("Story title").fill("Flu shots are free")
+        story.get_by_label("Link").fill("https://news.example/flu")
+        page.get_by_role("button", name="Add a story to topic 1").click()
+        assert page.get_by_label("Story title").nth(1).input_value() == ""
+        assert page.get_by_label("Story title").nth(0).input_value() == "Flu shots are free"
+        page.get_by_role("button", name="Preview").click()
+        preview = page.frame_locator("iframe.preview")
+        assert "Flu shots are free" in preview.locator("body").inner_text()
+        admin_browser._audit(browser, page, "issue-compose")
+        page.get_by_role("button", name="Record as a test issue").click()
+        assert "Recorded test issue" in page.get_by_role("status").inner_text()
+        page.get_by_role("button", name="Record the issue").click()
+        assert page.locator(".flash").inner_text().startswith("Recorded manual issue")
+        recorded = newsletter_service.issues.list(2)
+        assert [issue.kind for issue in recorded] == ["manual", "test"]
+        assert recorded[0].subject == "Spring at the clinic"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from html import unescape
 from typing import Any
 from urllib.parse import urlencode
@@ -441,3 +441,19 @@ def test_without_a_plugin_an_empty_content_field_asks_the_plugin_and_fails(
     session = sign_in(client)
     result = _digest(client, session, kind="manual", content="  \n ")
     _refused(result, service, "no issue content: no plugin answered newsletter_issue_content")
+
+
+@pytest.mark.parametrize("content", ["without content"], indirect=True)
+def test_each_issue_says_whether_its_event_reached_the_platform(
+    client: Any, service: Any, session: str
+) -> None:
+    delivered, waiting = _record(service), _record(service)  # the older is sent first
+    with service.storage.transaction() as uow:
+        [batch] = uow.outbox.claim_batches(
+            now=T0, lease_until=T0 + timedelta(minutes=5), batch_size=1, max_batches=1
+        )
+        uow.outbox.settle_delivered([batch.id], at=T0 + timedelta(minutes=1))
+    page = unescape(get_page(client, "/admin/issues", session).text)
+    lines = re.findall(r"To the platform: ([^<]*)\.</p>", page)
+    assert lines == ["Waiting to be sent", "Delivered 2026-03-01 12:01 UTC"], lines
+    assert waiting.event_id and delivered.event_id

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, delete, func, insert, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, case, delete, func, insert, select, update
+from sqlalchemy.engine import RowMapping
 
 from ...storage.outbox_records import (
     ClaimedBatch,
@@ -109,34 +110,47 @@ class SqlOutbox(SqlRepository):
         return int(undelivered or 0)
 
     def events_about(self, subscriber_key: str, *, limit: int) -> list[SubscriberEventRecord]:
+        rows = self._with_delivery(_e.subscriber_key == subscriber_key, limit=limit)
+        return [record_of(SubscriberEventRecord, row) for row in rows]
+
+    def events_by_id(self, event_ids: Sequence[str]) -> dict[str, SubscriberEventRecord]:
+        if not event_ids:
+            return {}
+        rows = self._with_delivery(_e.event_id.in_(list(event_ids)), limit=len(event_ids))
+        return {row["event_id"]: record_of(SubscriberEventRecord, row) for row in rows}
+
+    def _with_delivery(self, which: ColumnElement[bool], *, limit: int) -> list[RowMapping]:
+        """The newest ``limit`` events ``which`` selects, newest first, with their batch."""
         # The one batch that may hold each event: the first last_seq at or above its seq.
         holder = (
             select(_b.id).where(_b.last_seq >= _e.seq).order_by(_b.last_seq).limit(1)
         ).scalar_subquery()
         events = (
-            select(_e.seq, _e.event_type, _e.occurred_at, holder.label("batch_id"))
-            .where(_e.subscriber_key == subscriber_key)
+            select(_e.seq, _e.event_id, _e.event_type, _e.occurred_at, holder.label("batch_id"))
+            .where(which)
             .order_by(_e.seq.desc())
             .limit(limit)
             .subquery()
         )
-        rows = self.connection.execute(
-            select(
-                events.c.event_type,
-                events.c.occurred_at,
-                _b.state,
-                func.coalesce(_b.attempts, 0).label("attempts"),
-                _b.settled_at,
-            )
-            .select_from(
-                events.outerjoin(
-                    outbox_batches,
-                    and_(_b.id == events.c.batch_id, _b.first_seq <= events.c.seq),
+        return list(
+            self.connection.execute(
+                select(
+                    events.c.event_id,
+                    events.c.event_type,
+                    events.c.occurred_at,
+                    _b.state,
+                    func.coalesce(_b.attempts, 0).label("attempts"),
+                    _b.settled_at,
                 )
-            )
-            .order_by(events.c.seq.desc())
-        ).mappings()
-        return [record_of(SubscriberEventRecord, row) for row in rows]
+                .select_from(
+                    events.outerjoin(
+                        outbox_batches,
+                        and_(_b.id == events.c.batch_id, _b.first_seq <= events.c.seq),
+                    )
+                )
+                .order_by(events.c.seq.desc())
+            ).mappings()
+        )
 
     # -- delivery (the sync runner) ----------------------------------------------------------
 

@@ -140,6 +140,8 @@ issues = Table(
     Column("period_key", String(32), unique=True),
     Column("created_at", DateTime, nullable=False),
     Column("updated_at", DateTime, nullable=False),
+    # The newsletter.issue event queued with the issue (NULL: none, or recorded before).
+    Column("event_id", String(36)),
     CheckConstraint(_in("kind", ("daily", "weekly", "manual", "test")), name="kind"),
     Index(None, "created_at", "id"),
 )

@@ -85,6 +85,8 @@ class AdminAct:
     - ``audited_by_service``: ``perform``'s service method records the act itself (as the
       sign-out is, like the sign-in).
     - ``max_form_bytes``: the form body's cap (413 above it).
+    - ``audited``: false for a form that changes nothing (the composer's preview and row
+      buttons): ``perform`` answers, and no audit entry is written.
     """
 
     path: str
@@ -98,6 +100,7 @@ class AdminAct:
     check: Callable[[ActCall], object] | None = None
     audited_by_service: bool = False
     max_form_bytes: int = MAX_FORM_BYTES
+    audited: bool = True
 
 
 class ActResource:
@@ -156,7 +159,7 @@ class ActResource:
             act.shown_again(call, error)
             return
         done = outcome if isinstance(outcome, Done) else Done(outcome)
-        if not act.audited_by_service:
+        if act.audited and not act.audited_by_service:
             self.pages.audit(req, call.admin, act.action, done.target, done.detail)
         if done.flash is not None:
             self.pages.flash.set(resp, done.flash)

@@ -22,6 +22,7 @@ import falcon
 from ...errors import InvalidRequest, NewsletterError, NotFound
 from ...model.issue import load_content
 from ...service.digest_schedule import ALL_KINDS
+from ...storage.outbox_records import SubscriberEventRecord
 from ..bodies import MAX_BODY_BYTES
 from ..pages.forms import FormData
 from ..pages.rendering import SECURITY_HEADERS
@@ -29,7 +30,8 @@ from .act import ActCall, Done
 from .base import AdminPages
 from .gate import Admin, signed_in
 from .paging import before_param, page_back
-from .paths import ISSUES, ISSUES_DIGEST
+from .paths import ISSUES, ISSUES_COMPOSE, ISSUES_DIGEST
+from .subscriber_words import event_words
 
 #: Issues listed (each with its preview), newest first.
 LIST_LIMIT = 20
@@ -164,10 +166,13 @@ class IssuesPage:
                 (record, issue_anchor(record.id), self.pages.url(preview_path(record.id)))
                 for record in page.items
             ],
+            delivery=_delivery_words(issues.deliveries(page.items)),
+            pushed=self.pages.service.context.settings.delivery_mode == "connector",
             older_url=page.older_url,
             newest_url=page.newest_url,
             content_installed=issues.content_plugin_installed(),
             digest_url=self.pages.url(ISSUES_DIGEST),
+            compose_url=self.pages.url(ISSUES_COMPOSE),
         )
         resp.set_header("Content-Security-Policy", PAGE_POLICY)
 
@@ -187,6 +192,14 @@ class IssuePreview:
         for name, value in PREVIEW_HEADERS.items():
             resp.set_header(name, value)
         resp.text = record.html or ""
+
+
+def _delivery_words(deliveries: dict[int, SubscriberEventRecord | None]) -> dict[int, str]:
+    """Issue id -> what became of its event, in words."""
+    return {
+        issue_id: event_words(event) if event else "Delivered (its record was since pruned)"
+        for issue_id, event in deliveries.items()
+    }
 
 
 def record_digest(call: ActCall) -> Done:
