@@ -74,3 +74,46 @@ def test_outbox_health_and_latest_issue(clocked: Any) -> None:
     assert board.outbox.unbatched == 1
     assert board.oldest_pending_age == timedelta(days=2)
     assert (board.outbox.waiting_retry, board.outbox.last_delivered_at) == (0, None)
+
+
+def test_subscriber_figures_are_kept_for_a_minute_then_counted_again(clocked: Any) -> None:
+    service, clock = clocked
+    clock.now = NOW
+    service.subscribers.subscribe({"email": "a@example.org"})
+    first = service.dashboard.overview(30)
+    assert (first.total, first.counted_at) == (1, NOW)
+    service.subscribers.subscribe({"email": "b@example.org"})
+    clock.now = NOW + timedelta(seconds=59)
+    kept = service.dashboard.overview(30)
+    assert (kept.total, kept.counted_at, kept.now) == (1, NOW, NOW + timedelta(seconds=59))
+    assert service.dashboard.overview(90).total == 2  # each range is kept on its own
+    clock.now = NOW + timedelta(seconds=61)
+    again = service.dashboard.overview(30)
+    assert (again.total, again.counted_at) == (2, NOW + timedelta(seconds=61))
+
+
+def test_while_one_view_counts_the_others_show_the_kept_figures(clocked: Any) -> None:
+    service, clock = clocked
+    clock.now = NOW
+    service.dashboard.overview(30)
+    service.subscribers.subscribe({"email": "a@example.org"})
+    clock.now = NOW + timedelta(minutes=2)
+    with service.storage.transaction() as uow:  # another view took the lease to count them
+        uow.rate_limits.hit(
+            "dashboard.subscriber_figures.30", now=clock.now, expires_at=clock.now + timedelta(1)
+        )
+    board = service.dashboard.overview(30)
+    assert (board.total, board.counted_at) == (0, NOW)
+
+
+def test_a_new_day_or_a_kept_value_of_another_shape_is_counted_again(clocked: Any) -> None:
+    service, clock = clocked
+    clock.now = NOW.replace(hour=23, minute=59, second=50)
+    service.dashboard.overview(30)
+    service.subscribers.subscribe({"email": "a@example.org"})
+    clock.now = NOW.replace(hour=23, minute=59, second=59) + timedelta(seconds=2)
+    board = service.dashboard.overview(30)
+    assert board.total == 1 and board.days[-1].day == clock.now.date()
+    with service.storage.transaction() as uow:
+        uow.settings.put("dashboard.subscriber_figures.30", {"by_status": 3}, at=clock.now)
+    assert service.dashboard.overview(30).counted_at == clock.now

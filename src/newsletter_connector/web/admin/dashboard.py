@@ -7,13 +7,15 @@ below them, links to every other section.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import falcon
 
 from ...errors import InvalidRequest
 from ...service.dashboard import DASHBOARD_RANGES, Dashboard
+from ...storage.records import SubscriberDay
 from ..charts import daily_lines
 from ..params import decimal_integer, reject_unknown_params, single_param
 from .base import AdminPages
@@ -72,7 +74,12 @@ def _days(req: falcon.Request) -> int:
 
 
 def _chart(board: Dashboard) -> str:
-    days = board.days
+    return _drawn_chart(tuple(board.days), board.now.date())
+
+
+# Drawing is most of a view's work and the kept figures change once a minute (bench: admin_load).
+@lru_cache(maxsize=8)
+def _drawn_chart(days: tuple[SubscriberDay, ...], today: date) -> str:
     return daily_lines(
         title=f"Subscriber changes per day, last {len(days)} days",
         description=(
@@ -82,7 +89,7 @@ def _chart(board: Dashboard) -> str:
             f"bounces {sum(d.bounces for d in days)}. The table below gives each day."
         ),
         days=[d.day for d in days],
-        today=board.now.date(),
+        today=today,
         series={
             "Signups": [d.signups for d in days],
             "Unsubscribes": [d.unsubscribes for d in days],
