@@ -29,6 +29,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 VIEWPORT = {"width": 1000, "height": 800}
+#: The served site's secret (the keyed hashes its rows carry are made with it).
+SITE_SECRET = "browser-test-secret"
 SITE_NAME = "Senior News Today"
 
 
@@ -58,7 +60,7 @@ def served_site(database_url: str, **env: str) -> Iterator[str]:
         "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",
         "NEWSLETTER_TEMPLATE_DIR": "",
         "NEWSLETTER_DATABASE_URL": database_url,
-        "NEWSLETTER_SITE_SECRET": "browser-test-secret",
+        "NEWSLETTER_SITE_SECRET": SITE_SECRET,
         "NEWSLETTER_SITE_NAME": SITE_NAME,
         **env,
     }

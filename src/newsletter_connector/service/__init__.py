@@ -36,6 +36,7 @@ from .feedback import FeedbackService
 from .issues import IssueService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
+from .subscriber_bulk import SubscriberBulkService
 from .subscriber_list import SubscriberListService
 from .subscribers import SubscriberService
 
@@ -56,6 +57,7 @@ class NewsletterService:
         self.issues = IssueService(context)
         self.subscribers = SubscriberService(context)
         self.subscriber_list = SubscriberListService(context)
+        self.subscriber_bulk = SubscriberBulkService(self.subscribers)
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)

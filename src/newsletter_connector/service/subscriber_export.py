@@ -42,7 +42,7 @@ _FREE_TEXT = frozenset({"email", "first_name", "last_name", "gender_self"})
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_row(contact: dict[str, Any]) -> list[str]:
+def csv_row(contact: dict[str, Any], columns: Iterable[str] = CSV_COLUMNS) -> list[str]:
     """The CSV cells of a contact in JSON values (as ``shown_contact`` returns it):
     ``categories`` joined by spaces, booleans ``true``/``false``, ``null`` empty, and an
     address or free-text cell starting like a formula prefixed with ``'`` so a spreadsheet shows
@@ -58,7 +58,7 @@ def csv_row(contact: dict[str, Any]) -> list[str]:
         "prefs_sms_enabled": "true" if contact["prefs"]["sms"]["enabled"] else "false",
     }
     cells = []
-    for column in CSV_COLUMNS:
+    for column in columns:
         value = flat.get(column)
         text = "" if value is None else str(value)
         if column in _FREE_TEXT and text.startswith(_FORMULA_STARTS):
@@ -68,19 +68,22 @@ def csv_row(contact: dict[str, Any]) -> list[str]:
 
 
 def csv_chunks(
-    subscribers: SubscriberService, records: Iterable[SubscriberRecord], rows_per_chunk: int = 200
+    subscribers: SubscriberService,
+    records: Iterable[SubscriberRecord],
+    rows_per_chunk: int = 200,
+    columns: tuple[str, ...] = CSV_COLUMNS,
 ) -> Iterator[bytes]:
-    """The UTF-8 CSV of ``records``: the header line alone (before any record is read), then
-    rows in chunks of ``rows_per_chunk``."""
+    """The UTF-8 CSV of ``records`` (``columns`` of :data:`CSV_COLUMNS`, in their order): the
+    header line alone (before any record is read), then rows in chunks of ``rows_per_chunk``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(columns)
     yield buffer.getvalue().encode("utf-8")
     buffer.seek(0)
     buffer.truncate()
     pending = 0
     for record in records:
-        writer.writerow(csv_row(subscribers.shown_contact(record)))
+        writer.writerow(csv_row(subscribers.shown_contact(record), columns))
         pending += 1
         if pending == rows_per_chunk:
             yield buffer.getvalue().encode("utf-8")

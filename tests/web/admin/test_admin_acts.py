@@ -111,6 +111,24 @@ SAMPLES = {
     paths.MESSAGE_HANDLED: Sample(prepare=_message),
     paths.MESSAGE_UNHANDLED: Sample(prepare=_handled_message),
     paths.ISSUES_DIGEST: Sample({"kind": "test", "content": json.dumps(sample_issue_content())}),
+    paths.SUBSCRIBERS_BULK: Sample(
+        {"pick": "many1@example.org", "act": "unsubscribe"},
+        prepare=_subscriber("many1@example.org"),
+        status=200,
+    ),
+    paths.SUBSCRIBERS_BULK_UNSUBSCRIBE: Sample(
+        {"pick": "many2@example.org"}, prepare=_subscriber("many2@example.org")
+    ),
+    paths.SUBSCRIBERS_BULK_BOUNCE: Sample(
+        {"pick": "many3@example.org"}, prepare=_subscriber("many3@example.org")
+    ),
+    paths.SUBSCRIBERS_BULK_ERASE: Sample(
+        {"pick": "many4@example.org", "confirm_count": "1"},
+        prepare=_subscriber("many4@example.org"),
+    ),
+    paths.SUBSCRIBERS_EXPORT_SELECTED: Sample(
+        {"pick": "many5@example.org"}, prepare=_subscriber("many5@example.org"), status=200
+    ),
     paths.ISSUES_COMPOSE: Sample({"change": "add-topic"}, status=200),
     paths.ISSUES_COMPOSE_RECORD: Sample(
         {

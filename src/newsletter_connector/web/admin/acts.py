@@ -20,6 +20,7 @@ from . import (
     outbox_failed,
     settings,
     subscriber,
+    subscriber_bulk,
     subscribers,
 )
 from .act import AdminAct
@@ -51,7 +52,12 @@ from .paths import (
     SUBSCRIBER_RESEND,
     SUBSCRIBER_UNSUBSCRIBE,
     SUBSCRIBERS,
+    SUBSCRIBERS_BULK,
+    SUBSCRIBERS_BULK_BOUNCE,
+    SUBSCRIBERS_BULK_ERASE,
+    SUBSCRIBERS_BULK_UNSUBSCRIBE,
     SUBSCRIBERS_EXPORT,
+    SUBSCRIBERS_EXPORT_SELECTED,
 )
 
 ACTS: tuple[AdminAct, ...] = (
@@ -121,6 +127,37 @@ ACTS: tuple[AdminAct, ...] = (
         shown_again=issues.digest_refused,
         refused=NewsletterError,
         max_form_bytes=issues.MAX_DIGEST_FORM_BYTES,
+    ),
+    AdminAct(
+        path=SUBSCRIBERS_BULK,
+        action="subscribers.bulk_choose",
+        perform=subscriber_bulk.confirm_bulk,
+        shown_again=subscriber_bulk.bulk_refused,
+        audited=False,
+    ),
+    AdminAct(
+        path=SUBSCRIBERS_BULK_UNSUBSCRIBE,
+        action="subscribers.bulk_unsubscribe",
+        perform=lambda call: subscriber_bulk.apply_bulk(call, "unsubscribe"),
+        shown_again=subscriber_bulk.bulk_refused,
+    ),
+    AdminAct(
+        path=SUBSCRIBERS_BULK_BOUNCE,
+        action="subscribers.bulk_bounce",
+        perform=lambda call: subscriber_bulk.apply_bulk(call, "bounce"),
+        shown_again=subscriber_bulk.bulk_refused,
+    ),
+    AdminAct(
+        path=SUBSCRIBERS_BULK_ERASE,
+        action="subscribers.bulk_erase",
+        perform=lambda call: subscriber_bulk.apply_bulk(call, "erase"),
+        shown_again=subscriber_bulk.bulk_refused,
+    ),
+    AdminAct(
+        path=SUBSCRIBERS_EXPORT_SELECTED,
+        action="subscribers.export_selected",
+        perform=subscriber_bulk.export_selected,
+        shown_again=subscriber_bulk.bulk_refused,
     ),
     AdminAct(
         path=ISSUES_COMPOSE,

@@ -17,7 +17,7 @@ from ...errors import InvalidRequest, NotFound
 from ...model.contact import STATUSES
 from ...service import subscriber_list
 from ...service.events import subscriber_key
-from ...service.subscriber_export import confirmed_csv
+from ...service.subscriber_export import CSV_COLUMNS, confirmed_csv
 from ...service.subscriber_list import ListPage
 from ...storage.records import SubscriberRecord
 from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, TOPICS
@@ -28,7 +28,9 @@ from .paths import (
     SUBSCRIBER,
     SUBSCRIBER_ERASE,
     SUBSCRIBERS,
+    SUBSCRIBERS_BULK,
     SUBSCRIBERS_EXPORT,
+    SUBSCRIBERS_EXPORT_SELECTED,
 )
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request
 
@@ -89,6 +91,10 @@ class SubscribersPage:
             choices=FILTER_CHOICES,
             budget=subscriber_list.BUDGET,
             list_url=self.pages.url(SUBSCRIBERS),
+            bulk_url=self.pages.url(SUBSCRIBERS_BULK),
+            export_selected_url=self.pages.url(SUBSCRIBERS_EXPORT_SELECTED),
+            filter_query=req.query_string[:2000],
+            csv_columns=CSV_COLUMNS,
             export_url=self.pages.url(SUBSCRIBERS_EXPORT),
         )
 

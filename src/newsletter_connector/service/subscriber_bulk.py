@@ -1,0 +1,75 @@
+"""Acts on many subscribers at once (the admin's subscriber list): each address gets exactly
+what the single act does to it (:meth:`SubscriberService.unsubscribe`, ``mark_bounced``,
+``erase``), in its own transaction with the events that act queues, so a bulk act queues no
+event a single act would not, and an address already changed or gone is counted, not
+refused."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import InvalidRequest, NotFound
+from .subscribers import SubscriberService
+
+#: The acts, by the name the admin's forms and the audit log give them.
+BulkAct = Literal["unsubscribe", "bounce", "erase"]
+BULK_ACTS: tuple[BulkAct, ...] = ("unsubscribe", "bounce", "erase")
+#: The most addresses one call takes: a page of the list.
+MAX_ADDRESSES = 50
+
+
+@dataclass(frozen=True)
+class BulkOutcome:
+    """What a bulk act did: how many subscribers it ``changed``, how many it found already so
+    (``unchanged``: already unsubscribed, or bounced or unsubscribed for "bounce"), and how
+    many addresses had no subscriber any more (``missing``)."""
+
+    changed: int
+    unchanged: int
+    missing: int
+
+    @property
+    def total(self) -> int:
+        return self.changed + self.unchanged + self.missing
+
+
+class SubscriberBulkService:
+    """``service.subscriber_bulk``."""
+
+    def __init__(self, subscribers: SubscriberService) -> None:
+        self.subscribers = subscribers
+
+    def apply(self, act: str, emails: Iterable[str]) -> BulkOutcome:
+        """Do ``act`` to each of ``emails`` (at most :data:`MAX_ADDRESSES`, repeats counted
+        once). :class:`InvalidRequest` names ``act`` or ``emails`` before anything changes."""
+        if act not in BULK_ACTS:
+            raise InvalidRequest(f"act must be one of: {', '.join(BULK_ACTS)}", field="act")
+        addresses = list(dict.fromkeys(email.strip().lower() for email in emails))
+        if not addresses:
+            raise InvalidRequest("select at least one subscriber", field="emails")
+        if len(addresses) > MAX_ADDRESSES:
+            raise InvalidRequest(f"at most {MAX_ADDRESSES} subscribers at once", field="emails")
+        changed = unchanged = missing = 0
+        for address in addresses:
+            try:
+                if act == "erase":
+                    self.subscribers.erase(address)
+                    changed += 1
+                    continue
+                before = self.subscribers.get(address).status
+                change = (
+                    self.subscribers.unsubscribe
+                    if act == "unsubscribe"
+                    else self.subscribers.mark_bounced
+                )
+                after = change(address).status
+            except NotFound:
+                missing += 1
+                continue
+            if after == before:
+                unchanged += 1
+            else:
+                changed += 1
+        return BulkOutcome(changed=changed, unchanged=unchanged, missing=missing)
