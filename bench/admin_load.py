@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--editors", type=int, default=20)
     parser.add_argument("--editor-pause", type=int, default=1000, help="ms between refreshes")
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--warm", type=float, default=5, help="seconds of unmeasured load first")
     args = parser.parse_args(argv)
     with database(args.database_url) as url:
         storage = BuiltinSqlStorage(make_engine(url))
@@ -160,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.editor_pause / 1000,
                 (f"Cookie: {COOKIE_NAME}={session}",),
             )
-            run(port, {**readers, "editors": editors}, 5)  # warm: workers, pools, figures
+            run(port, {**readers, "editors": editors}, args.warm)  # workers, pools, figures
             alone = run(port, readers, args.seconds)
             beside = run(port, {**readers, "editors": editors}, args.seconds)
     for name, figures in {**alone, **{f"{k} (editors on)": v for k, v in beside.items()}}.items():

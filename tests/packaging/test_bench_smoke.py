@@ -96,8 +96,8 @@ def test_admin_subscriber_list_bench_runs() -> None:
 )
 def test_admin_load_bench_runs() -> None:
     output = run_bench(
-        "bench.admin_load", "--count", "2000", "--events", "2000", "--seconds", "2",
-        "--editors", "4", *db_args(),
+        "bench.admin_load", "--count", "2000", "--events", "2000", "--seconds", "1",
+        "--warm", "1", "--editors", "4", *db_args(),
     )  # fmt: skip
     assert "editors (editors on):" in output
     assert re.search(r"^RESULT admin_load_editors_p95\[postgresql\]: [\d,.]+ ms", output, re.M)

@@ -373,3 +373,25 @@ def test_cli_prompts_twice_for_the_password_on_a_terminal(
     assert result.exit_code == 0, result.output
     assert prompts == [{"text": "Password", "hide_input": True, "confirmation_prompt": True}]
     assert newsletter_service.admin_access.login("ada", PASSWORD, client_hash=CLIENT)
+
+
+def test_a_session_s_last_use_is_written_at_most_once_a_minute(
+    service: Any, now: list[datetime]
+) -> None:
+    access = service.admin_access
+    access.create_user("ada", PASSWORD)
+    token = access.login("ada", PASSWORD, client_hash=CLIENT).token
+
+    def last_seen() -> datetime:
+        with service.storage.transaction(write=False) as uow:
+            return uow.admin_sessions.get(sha256_hex(token)).last_seen_at
+
+    now[0] = T0 + timedelta(seconds=59)
+    assert access.session(token) is not None
+    assert last_seen() == T0  # a read: nothing written
+    now[0] = T0 + timedelta(minutes=1)
+    assert access.session(token) is not None
+    assert last_seen() == T0 + timedelta(minutes=1)
+    # The idle timeout counts from the last use written: at most a minute more.
+    now[0] = T0 + timedelta(minutes=1, seconds=30) + timedelta(hours=2)
+    assert access.session(token) is None

@@ -36,6 +36,8 @@ MIN_PASSWORD_LENGTH = 12
 MAX_USERNAME_LENGTH = 100
 IDLE_TIMEOUT = timedelta(hours=2)
 ABSOLUTE_TIMEOUT = timedelta(hours=12)
+#: A session's last use is written at most this often (each write is a commit per page view).
+TOUCH_AFTER = timedelta(minutes=1)
 LOGIN_WINDOW = timedelta(minutes=15)
 MAX_FAILURES_PER_USER = 5
 MAX_FAILURES_PER_CLIENT = 20
@@ -242,11 +244,13 @@ class AdminAccessService:
         return session
 
     def session(self, token: str) -> ActiveSession | None:
-        """The live session of cookie ``token`` (its last use moved to now), or ``None``
-        when there is none, it expired (then it is deleted), or its user is gone."""
+        """The live session of cookie ``token``, or ``None`` when there is none, it expired
+        (then it is deleted), or its user is gone. Its last use is moved to now when it is
+        :data:`TOUCH_AFTER` old or more: a page view is a read, and the idle timeout is kept
+        to within that much."""
         now = self.context.clock()
         digest = sha256_hex(token)
-        with short_reads(), self.context.storage.transaction() as uow:
+        with short_reads(), self.context.storage.transaction(write=False) as uow:
             record = uow.admin_sessions.get(digest)
             if record is None:
                 return None
@@ -255,10 +259,13 @@ class AdminAccessService:
                 or now - record.created_at >= ABSOLUTE_TIMEOUT
             )
             user = None if expired else uow.admin_users.get(record.username)
-            if user is None:
+        if user is None:
+            with short_reads(), self.context.storage.transaction() as uow:
                 uow.admin_sessions.delete(digest)
-                return None
-            uow.admin_sessions.touch(digest, at=now)
+            return None
+        if now - record.last_seen_at >= TOUCH_AFTER:
+            with short_reads(), self.context.storage.transaction() as uow:
+                uow.admin_sessions.touch(digest, at=now)
         return ActiveSession(
             username=record.username,
             role=user.role,
