@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import InvalidRequest, NotFound
+from ..model.contact import normalise_email
 from .subscribers import SubscriberService
 
 #: The acts, by the name the admin's forms and the audit log give them.
@@ -43,14 +44,16 @@ class SubscriberBulkService:
 
     def apply(self, act: str, emails: Iterable[str]) -> BulkOutcome:
         """Do ``act`` to each of ``emails`` (at most :data:`MAX_ADDRESSES`, repeats counted
-        once). :class:`InvalidRequest` names ``act`` or ``emails`` before anything changes."""
+        once). :class:`InvalidRequest` names ``act`` or ``emails`` (a malformed address among
+        them, too) before anything changes."""
         if act not in BULK_ACTS:
             raise InvalidRequest(f"act must be one of: {', '.join(BULK_ACTS)}", field="act")
-        addresses = list(dict.fromkeys(email.strip().lower() for email in emails))
+        addresses = list(dict.fromkeys(emails))
         if not addresses:
             raise InvalidRequest("select at least one subscriber", field="emails")
         if len(addresses) > MAX_ADDRESSES:
             raise InvalidRequest(f"at most {MAX_ADDRESSES} subscribers at once", field="emails")
+        addresses = list(dict.fromkeys(_checked(email) for email in addresses))
         changed = unchanged = missing = 0
         for address in addresses:
             try:
@@ -73,3 +76,10 @@ class SubscriberBulkService:
             else:
                 changed += 1
         return BulkOutcome(changed=changed, unchanged=unchanged, missing=missing)
+
+
+def _checked(email: str) -> str:
+    try:
+        return normalise_email(email)
+    except InvalidRequest:
+        raise InvalidRequest(f"{email[:80]!r} is not an email address", field="emails") from None

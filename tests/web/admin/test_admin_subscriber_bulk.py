@@ -140,6 +140,11 @@ def test_erase_asks_for_the_number_and_forgets_the_addresses(
         ),
         ("/admin/subscribers/bulk", {"pick": "ann@example.org", "act": "x"}, "choose unsub"),
         (
+            "/admin/subscribers/bulk/unsubscribe",
+            {"pick": ["ann@example.org", "not an address"]},
+            "'not an address' is not an email address",
+        ),
+        (
             "/admin/subscribers/export-selected",
             {"pick": "ann@example.org", "columns": "confirm_token"},
             "no such column: confirm_token",
