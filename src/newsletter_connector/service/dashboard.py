@@ -5,8 +5,9 @@ The subscriber figures count the whole list (about 0.7 s of database work at a m
 subscribers), so they are kept: counted at most once per :data:`KEEP_FIGURES` for each range,
 by the first view that finds them older (it takes a shared lease, so twenty editors refreshing
 at once start one count, not twenty), and read by every other view as they were last counted,
-with the time they were counted. The outbox, the connection and the latest issue are read
-live: each is a small read."""
+with the time they were counted. Keeping them is best-effort: those writes wait only the short
+reply bound, and a view that cannot write shows what it has. The outbox, the connection and
+the latest issue are read live: each is a small read."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from ..errors import InvalidRequest
+from ..errors import DbUnavailable, InvalidRequest
 from ..https_rule import without_credentials
 from ..model.contact import STATUSES
+from ..short_reads import short_reads
 from ..storage.outbox_records import OutboxStatus
 from ..storage.records import IssueRecord, SubscriberDay
 from .context import ServiceContext
@@ -106,8 +108,11 @@ class DashboardService:
         if kept is not None and kept.fresh(now):
             return kept
         if kept is not None:
-            with self.context.storage.transaction() as uow:
-                lease = uow.rate_limits.hit(name, now=now, expires_at=now + KEEP_FIGURES)
+            try:
+                with short_reads(), self.context.storage.transaction() as uow:
+                    lease = uow.rate_limits.hit(name, now=now, expires_at=now + KEEP_FIGURES)
+            except DbUnavailable:
+                return kept  # the store is busy writing: the kept figures will do
             if lease > 1:
                 return kept  # another view is counting them
         last = now.date()
@@ -116,8 +121,11 @@ class DashboardService:
             by_status = {status: uow.subscribers.count(status=status) for status in STATUSES}
             changes = uow.subscribers.changes_per_day(first=first, last=last)
         counted = SubscriberFigures(by_status, _every_day(first, last, changes), now)
-        with self.context.storage.transaction() as uow:
-            uow.settings.put(name, counted.value(), at=now)
+        try:
+            with short_reads(), self.context.storage.transaction() as uow:
+                uow.settings.put(name, counted.value(), at=now)
+        except DbUnavailable:
+            pass  # shown now; a later view keeps them
         return counted
 
 

@@ -396,9 +396,10 @@ def test_sqlite_short_reads_wait_the_short_busy_timeout_for_a_held_write_lock(
     newsletter_settings: Any, newsletter_database_url: str, newsletter_storage: Any
 ) -> None:
     """SQLite: a writer holding the lock past every bound. Reads never wait on it (WAL): the
-    key check, a reader page and a scrape answer at once; the admin gate, which writes the
-    session's last use, and the rate-limit counter of an analytics event and of a form POST
-    give up after ``db_short_reply_timeout`` rather than ``db_lock_timeout``."""
+    key check, a reader page and a scrape answer at once; the rate-limit counter of an
+    analytics event and of a form POST give up after ``db_short_reply_timeout`` rather than
+    ``db_lock_timeout``; the dashboard (its session only read) answers after that short wait
+    without keeping the figures it counted."""
     if not newsletter_database_url.startswith("sqlite"):
         pytest.skip("SQLite's busy timeout (PostgreSQL: the test above)")
     service = NewsletterService.build(
@@ -415,9 +416,11 @@ def test_sqlite_short_reads_wait_the_short_busy_timeout_for_a_held_write_lock(
         assert timings["api key check"][0] == 200
         assert timings["reader page"][0] == 200
         assert timings["metrics scrape"][0] == 200
-        for writer in ("admin session", "analytics event", "signup form"):
+        for writer in ("analytics event", "signup form"):
             assert timings[writer][0] == 503, timings
             assert 2.5 < timings[writer][1] < SHORT_READ_SECONDS, timings
+        assert timings["admin session"][0] == 200, timings
+        assert 2.5 < timings["admin session"][1] < SHORT_READ_SECONDS, timings
         assert all(seconds < SHORT_READ_SECONDS for _, seconds in timings.values()), timings
         assert calls["admin session"]().status_code == 200
     finally:
