@@ -18,6 +18,7 @@ from ...service.subscriber_bulk import MAX_ADDRESSES, BulkOutcome
 from ...service.subscriber_export import CSV_COLUMNS, csv_chunks
 from .act import ActCall, Done
 from .paths import SUBSCRIBERS, SUBSCRIBERS_BULK
+from .subscribers import answer_csv
 
 #: act -> (its path's last segment, the question, the button's words, past tense).
 ACT_WORDS = {
@@ -157,19 +158,10 @@ def export_selected(call: ActCall) -> Done:
         except (NotFound, InvalidRequest):
             continue
 
-    def answer() -> None:
-        resp = call.resp
-        day = call.service.context.clock().strftime("%Y-%m-%d")
-        resp.content_type = "text/csv; charset=utf-8"
-        resp.set_header(
-            "Content-Disposition", f'attachment; filename="subscribers-selected-{day}.csv"'
-        )
-        resp.set_header("Cache-Control", "no-store")
-        resp.set_header("X-Content-Type-Options", "nosniff")
-        resp.stream = csv_chunks(subscribers, records, columns=columns)
-
     return Done(
         _people(len(records)),
-        answer=answer,
+        answer=lambda: answer_csv(
+            call, "selected", csv_chunks(subscribers, records, columns=columns)
+        ),
         detail=f"{_detail(call)}; columns: {' '.join(columns)}"[:500],
     )

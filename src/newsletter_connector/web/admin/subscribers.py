@@ -9,6 +9,7 @@ address's keyed hash, never the address: erasing means forgetting it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import falcon
@@ -209,16 +210,17 @@ def erase(call: ActCall) -> Done:
 
 def export_confirmed(call: ActCall) -> Done:
     """The confirmed subscribers as a CSV attachment, streamed; the target is "confirmed"."""
+    chunks = confirmed_csv(call.service.subscribers)
+    return Done("confirmed", answer=lambda: answer_csv(call, "confirmed", chunks))
 
-    def answer() -> None:
-        resp = call.resp
-        day = call.service.context.clock().strftime("%Y-%m-%d")
-        resp.content_type = "text/csv; charset=utf-8"
-        resp.set_header(
-            "Content-Disposition", f'attachment; filename="subscribers-confirmed-{day}.csv"'
-        )
-        resp.set_header("Cache-Control", "no-store")
-        resp.set_header("X-Content-Type-Options", "nosniff")
-        resp.stream = confirmed_csv(call.service.subscribers)
 
-    return Done("confirmed", answer=answer)
+def answer_csv(call: ActCall, name: str, chunks: Iterator[bytes]) -> None:
+    """Answer ``chunks`` as the CSV attachment ``subscribers-<name>-<day>.csv``, streamed,
+    never cached or sniffed."""
+    resp = call.resp
+    day = call.service.context.clock().strftime("%Y-%m-%d")
+    resp.content_type = "text/csv; charset=utf-8"
+    resp.set_header("Content-Disposition", f'attachment; filename="subscribers-{name}-{day}.csv"')
+    resp.set_header("Cache-Control", "no-store")
+    resp.set_header("X-Content-Type-Options", "nosniff")
+    resp.stream = chunks
