@@ -49,7 +49,8 @@ class SettingsRepository(Protocol):
         """The stored value, or ``None``."""
 
     def put(self, name: str, value: Any, *, at: datetime) -> None:
-        """Store ``value`` under ``name``, replacing any previous value."""
+        """Store ``value`` under ``name``, replacing any previous value; callers racing on
+        one name never fail, and the last to commit wins."""
 
     def put_if_absent(self, name: str, value: Any, *, at: datetime) -> Any:
         """Store ``value`` unless ``name`` exists; the value stored now (racing callers get

@@ -13,6 +13,7 @@ from ...storage.access_records import ApiKeyRecord, ConnectionRecord
 from .record_builders import inserted_record, record_of
 from .repository import SqlRepository
 from .tables import api_keys, connections, kv_settings
+from .upserts import insert_or_update
 
 # Every authenticated request runs this: built once, so only the bound digest changes.
 _FIND_ACTIVE_KEY = select(api_keys).where(
@@ -71,13 +72,14 @@ class SqlSettings(SqlRepository):
         return self.connection.scalar(select(kv_settings.c.value).where(kv_settings.c.name == name))
 
     def put(self, name: str, value: Any, *, at: Any) -> None:
-        updated = self.connection.execute(
-            update(kv_settings).where(kv_settings.c.name == name).values(value=value, updated_at=at)
-        )
-        if updated.rowcount == 0:
-            self.connection.execute(
-                insert(kv_settings).values(name=name, value=value, updated_at=at)
+        self.connection.execute(
+            insert_or_update(
+                self.connection.dialect.name,
+                kv_settings,
+                index_elements=[kv_settings.c.name],
+                values={"name": name, "value": value, "updated_at": at},
             )
+        )
 
     def put_if_absent(self, name: str, value: Any, *, at: Any) -> Any:
         current = self.get(name)

@@ -1,4 +1,4 @@
-"""``INSERT ... ON CONFLICT DO NOTHING`` for the dialects the SQL store supports."""
+"""``INSERT ... ON CONFLICT`` for the dialects the SQL store supports."""
 
 from __future__ import annotations
 
@@ -16,3 +16,17 @@ def insert_ignoring_duplicates(
     if dialect == "postgresql":
         return postgresql.insert(table).on_conflict_do_nothing(index_elements=index_elements)
     return sqlite.insert(table).on_conflict_do_nothing(index_elements=index_elements)
+
+
+def insert_or_update(
+    dialect: str, table: Any, *, index_elements: list[Any], values: dict[str, Any]
+) -> Insert:
+    """One statement storing ``values`` in ``table``: a new row, or the row already holding
+    the same ``index_elements``, overwritten with the other values. Concurrent writers of one
+    key never meet a unique-index error; the last to commit wins."""
+    module: Any = postgresql if dialect == "postgresql" else sqlite
+    statement = module.insert(table).values(**values)
+    keys = {column.name for column in index_elements}
+    changed = {name: statement.excluded[name] for name in values if name not in keys}
+    upsert: Insert = statement.on_conflict_do_update(index_elements=index_elements, set_=changed)
+    return upsert
