@@ -37,6 +37,7 @@ from .issues import IssueService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
 from .subscriber_bulk import SubscriberBulkService
+from .subscriber_jobs import SubscriberJobService
 from .subscriber_list import SubscriberListService
 from .subscribers import SubscriberService
 
@@ -58,6 +59,7 @@ class NewsletterService:
         self.subscribers = SubscriberService(context)
         self.subscriber_list = SubscriberListService(context)
         self.subscriber_bulk = SubscriberBulkService(self.subscribers)
+        self.subscriber_jobs = SubscriberJobService(self.subscriber_bulk)
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)

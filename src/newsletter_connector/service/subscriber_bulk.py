@@ -6,17 +6,21 @@ refused."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import InvalidRequest, NotFound
+from ..errors import InvalidRequest
 from ..model.contact import normalise_email
+from ..storage.unit_of_work import UnitOfWork
 from .subscribers import SubscriberService
 
 #: The acts, by the name the admin's forms and the audit log give them.
 BulkAct = Literal["unsubscribe", "bounce", "erase"]
 BULK_ACTS: tuple[BulkAct, ...] = ("unsubscribe", "bounce", "erase")
+#: What one act did to one address.
+BulkResult = Literal["changed", "unchanged", "missing"]
 #: The most addresses one call takes: a page of the list.
 MAX_ADDRESSES = 50
 
@@ -54,28 +58,29 @@ class SubscriberBulkService:
         if len(addresses) > MAX_ADDRESSES:
             raise InvalidRequest(f"at most {MAX_ADDRESSES} subscribers at once", field="emails")
         addresses = list(dict.fromkeys(_checked(email) for email in addresses))
-        changed = unchanged = missing = 0
+        found: Counter[BulkResult] = Counter()
         for address in addresses:
-            try:
-                if act == "erase":
-                    self.subscribers.erase(address)
-                    changed += 1
-                    continue
-                before = self.subscribers.get(address).status
-                change = (
-                    self.subscribers.unsubscribe
-                    if act == "unsubscribe"
-                    else self.subscribers.mark_bounced
-                )
-                after = change(address).status
-            except NotFound:
-                missing += 1
-                continue
-            if after == before:
-                unchanged += 1
-            else:
-                changed += 1
-        return BulkOutcome(changed=changed, unchanged=unchanged, missing=missing)
+            with self.subscribers.context.storage.transaction() as uow:
+                found[self.act_in(uow, act, address)] += 1
+        return BulkOutcome(
+            changed=found["changed"], unchanged=found["unchanged"], missing=found["missing"]
+        )
+
+    def act_in(self, uow: UnitOfWork, act: str, address: str) -> BulkResult:
+        """Do ``act`` (one of :data:`BULK_ACTS`) in ``uow`` to the normalised ``address``,
+        as its single act does; what became of it."""
+        record = uow.subscribers.get_by_email(address, lock=True)
+        if record is None:
+            return "missing"
+        if act == "erase":
+            self.subscribers.erase_record(uow, address, record)
+            return "changed"
+        change = (
+            self.subscribers.unsubscribe_record
+            if act == "unsubscribe"
+            else self.subscribers.bounce_record
+        )
+        return "unchanged" if change(uow, record).status == record.status else "changed"
 
 
 def _checked(email: str) -> str:

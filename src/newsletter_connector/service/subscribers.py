@@ -374,14 +374,15 @@ class SubscriberService:
         address = normalise_email(email)
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
-            return self._unsubscribe(uow, record)
+            return self.unsubscribe_record(uow, record)
 
     def unsubscribe_by_token(self, token: str) -> SubscriberRecord:
         """As :meth:`unsubscribe`, from the unsubscribe link (:class:`NotFound`: no such token)."""
         with self.context.storage.transaction() as uow:
-            return self._unsubscribe(uow, self._by_token(uow, "unsubscribe", token))
+            return self.unsubscribe_record(uow, self._by_token(uow, "unsubscribe", token))
 
-    def _unsubscribe(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
+    def unsubscribe_record(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
+        """:meth:`unsubscribe` of ``record`` (read with its lock) in ``uow``."""
         if record.status == "unsubscribed":
             return record
         return self.set_status(uow, record, "unsubscribed")
@@ -392,10 +393,13 @@ class SubscriberService:
         :class:`NotFound` when there is no such subscriber."""
         address = normalise_email(email)
         with self.context.storage.transaction() as uow:
-            record = self._by_email(uow, address)
-            if record.status in ("bounced", "unsubscribed"):
-                return record
-            return self.set_status(uow, record, "bounced")
+            return self.bounce_record(uow, self._by_email(uow, address))
+
+    def bounce_record(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
+        """:meth:`mark_bounced` of ``record`` (read with its lock) in ``uow``."""
+        if record.status in ("bounced", "unsubscribed"):
+            return record
+        return self.set_status(uow, record, "bounced")
 
     def set_status(
         self, uow: UnitOfWork, record: SubscriberRecord, status: str
@@ -429,7 +433,7 @@ class SubscriberService:
                 changed = replace(changed, updated_at=self.context.clock())
                 uow.subscribers.save(changed)
             if "status" in request.model_fields_set:
-                changed = self._unsubscribe(uow, changed)
+                changed = self.unsubscribe_record(uow, changed)
             return changed
 
     def update_profile_by_token(
@@ -510,26 +514,33 @@ class SubscriberService:
 
     def _erase(self, email: str, *, subscriber_required: bool) -> ErasureResult:
         address = normalise_email(email)
-        key = subscriber_key(self.context, address)
         with self.context.storage.transaction() as uow:
             if subscriber_required:
                 record: SubscriberRecord | None = self._by_email(uow, address)
             else:
                 record = uow.subscribers.get_by_email(address, lock=True)
-            if record is not None:
-                uow.subscribers.delete(record.id)
-            previous_status = record.status if record is not None else None
-            discarded = uow.outbox.discard_for_subscriber(key)
-            messages = uow.messages.delete_from(address)
-            uow.feedback.forget(key)
-            uow.admin_audit.replace_target(address, key)
-            uow.deletions.add(
-                email_hmac=key,
-                previous_status=previous_status,
-                deleted_at=self.context.clock(),
-                discarded_events=discarded,
-                erased_messages=messages,
-            )
+            return self.erase_record(uow, address, record)
+
+    def erase_record(
+        self, uow: UnitOfWork, address: str, record: SubscriberRecord | None
+    ) -> ErasureResult:
+        """:meth:`erase_address` in ``uow`` of the normalised ``address``, whose subscriber
+        is ``record`` (read with its lock; ``None``: none)."""
+        key = subscriber_key(self.context, address)
+        if record is not None:
+            uow.subscribers.delete(record.id)
+        previous_status = record.status if record is not None else None
+        discarded = uow.outbox.discard_for_subscriber(key)
+        messages = uow.messages.delete_from(address)
+        uow.feedback.forget(key)
+        uow.admin_audit.replace_target(address, key)
+        uow.deletions.add(
+            email_hmac=key,
+            previous_status=previous_status,
+            deleted_at=self.context.clock(),
+            discarded_events=discarded,
+            erased_messages=messages,
+        )
         return ErasureResult(
             email=address,
             previous_status=previous_status,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from .records import SubscriberRecord
 
@@ -55,6 +55,30 @@ class SubscriberFilter:
     signed_up_before: datetime | None = None
     address_prefix: str | None = None
     name_prefix: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The filter as plain JSON values (its set fields only; instants in ISO form), as a
+        store keeps it: :meth:`from_json` reads it back equal."""
+        kept: dict[str, Any] = {}
+        for name, value in vars(self).items():
+            if value is None or value == ():
+                continue
+            if isinstance(value, datetime):
+                value = value.isoformat()
+            elif name == "prefs":
+                value = [list(pair) for pair in value]
+            kept[name] = value
+        return kept
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> SubscriberFilter:
+        """The filter :meth:`as_json` gave ``value`` for."""
+        fields: dict[str, Any] = dict(value)
+        for name in ("signed_up_from", "signed_up_before"):
+            if fields.get(name) is not None:
+                fields[name] = datetime.fromisoformat(fields[name])
+        fields["prefs"] = tuple((str(a), str(b)) for a, b in fields.get("prefs", ()))
+        return cls(**fields)
 
     def is_empty(self) -> bool:
         """True when the filter matches every subscriber."""

@@ -23,6 +23,7 @@ from .admin import (
     MessageHandlingRepository,
 )
 from .analytics import AnalyticsRepository, DayRollupRepository, LlmUsageRepository
+from .bulk_jobs import BulkJobRepository
 from .host import SubscriberRepository
 from .internal import (
     ApiKeyRepository,
@@ -96,6 +97,9 @@ class UnitOfWork(Protocol):
 
     @property
     def message_handling(self) -> MessageHandlingRepository: ...
+
+    @property
+    def bulk_jobs(self) -> BulkJobRepository: ...
 
 
 class Storage(Protocol):

@@ -27,7 +27,8 @@ SCHEDULING_DOCS = "docs/issues.md#scheduling"
 
 def default_periodic_tasks(service: NewsletterService) -> list[PeriodicTask]:
     """The periodic tasks every runner calls: one ``analytics.daily_rollup`` per completed UTC
-    day; keeping each settled day's rollup for the admin analytics page; and, when
+    day; keeping each settled day's rollup for the admin analytics page; the admin's bulk acts
+    on every subscriber matching a filter (a slice of them per loop); and, when
     :func:`schedules_digests`, the daily and weekly digests once per period.
 
     :raises SettingsError: ``scheduled_digests`` is ``on`` but no content plugin is installed.
@@ -35,6 +36,7 @@ def default_periodic_tasks(service: NewsletterService) -> list[PeriodicTask]:
     tasks: list[PeriodicTask] = [
         service.analytics.queue_completed_day_rollups,
         service.analytics.keep_settled_rollups,
+        service.subscriber_jobs.work,
     ]
     if schedules_digests(service):
         tasks.append(service.issues.run_scheduled_digests)

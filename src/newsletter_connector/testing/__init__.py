@@ -13,6 +13,7 @@ from .conformance import (
 )
 from .conformance_admin import AdminConformance
 from .conformance_analytics import AnalyticsConformance
+from .conformance_bulk_jobs import BulkJobConformance
 from .conformance_feedback import FeedbackConformance
 from .conformance_rate_limits import RateLimitConformance
 from .conformance_subscribers import (
@@ -25,6 +26,7 @@ __all__ = [
     "AdminConformance",
     "AnalyticsConformance",
     "ApiKeyConformance",
+    "BulkJobConformance",
     "ConnectionConformance",
     "ContactMessageConformance",
     "DeletionConformance",

@@ -20,6 +20,7 @@ from ..errors import InvalidRequest
 from .conformance_admin import AdminConformance
 from .conformance_analytics import AnalyticsConformance
 from .conformance_base import NeedsStorage
+from .conformance_bulk_jobs import BulkJobConformance
 from .conformance_feedback import FeedbackConformance
 from .conformance_issue_order import IssueOrderConformance
 from .conformance_issues import IssuesConformance
@@ -233,5 +234,6 @@ class StorageConformance(
     RateLimitConformance,
     FeedbackConformance,
     AdminConformance,
+    BulkJobConformance,
 ):
     """Every repository's conformance tests: the whole suite a storage backend passes."""

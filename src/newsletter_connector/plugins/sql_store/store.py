@@ -21,6 +21,7 @@ from ...tracing.statements import trace_statements
 from . import migrate
 from .admin import SqlAdminAudit, SqlAdminSessions, SqlAdminUsers, SqlMessageHandling
 from .analytics import SqlAnalytics, SqlJobRuns, SqlLlmUsage
+from .bulk_jobs import SqlBulkJobs
 from .day_rollups import SqlDayRollups
 from .engine import (
     BEGIN_OPTION,
@@ -132,6 +133,10 @@ class SqlUnitOfWork:
     @cached_property
     def message_handling(self) -> SqlMessageHandling:
         return SqlMessageHandling(self.connection)
+
+    @cached_property
+    def bulk_jobs(self) -> SqlBulkJobs:
+        return SqlBulkJobs(self.connection)
 
 
 class SqlStorage(StorageBase):

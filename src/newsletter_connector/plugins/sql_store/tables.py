@@ -379,4 +379,30 @@ admin_audit = Table(
     Index(None, "target"),
 )
 
+# Acts on every subscriber matching a filter, worked through by the sync runner under a lease.
+bulk_jobs = Table(
+    "nc_bulk_jobs",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("act", String(32), nullable=False),
+    Column("filter", JSON, nullable=False),
+    Column("filter_text", String(2000), nullable=False),
+    Column("requested_by", String(200), nullable=False),
+    Column("requested_at", DateTime, nullable=False),
+    Column("expected", Integer, nullable=False),
+    Column("expected_exact", Boolean, nullable=False),
+    Column("position_at", DateTime, nullable=False),
+    Column("position_id", Id, nullable=False),
+    Column("changed", Integer, nullable=False),
+    Column("unchanged", Integer, nullable=False),
+    Column("missing", Integer, nullable=False),
+    Column("started_at", DateTime),
+    Column("finished_at", DateTime),
+    Column("stopped_by", String(200)),
+    Column("lease", String(64)),
+    Column("lease_until", DateTime),
+    # Runners look for the unfinished jobs on every loop.
+    Index("ix_nc_bulk_jobs_unfinished", "finished_at", "id"),
+)
+
 ALL_TABLES = tuple(metadata.sorted_tables)
