@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from newsletter_connector.service.events import queue_event
+from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from newsletter_connector.web.admin import paths
@@ -77,6 +78,18 @@ def _handled_message(service: Any) -> dict[str, str]:
     return fields
 
 
+def _job(service: Any) -> dict[str, str]:
+    job = service.subscriber_jobs.start(
+        "bounce",
+        SubscriberFilter(address_prefix="all"),
+        filter_text="address=all",
+        requested_by="ada",
+        expected=1,
+        expected_exact=True,
+    )
+    return {"job_id": str(job.id)}
+
+
 def _other_user(service: Any) -> dict[str, str]:
     service.admin_access.create_user("hopper", PASSWORD)
     return {}
@@ -129,6 +142,18 @@ SAMPLES = {
     paths.SUBSCRIBERS_EXPORT_SELECTED: Sample(
         {"pick": "many5@example.org"}, prepare=_subscriber("many5@example.org"), status=200
     ),
+    paths.SUBSCRIBERS_ALL: Sample(
+        {"filter": "address=all1", "act": "bounce"},
+        prepare=_subscriber("all1@example.org"),
+        status=200,
+    ),
+    **{
+        f"{paths.SUBSCRIBERS_ALL}/{act}": Sample(
+            {"filter": f"address=all{act}", "expected": "1", "confirm_count": "1"}
+        )
+        for act in ("unsubscribe", "bounce", "erase")
+    },
+    paths.SUBSCRIBER_JOB_STOP: Sample(prepare=_job),
     paths.ISSUES_COMPOSE: Sample({"change": "add-topic"}, status=200),
     paths.ISSUES_COMPOSE_RECORD: Sample(
         {

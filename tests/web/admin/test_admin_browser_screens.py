@@ -27,6 +27,7 @@ from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.migrate import upgrade
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
+from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from newsletter_connector.web.admin import paths
@@ -52,6 +53,7 @@ WITH_QUERY = (
     f"{paths.ADMIN_USER_DELETE}?username=eve",
     "/admin/settings/api-keys/1/revoke",
     "/admin?days=90",
+    f"{paths.SUBSCRIBER_JOBS}/1",
 )
 #: Pages whose phone screenshot docs/admin.md shows.
 PHONE_SHOTS = {paths.HOME: "phone-dashboard", paths.SUBSCRIBERS: "phone-subscribers"}
@@ -81,6 +83,14 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, News
     service.issues.run_digest("manual", content=sample_issue_content())
     service.admin.create_api_key("site backend with a rather long label for its key")
     _failed_batches(service, 2)
+    service.subscriber_jobs.start(
+        "bounce",
+        SubscriberFilter(status="pending"),
+        filter_text="status=pending&zip=0",
+        requested_by="ada",
+        expected=1,
+        expected_exact=False,
+    )
     try:
         yield url, service
     finally:
@@ -122,6 +132,18 @@ def test_every_admin_page_at_390_and_1280_px(browser: Any, site: str) -> None:
             if shot and os.environ.get("NEWSLETTER_WRITE_SCREENSHOTS") == "1":
                 _phone_screenshot(browser, page, SCREENSHOTS / f"{shot}.png")
     assert {paths.HOME, paths.SUBSCRIBERS, paths.API_KEYS, *WITH_QUERY} <= set(checked)
+
+
+def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, site: str) -> None:
+    with scriptless_tab(browser) as page:
+        sign_in(page, site)
+        page.goto(f"{site}{paths.SUBSCRIBERS}?status=pending")
+        page.get_by_role("button", name="Unsubscribe all…").click()
+        assert page.locator("h1").inner_text() == "Unsubscribe 1 subscriber?"
+        check_screens(browser, page, "confirm an act on all matching")
+        page.get_by_role("button", name="Unsubscribe them").click()
+        assert page.locator("h1").inner_text() == "Unsubscribing 1 subscriber"
+        check_screens(browser, page, "an act on all matching, queued")
 
 
 def test_the_editors_refusal_page_at_390_and_1280_px(browser: Any, site: str) -> None:

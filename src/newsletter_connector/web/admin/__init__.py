@@ -22,6 +22,7 @@ from . import (
     outbox_failed,
     settings,
     subscriber,
+    subscriber_jobs,
     subscribers,
 )
 from .act import ActResource
@@ -43,10 +44,14 @@ from .paths import (
     SETTINGS,
     STYLESHEET,
     SUBSCRIBER,
+    SUBSCRIBER_JOBS,
     SUBSCRIBERS,
 )
 
 __all__ = ["AdminPages", "add_routes"]
+
+#: A bulk job's progress page; a larger id names no job: the 404, never a query.
+JOB = SUBSCRIBER_JOBS + f"/{{job_id:int(min=1, max={MAX_ID})}}"
 
 
 def add_routes(
@@ -66,6 +71,8 @@ def add_routes(
     app.add_route(LOGIN, login.LoginPage(pages))
     app.add_route(SUBSCRIBERS, subscribers.SubscribersPage(pages))
     app.add_route(SUBSCRIBER, subscriber.SubscriberPage(pages))
+    app.add_route(SUBSCRIBER_JOBS, subscriber_jobs.SubscriberJobsPage(pages))
+    app.add_route(JOB, subscriber_jobs.SubscriberJobPage(pages))
     app.add_route(MESSAGES, messages.MessagesPage(pages))
     # A larger id names no issue: the 404, never a query (SQLite raises on it).
     preview = ISSUES + f"/{{issue_id:int(min=1, max={MAX_ID})}}/preview"

@@ -17,7 +17,9 @@ import falcon
 
 from ...errors import InvalidRequest, NewsletterError
 from ...service import NewsletterService
+from ...service.cursors import MAX_ID
 from ..pages.forms import MAX_FORM_BYTES, FormData
+from ..params import decimal_integer
 from .base import AdminPages
 from .gate import Admin, signed_in
 
@@ -51,6 +53,14 @@ class Done:
     redirect_to: str | None = None
     answer: Callable[[], None] | None = None
     detail: str | None = None
+
+
+def posted_id(call: ActCall, name: str) -> int:
+    """The form's ``name``, a stored row's id; a 404 for anything but an id's digits."""
+    ident = decimal_integer(call.form.get(name))
+    if ident is None or not 0 < ident <= MAX_ID:
+        raise falcon.HTTPNotFound()
+    return ident
 
 
 class Unavailable(Exception):

@@ -8,6 +8,8 @@ more than one expression. A new act is a new row (and its form on a page).
 
 from __future__ import annotations
 
+from functools import partial
+
 from ...errors import NewsletterError
 from . import (
     admin_users,
@@ -21,6 +23,7 @@ from . import (
     settings,
     subscriber,
     subscriber_bulk,
+    subscriber_jobs,
     subscribers,
 )
 from .act import AdminAct
@@ -49,9 +52,11 @@ from .paths import (
     SUBSCRIBER_BOUNCE,
     SUBSCRIBER_EDIT,
     SUBSCRIBER_ERASE,
+    SUBSCRIBER_JOB_STOP,
     SUBSCRIBER_RESEND,
     SUBSCRIBER_UNSUBSCRIBE,
     SUBSCRIBERS,
+    SUBSCRIBERS_ALL,
     SUBSCRIBERS_BULK,
     SUBSCRIBERS_BULK_BOUNCE,
     SUBSCRIBERS_BULK_ERASE,
@@ -158,6 +163,27 @@ ACTS: tuple[AdminAct, ...] = (
         action="subscribers.export_selected",
         perform=subscriber_bulk.export_selected,
         shown_again=subscriber_bulk.bulk_refused,
+    ),
+    AdminAct(
+        path=SUBSCRIBERS_ALL,
+        action="subscribers.all_choose",
+        perform=subscriber_jobs.confirm_all,
+        shown_again=subscriber_jobs.all_refused,
+        audited=False,
+    ),
+    *(
+        AdminAct(
+            path=subscriber_jobs.all_path(act),
+            action=f"subscribers.all_{act}",
+            perform=partial(subscriber_jobs.start_all, act=act),
+            shown_again=subscriber_jobs.all_refused,
+        )
+        for act in subscriber_jobs.ALL_WORDS
+    ),
+    AdminAct(
+        path=SUBSCRIBER_JOB_STOP,
+        action="subscribers.job_stop",
+        perform=subscriber_jobs.stop_job,
     ),
     AdminAct(
         path=ISSUES_COMPOSE,

@@ -10,10 +10,8 @@ from urllib.parse import quote, urlencode
 import falcon
 
 from ...errors import InvalidRequest, NotFound
-from ...service.cursors import MAX_ID
 from ...storage.records import ContactMessageRecord
-from ..params import decimal_integer
-from .act import ActCall, Done
+from .act import ActCall, Done, posted_id
 from .base import AdminPages
 from .gate import signed_in
 from .paths import MESSAGE_HANDLED, MESSAGE_UNHANDLED, MESSAGES
@@ -110,18 +108,10 @@ class MessagesPage:
         )
 
 
-def _message_id(call: ActCall) -> int:
-    """The form's ``message_id``; a 404 for anything but a message id's digits."""
-    message_id = decimal_integer(call.form.get("message_id"))
-    if message_id is None or not 0 < message_id <= MAX_ID:
-        raise falcon.HTTPNotFound()
-    return message_id
-
-
 def mark_handled(call: ActCall) -> Done:
     """Mark the form's message handled by this admin; back to the view the form was on (no
     such message: a 404)."""
-    message_id = _message_id(call)
+    message_id = posted_id(call, "message_id")
     try:
         call.service.messages.mark_handled(message_id, by=call.admin.name)
     except NotFound:
@@ -135,7 +125,7 @@ def mark_handled(call: ActCall) -> Done:
 
 def mark_unhandled(call: ActCall) -> Done:
     """Take the form's message's handled mark away; back to the view the form was on."""
-    message_id = _message_id(call)
+    message_id = posted_id(call, "message_id")
     call.service.messages.mark_unhandled(message_id)
     return Done(
         f"message {message_id}",

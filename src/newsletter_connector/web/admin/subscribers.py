@@ -19,7 +19,7 @@ from ...model.contact import STATUSES
 from ...service import subscriber_list
 from ...service.events import subscriber_key
 from ...service.subscriber_export import CSV_COLUMNS, confirmed_csv
-from ...service.subscriber_list import ListPage
+from ...service.subscriber_list import ListPage, MatchCount
 from ...storage.records import SubscriberRecord
 from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, TOPICS
 from .act import ActCall, Done
@@ -28,7 +28,9 @@ from .gate import signed_in
 from .paths import (
     SUBSCRIBER,
     SUBSCRIBER_ERASE,
+    SUBSCRIBER_JOBS,
     SUBSCRIBERS,
+    SUBSCRIBERS_ALL,
     SUBSCRIBERS_BULK,
     SUBSCRIBERS_EXPORT,
     SUBSCRIBERS_EXPORT_SELECTED,
@@ -93,6 +95,9 @@ class SubscribersPage:
             budget=subscriber_list.BUDGET,
             list_url=self.pages.url(SUBSCRIBERS),
             bulk_url=self.pages.url(SUBSCRIBERS_BULK),
+            all_url=self.pages.url(SUBSCRIBERS_ALL),
+            jobs_url=self.pages.url(SUBSCRIBER_JOBS),
+            all_matching=how_many(count) if count else "",
             export_selected_url=self.pages.url(SUBSCRIBERS_EXPORT_SELECTED),
             filter_query=req.query_string[:2000],
             csv_columns=CSV_COLUMNS,
@@ -122,6 +127,13 @@ FILTER_CHOICES = {
     ],
     "topics": [(topic.attr, topic.label) for topic in TOPICS],
 }
+
+
+def how_many(count: MatchCount) -> str:
+    """The number matching as the "all matching" acts name it."""
+    if count.number is None:
+        return f"at least {count.at_least:,}"
+    return f"{count.number:,}" if count.exact else f"about {count.number:,}"
 
 
 def _row(record: SubscriberRecord, pages: AdminPages) -> dict[str, str]:

@@ -1,0 +1,173 @@
+"""Admin → Subscribers, acts on all matching: a confirm step naming the filter in words and
+the number (erasing asks for it typed), then a bulk job audited once with the filter and the
+number; its progress page, the recent jobs, and stopping one. The job does to each match what
+the single act does, once."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from typing import Any
+
+import pytest
+
+from newsletter_connector.errors import NotFound
+from newsletter_connector.service.events import subscriber_key
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
+from newsletter_connector.web.admin.gate import COOKIE_NAME
+from tests.support.admin import csrf_token, flash_of, followed, get_page, post_form
+
+FILTER = "status=bounced&zip=021"
+PEOPLE = {
+    "ann@example.org": ("bounced", "02134"),
+    "bob@example.org": ("bounced", "02199"),
+    "cy@example.org": ("bounced", "02101"),
+    "dee@example.org": ("confirmed", "02134"),
+    "eve@example.org": ("bounced", "10001"),
+}
+MATCHING = ["ann@example.org", "bob@example.org", "cy@example.org"]
+
+
+@pytest.fixture
+def people(service: Any) -> None:
+    with service.storage.transaction() as uow:
+        for email, (status, zip_code) in PEOPLE.items():
+            uow.subscribers.add(make_subscriber_data(email, status=status, zip=zip_code))
+
+
+def _post(client: Any, session: str, path: str, fields: dict[str, Any]) -> Any:
+    token = csrf_token(get_page(client, "/admin/subscribers", session))
+    return post_form(client, path, {**fields, "csrf_token": token}, cookies={COOKIE_NAME: session})
+
+
+def _events(service: Any, email: str) -> list[str]:
+    with service.storage.transaction(write=False) as uow:
+        about = uow.outbox.events_about(subscriber_key(service.context, email), limit=20)
+    return [event.event_type for event in about]
+
+
+def _audit(service: Any) -> list[tuple[str, str | None, str | None]]:
+    return [(a.action, a.target, a.detail) for a in service.admin_audit.latest(10)]
+
+
+def _text(page: Any) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", page.text)).split())
+
+
+def test_the_list_offers_the_acts_on_all_matching(client: Any, session: str, people: None) -> None:
+    page = get_page(client, f"/admin/subscribers?{FILTER}", session)
+    assert "With all 3 matching this filter" in _text(page)
+    for words in ("Unsubscribe all…", "Mark all bounced…", "Erase all…"):
+        assert words in page.text
+
+
+def test_unsubscribe_all_matching_as_a_job_with_a_progress_page(
+    client: Any, service: Any, session: str, people: None
+) -> None:
+    confirm = _post(
+        client, session, "/admin/subscribers/all", {"filter": FILTER, "act": "unsubscribe"}
+    )
+    assert confirm.status_code == 200
+    words = _text(confirm)
+    assert "Unsubscribe 3 subscribers?" in words
+    assert "status: Bounced" in words and "ZIP code begins with: 021" in words
+    assert _audit(service)[0][0] == "login"  # the confirm step changes nothing
+    fields = dict(re.findall(r'name="(filter|expected|exact)" value="([^"]*)"', confirm.text))
+    assert fields["expected"] == "3" and fields["exact"] == "yes"
+    fields["filter"] = unescape(fields["filter"])
+    done = _post(client, session, "/admin/subscribers/all/unsubscribe", fields)
+    assert re.search(r"/admin/subscribers/jobs/\d+$", done.headers["location"])
+    page = followed(client, done, session)
+    assert flash_of(page).startswith("Queued")
+    assert "Waiting for the sync runner to start it." in _text(page)
+    assert "Stop it" in page.text
+    action, target, detail = _audit(service)[0]
+    assert (action, target) == ("subscribers.all_unsubscribe", "all 3 matching")
+    assert detail is not None and "status: Bounced; ZIP code begins with: 021" in detail
+    assert service.subscribers.get("ann@example.org").status == "bounced"  # not yet
+
+    assert service.subscriber_jobs.work() == 3
+    path = done.headers["location"].split("/admin/", 1)[1]
+    finished = _text(get_page(client, f"/admin/{path}", session))
+    assert "Finished at" in finished and "Changed 3" in finished and "Stop it" not in finished
+    for email in MATCHING:
+        assert service.subscribers.get(email).status == "unsubscribed"
+        assert _events(service, email) == ["newsletter.unsubscribed"]
+    assert service.subscribers.get("dee@example.org").status == "confirmed"
+    assert service.subscribers.get("eve@example.org").status == "bounced"
+    assert [entry[0] for entry in _audit(service)].count("subscribers.all_unsubscribe") == 1
+    listing = _text(get_page(client, "/admin/subscribers/jobs", session))
+    assert "Unsubscribing" in listing and "3 of 3" in listing
+
+
+def test_erasing_all_matching_asks_for_the_number(
+    client: Any, service: Any, session: str, people: None
+) -> None:
+    confirm = _post(client, session, "/admin/subscribers/all", {"filter": FILTER, "act": "erase"})
+    assert "Type 3 to confirm" in confirm.text
+    fields = {"filter": FILTER, "expected": "3", "exact": "yes"}
+    wrong = _post(client, session, "/admin/subscribers/all/erase", {**fields, "confirm_count": "2"})
+    assert wrong.status_code == 400
+    assert "type 3, the number of subscribers to erase, to confirm" in unescape(wrong.text)
+    assert service.subscriber_jobs.recent() == []
+    assert _audit(service)[0][0] == "login"
+    done = _post(client, session, "/admin/subscribers/all/erase", {**fields, "confirm_count": "3"})
+    assert done.status_code == 303
+    service.subscriber_jobs.work()
+    for email in MATCHING:
+        with pytest.raises(NotFound):
+            service.subscribers.get(email)
+    action, target, detail = _audit(service)[0]
+    assert (action, target) == ("subscribers.all_erase", "all 3 matching")
+    assert "@" not in (detail or "")
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "message"),
+    [
+        ("/admin/subscribers/all", {"filter": FILTER, "act": "delete"}, "choose unsubscribe"),
+        ("/admin/subscribers/all", {"filter": "zip=abc", "act": "bounce"}, "filter is not valid"),
+        ("/admin/subscribers/all", {"filter": "zip=999", "act": "bounce"}, "no subscriber matches"),
+        (
+            "/admin/subscribers/all/bounce",
+            {"filter": FILTER, "expected": "many"},
+            "the number matching is missing",
+        ),
+    ],
+)
+def test_a_refused_act_on_all_matching_changes_nothing(
+    client: Any,
+    service: Any,
+    session: str,
+    people: None,
+    path: str,
+    fields: dict[str, str],
+    message: str,
+) -> None:
+    result = _post(client, session, path, fields)
+    assert result.status_code == 400
+    assert message in unescape(result.text)
+    assert service.subscriber_jobs.recent() == []
+    assert _audit(service)[0][0] == "login"
+
+
+def test_a_job_can_be_stopped_from_its_page(
+    client: Any, service: Any, session: str, people: None
+) -> None:
+    fields = {"filter": FILTER, "expected": "3", "exact": "yes"}
+    done = _post(client, session, "/admin/subscribers/all/bounce", fields)
+    [job] = service.subscriber_jobs.recent()
+    stopped = _post(client, session, "/admin/subscribers/job-stop", {"job_id": str(job.id)})
+    page = followed(client, stopped, session)
+    assert flash_of(page) == "Stopped."
+    assert "Stopped by ada" in _text(page)
+    assert _audit(service)[0][:2] == ("subscribers.job_stop", f"bulk act {job.id}")
+    assert service.subscriber_jobs.work() == 0
+    again = _post(client, session, "/admin/subscribers/job-stop", {"job_id": str(job.id)})
+    assert flash_of(followed(client, again, session)) == "It had already ended."
+    assert done.status_code == 303
+    for bad in ("0", "x", str(job.id + 1)):
+        missing = _post(client, session, "/admin/subscribers/job-stop", {"job_id": bad})
+        assert missing.status_code == 404
+    assert get_page(client, f"/admin/subscribers/jobs/{job.id + 1}", session).status_code == 404
+    assert get_page(client, "/admin/subscribers/jobs/0", session).status_code == 404
