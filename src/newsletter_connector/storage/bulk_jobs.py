@@ -20,8 +20,9 @@ from .subscriber_query import SubscriberFilter
 class NewBulkJob:
     """What a job is asked to do: ``act`` (``unsubscribe``, ``bounce`` or ``erase``) every
     subscriber matching ``filter`` who signed up before ``requested_at``; ``filter_text`` is
-    the list's query as the editor had it, and ``expected`` the number matching then
-    (``expected_exact`` false: an estimate)."""
+    the list's query as the editor had it (an erasure's without the address and name
+    beginnings), and ``expected`` the number matching then (``expected_exact`` false: an
+    estimate)."""
 
     act: str
     filter: SubscriberFilter
@@ -37,7 +38,9 @@ class BulkJobRecord:
     """A job and how far it got: the last subscriber done sits at (``position_at``,
     ``position_id``) in signup order, newest first; ``changed``, ``unchanged`` (already so)
     and ``missing`` (gone before their turn) count the subscribers done. ``finished_at`` is
-    set when the walk ends or the job is stopped (``stopped_by``: who stopped it)."""
+    set when the walk ends or the job is stopped (``stopped_by``: who stopped it); from then on
+    ``filter`` is empty: a finished job forgets what it matched (an address or a name it began
+    with), and only ``filter_text`` says it."""
 
     id: int
     act: str
@@ -101,7 +104,8 @@ class BulkJobRepository(Protocol):
     ) -> bool:
         """Add ``progress`` to the job held under ``lease`` and extend the lease to ``until``
         (finishing it at ``now`` when ``progress.finished``); false, changing nothing, when the
-        job is finished or its lease is another's. Called last in the chunk's transaction:
+        job is finished or its lease is another's. A finished job's filter is forgotten.
+        Called last in the chunk's transaction:
         false means the chunk must roll back."""
 
     def release(self, job_id: int, *, lease: str) -> None:
@@ -109,4 +113,5 @@ class BulkJobRepository(Protocol):
         next claim by any runner takes it; nothing when the lease is another's."""
 
     def stop(self, job_id: int, *, by: str, at: datetime) -> bool:
-        """Finish an unfinished job now, its counts as they are; whether it was unfinished."""
+        """Finish an unfinished job now, its counts as they are (its filter forgotten);
+        whether it was unfinished."""

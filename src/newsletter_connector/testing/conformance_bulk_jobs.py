@@ -104,6 +104,8 @@ class BulkJobConformance(NeedsStorage):
         with storage.transaction(write=False) as uow:
             done = uow.bulk_jobs.get(job.id)
         assert done.finished_at == finish and done.changed == 6 and done.stopped_by is None
+        assert done.filter == SubscriberFilter()  # what it matched is forgotten
+        assert done.filter_text == "status=bounced&zip=12"
 
     def test_a_stopped_job_takes_no_more_progress(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -118,4 +120,4 @@ class BulkJobConformance(NeedsStorage):
         with storage.transaction(write=False) as uow:
             stopped = uow.bulk_jobs.get(job.id)
         assert stopped.stopped_by == "bob" and stopped.finished_at == T0 + MINUTE
-        assert stopped.done == 0
+        assert stopped.done == 0 and stopped.filter == SubscriberFilter()

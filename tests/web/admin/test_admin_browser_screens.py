@@ -8,7 +8,8 @@ least 44 px and the text is the reader pages' size (:mod:`tests.support.screens`
 Layout does not depend on the database, so the pages are served from a SQLite file of the
 module's own, filled with a record of every kind a page lists (long addresses included), and
 the module runs once per CI run, not once per database. With ``NEWSLETTER_WRITE_SCREENSHOTS=1``
-it saves ``docs/images/admin/phone-*.png`` for docs/admin.md. FAILS, never skips, when
+it saves ``docs/images/admin/phone-*.png``, ``subscribers-all.png`` and ``bulk-act.png`` for
+docs/admin.md. FAILS, never skips, when
 Chromium is missing.
 """
 
@@ -35,6 +36,7 @@ from tests.support.admin import PASSWORD
 from tests.support.browser import scriptless_tab, served_site, sign_in
 from tests.support.screens import check_screens
 from tests.web.admin.test_admin_browser import SCREENSHOTS
+from tests.web.admin.test_admin_browser import _audit as screen_and_shot
 from tests.web.admin.test_admin_browser_twins import _failed_batches
 
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
@@ -140,10 +142,10 @@ def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, site: str) -> N
         page.goto(f"{site}{paths.SUBSCRIBERS}?status=pending")
         page.get_by_role("button", name="Unsubscribe all…").click()
         assert page.locator("h1").inner_text() == "Unsubscribe 1 subscriber?"
-        check_screens(browser, page, "confirm an act on all matching")
+        screen_and_shot(browser, page, "subscribers-all")
         page.get_by_role("button", name="Unsubscribe them").click()
         assert page.locator("h1").inner_text() == "Unsubscribing 1 subscriber"
-        check_screens(browser, page, "an act on all matching, queued")
+        screen_and_shot(browser, page, "bulk-act")
 
 
 def test_the_editors_refusal_page_at_390_and_1280_px(browser: Any, site: str) -> None:

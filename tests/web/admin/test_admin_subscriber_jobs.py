@@ -171,3 +171,32 @@ def test_a_job_can_be_stopped_from_its_page(
         assert missing.status_code == 404
     assert get_page(client, f"/admin/subscribers/jobs/{job.id + 1}", session).status_code == 404
     assert get_page(client, "/admin/subscribers/jobs/0", session).status_code == 404
+
+
+def test_erasing_all_matching_an_address_keeps_no_trace_of_it(
+    client: Any, service: Any, session: str, people: None
+) -> None:
+    fields = {"filter": "address=ann%40example", "expected": "1", "exact": "yes"}
+    done = _post(client, session, "/admin/subscribers/all/erase", {**fields, "confirm_count": "1"})
+    assert done.status_code == 303
+    [job] = service.subscriber_jobs.recent()
+    assert "ann" not in job.filter_text and job.filter.address_prefix == "ann@example"
+    assert service.subscriber_jobs.work() == 1
+    finished = service.subscriber_jobs.get(job.id)
+    assert finished.changed == 1 and "ann" not in repr(finished)
+    action, _target, detail = _audit(service)[0]
+    assert action == "subscribers.all_erase"
+    assert detail is not None and "address begins with: (not kept)" in detail
+    assert "ann" not in detail
+    page = _text(get_page(client, f"/admin/subscribers/jobs/{job.id}", session))
+    assert "address begins with: (not kept)" in page and "ann@" not in page
+
+
+def test_erasing_the_ticked_keeps_no_address_of_the_filter(
+    client: Any, service: Any, session: str, people: None
+) -> None:
+    fields = {"pick": "bob@example.org", "filter": "address=bob&status=bounced"}
+    done = _post(client, session, "/admin/subscribers/bulk/erase", {**fields, "confirm_count": "1"})
+    assert done.status_code == 303
+    detail = _audit(service)[0][2] or ""
+    assert "bob" not in detail and "status=bounced" in detail

@@ -97,7 +97,7 @@ class SqlBulkJobs(SqlRepository):
                 unchanged=bulk_jobs.c.unchanged + progress.unchanged,
                 missing=bulk_jobs.c.missing + progress.missing,
                 lease_until=until,
-                finished_at=now if progress.finished else None,
+                **({"finished_at": now, "filter": {}} if progress.finished else {}),
             )
         )
         return bool(result.rowcount)
@@ -113,6 +113,6 @@ class SqlBulkJobs(SqlRepository):
         result = self.connection.execute(
             update(bulk_jobs)
             .where(bulk_jobs.c.id == job_id, _UNFINISHED)
-            .values(finished_at=at, stopped_by=by)
+            .values(finished_at=at, stopped_by=by, filter={})
         )
         return bool(result.rowcount)

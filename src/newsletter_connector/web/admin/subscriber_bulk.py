@@ -11,6 +11,8 @@ outcome as the detail.
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, urlencode
+
 import falcon
 
 from ...errors import InvalidRequest, NotFound
@@ -18,6 +20,7 @@ from ...service.subscriber_bulk import MAX_ADDRESSES, BulkOutcome
 from ...service.subscriber_export import CSV_COLUMNS, csv_chunks
 from .act import ActCall, Done
 from .paths import SUBSCRIBERS, SUBSCRIBERS_BULK
+from .subscriber_filter import without_people
 from .subscribers import answer_csv
 
 #: act -> (its path's last segment, the question, the button's words, past tense).
@@ -117,7 +120,7 @@ def apply_bulk(call: ActCall, act: str) -> Done:
         _people(len(picked)),
         flash=_flash(act, outcome),
         redirect_to=_list_url(call),
-        detail=_detail(call, outcome),
+        detail=_detail(call, outcome, act=act),
     )
 
 
@@ -130,8 +133,11 @@ def _flash(act: str, outcome: BulkOutcome) -> str:
     return "; ".join(words) + "."
 
 
-def _detail(call: ActCall, outcome: BulkOutcome | None = None) -> str:
-    shown = call.form.get("filter")[:MAX_FILTER_SHOWN] or "none"
+def _detail(call: ActCall, outcome: BulkOutcome | None = None, *, act: str = "") -> str:
+    shown = call.form.get("filter")[:2000]
+    if act == "erase":
+        shown = urlencode(without_people(dict(parse_qsl(shown))))
+    shown = shown[:MAX_FILTER_SHOWN] or "none"
     found = (
         f"; {outcome.changed} changed, {outcome.unchanged} unchanged, {outcome.missing} gone"
         if outcome

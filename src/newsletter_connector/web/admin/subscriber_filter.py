@@ -71,6 +71,21 @@ class ListRequest:
         return self.query_string(**{"before" if backwards else "after": position_text(position)})
 
 
+#: The filter's parameters that may hold (the start of) an address or a name.
+PEOPLE_PARAMS = ("address", "name")
+#: What an erasure's audit entry holds in place of those parameters' values.
+NOT_KEPT = "(not kept)"
+
+
+def without_people(values: Mapping[str, str]) -> dict[str, str]:
+    """``values`` with the address and name beginnings replaced by :data:`NOT_KEPT`: what an
+    erasure's audit entry may keep of the filter (erasing forgets the address)."""
+    return {
+        name: NOT_KEPT if name in PEOPLE_PARAMS and value else value
+        for name, value in values.items()
+    }
+
+
 def parse_list_request(params: Mapping[str, str]) -> ListRequest:
     """``params`` (the query string, one value each) as a :class:`ListRequest`."""
     values = {name: params.get(name, "").strip() for name in FILTER_PARAMS}

@@ -22,7 +22,7 @@ from .act import ActCall, Done, posted_id
 from .base import AdminPages
 from .gate import signed_in
 from .paths import SUBSCRIBER_JOB_STOP, SUBSCRIBER_JOBS, SUBSCRIBERS, SUBSCRIBERS_ALL
-from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request
+from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request, without_people
 from .subscriber_words import when
 from .subscribers import FILTER_CHOICES, how_many
 
@@ -173,15 +173,16 @@ def start_all(call: ActCall, act: str) -> Done:
             f"type {expected}, the number of subscribers to erase, to confirm",
             field="confirm_count",
         )
+    kept = without_people(wanted.values) if act == "erase" else wanted.values
     job = call.service.subscriber_jobs.start(
         act,
         wanted.filter,
-        filter_text=urlencode(wanted.values),
+        filter_text=urlencode(kept),
         requested_by=call.admin.name,
         expected=expected,
         expected_exact=exact,
     )
-    shown = "; ".join(filter_words(wanted.values)) or "everyone"
+    shown = "; ".join(filter_words(kept)) or "everyone"
     return Done(
         f"all {expected:,} matching" if exact else f"about {expected:,} matching",
         flash="Queued: the sync runner works through them; this page shows how far it got.",
