@@ -50,6 +50,30 @@ def browser() -> Iterator[Any]:
 
 
 @contextmanager
+def private_service(directory: Path) -> Iterator[tuple[str, Any]]:
+    """A migrated SQLite file of its own in ``directory`` and a ``NewsletterService`` on it,
+    with the served site's secret: for browser walks that check pages, not a database, and
+    so run once per CI run (``database_independent``). Yields its URL and the service."""
+    from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+    from newsletter_connector.plugins.sql_store.engine import make_engine
+    from newsletter_connector.plugins.sql_store.migrate import upgrade
+    from newsletter_connector.service import NewsletterService
+    from newsletter_connector.settings import Settings
+
+    url = f"sqlite:///{directory / 'site.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    settings = Settings(
+        database_url=url, base_url="https://news.example.test/newsletter", site_secret=SITE_SECRET
+    )
+    service = NewsletterService.build(settings, storage=BuiltinSqlStorage(engine))
+    try:
+        yield url, service
+    finally:
+        service.storage.close()
+
+
+@contextmanager
 def served_site(database_url: str, **env: str) -> Iterator[str]:
     """The app under gunicorn (2 workers) on ``database_url``, with ``env`` added to its
     environment; its base URL. ``base_url`` defaults to the bound (http) address, which the

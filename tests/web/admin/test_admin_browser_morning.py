@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,13 +17,28 @@ import pytest
 from newsletter_connector.service.events import SUBSCRIBER_KEY_PURPOSE
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.admin import PASSWORD
-from tests.support.browser import SITE_SECRET, scriptless_tab, sign_in
+from tests.support.browser import SITE_SECRET, private_service, scriptless_tab, served_site, sign_in
 from tests.support.screens import check_screens
-from tests.web.admin import test_admin_browser as admin_browser
 
-pytestmark = pytest.mark.system
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
-site = admin_browser.site
+
+@pytest.fixture(scope="module")
+def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """A site of the module's own: it checks pages, so it runs once per CI run."""
+    with private_service(tmp_path_factory.mktemp("morning")) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def site(private: tuple[str, Any]) -> Iterator[str]:
+    with served_site(private[0]) as base:
+        yield base
+
+
+@pytest.fixture
+def service(private: tuple[str, Any]) -> Any:
+    return private[1]
 
 
 def _seed(service: Any, tag: str) -> dict[str, str]:
@@ -62,8 +78,7 @@ def _check(browser: Any, page: Any, name: str, width: int) -> None:
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_an_editors_morning(browser: Any, site: str, newsletter_service: Any, width: int) -> None:
-    service = newsletter_service
+def test_an_editors_morning(browser: Any, site: str, service: Any, width: int) -> None:
     tag = f"w{width}"
     editor = f"editor{width}"
     service.admin_access.create_user(editor, PASSWORD, role="editor")

@@ -23,17 +23,13 @@ from typing import Any
 import pytest
 
 from newsletter_connector.descriptors import EDITOR
-from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
-from newsletter_connector.plugins.sql_store.engine import make_engine
-from newsletter_connector.plugins.sql_store.migrate import upgrade
 from newsletter_connector.service import NewsletterService
-from newsletter_connector.settings import Settings
 from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from newsletter_connector.web.admin import paths
 from tests.support.admin import PASSWORD
-from tests.support.browser import scriptless_tab, served_site, sign_in
+from tests.support.browser import private_service, scriptless_tab, served_site, sign_in
 from tests.support.screens import check_screens
 from tests.web.admin.test_admin_browser import SCREENSHOTS
 from tests.web.admin.test_admin_browser import _audit as screen_and_shot
@@ -65,15 +61,12 @@ PHONE_SHOTS = {paths.HOME: "phone-dashboard", paths.SUBSCRIBERS: "phone-subscrib
 def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, NewsletterService]]:
     """A SQLite file holding an owner ``ada``, an editor ``eve`` and a record of every kind
     the admin pages list; its URL and a service on it."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('screens') / 'screens.db'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    settings = Settings(
-        database_url=url,
-        base_url="https://news.example.test/newsletter",
-        site_secret="browser-test-secret",
-    )
-    service = NewsletterService.build(settings, storage=BuiltinSqlStorage(engine))
+    with private_service(tmp_path_factory.mktemp("screens")) as (url, service):
+        _fill(service)
+        yield url, service
+
+
+def _fill(service: NewsletterService) -> None:
     service.admin_access.create_user("ada", PASSWORD)
     service.admin_access.create_user("eve", PASSWORD, role=EDITOR)
     with service.storage.transaction() as uow:
@@ -93,10 +86,6 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, News
         expected=1,
         expected_exact=False,
     )
-    try:
-        yield url, service
-    finally:
-        service.storage.close()
 
 
 @pytest.fixture(scope="module")

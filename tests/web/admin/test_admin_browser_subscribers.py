@@ -9,6 +9,7 @@ the confirm step and find it gone; open the messages and the issues. Every page 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,12 +18,28 @@ from newsletter_connector.errors import NotFound
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.admin import PASSWORD
-from tests.support.browser import scriptless_tab, sign_in
+from tests.support.browser import private_service, scriptless_tab, served_site, sign_in
 from tests.web.admin import test_admin_browser as admin_browser
 
-pytestmark = pytest.mark.system
+pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
-site = admin_browser.site
+
+@pytest.fixture(scope="module")
+def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """A site of the module's own: it checks pages, so it runs once per CI run."""
+    with private_service(tmp_path_factory.mktemp("subscribers")) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def site(private: tuple[str, Any]) -> Iterator[str]:
+    with served_site(private[0]) as base:
+        yield base
+
+
+@pytest.fixture
+def service(private: tuple[str, Any]) -> Any:
+    return private[1]
 
 
 def _seed(service: Any) -> None:
@@ -36,10 +53,10 @@ def _seed(service: Any) -> None:
 
 
 def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
-    browser: Any, site: str, newsletter_service: Any
+    browser: Any, site: str, service: Any
 ) -> None:
-    newsletter_service.admin_access.create_user("ada", PASSWORD)
-    _seed(newsletter_service)
+    service.admin_access.create_user("ada", PASSWORD)
+    _seed(service)
     with scriptless_tab(browser) as page:
         sign_in(page, site, path="/admin/login")
 
@@ -68,7 +85,7 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         ).select_option("weekly")
         page.get_by_role("button", name="Save details").click()
         assert page.locator(".flash").inner_text() == "Details saved."
-        record = newsletter_service.subscribers.get("anna@example.org")
+        record = service.subscribers.get("anna@example.org")
         assert (record.first_name, record.zip, record.prefs.puzzles) == ("Anna", "62701", "weekly")
         assert "subscriber.edit" in page.locator("main").inner_text()
         admin_browser._audit(browser, page, "subscriber")
@@ -88,7 +105,7 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         page.get_by_role("button", name="Show subscribers").click()
         assert "No subscriber matches." in page.locator("main").inner_text()
         with pytest.raises(NotFound):
-            newsletter_service.subscribers.get("anna@example.org")
+            service.subscribers.get("anna@example.org")
 
         page.get_by_role("navigation").get_by_role("link", name="Contact messages").click()
         assert page.locator("article h2").all_inner_texts() == ["Carl <carl@example.org>"]
@@ -99,8 +116,8 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         page.get_by_role("button", name="Mark handled the message from carl@example.org").click()
         assert "is marked handled" in page.locator(".flash").inner_text()
         assert "Handled by ada on" in page.locator("article .meta").inner_text()
-        [message] = newsletter_service.messages.list_page().items
-        assert newsletter_service.messages.handling_of([message])[message.id].handled_by == "ada"
+        [message] = service.messages.list_page().items
+        assert service.messages.handling_of([message])[message.id].handled_by == "ada"
         admin_browser._audit(browser, page, "messages")
         page.get_by_role("link", name="Not handled yet").click()
         assert "Every message is handled." in page.locator("main").inner_text()
@@ -110,7 +127,7 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         frame = page.frame_locator("iframe")
         assert frame.locator("body").inner_text() != ""
         admin_browser._audit(browser, page, "issues")
-        actions = [act.action for act in newsletter_service.admin_audit.latest(5)]
+        actions = [act.action for act in service.admin_audit.latest(5)]
         assert actions == ["message.handled", "subscriber.erase", "subscriber.edit", "login"]
 
         page.get_by_role("link", name="Write an issue").click()
@@ -138,6 +155,6 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         assert "Recorded test issue" in page.get_by_role("status").inner_text()
         page.get_by_role("button", name="Record the issue").click()
         assert page.locator(".flash").inner_text().startswith("Recorded manual issue")
-        recorded = newsletter_service.issues.list(2)
+        recorded = service.issues.list(2)
         assert [issue.kind for issue in recorded] == ["manual", "test"]
         assert recorded[0].subject == "Spring at the clinic"
