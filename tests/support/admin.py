@@ -18,6 +18,7 @@ import falcon.testing
 import pytest
 
 from newsletter_connector.service import NewsletterService
+from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL
 from newsletter_connector.web.admin.gate import COOKIE_NAME
 from newsletter_connector.web.app import create_app
@@ -137,6 +138,13 @@ def flash_of(page: Any) -> str:
     match = _FLASH_RE.search(page.text)
     assert match, "page shows no flash message"
     return unescape(match.group(1))
+
+
+def queued_events(service: Any, email: str) -> list[str]:
+    """The types of the events queued about ``email``, newest first."""
+    key = subscriber_key(service.context, email)
+    with service.storage.transaction(write=False) as uow:
+        return [event.event_type for event in uow.outbox.events_about(key, limit=20)]
 
 
 def audit_acts(service: Any) -> list[tuple[str, str | None]]:

@@ -73,6 +73,18 @@ def private_service(directory: Path) -> Iterator[tuple[str, Any]]:
         service.storage.close()
 
 
+@pytest.fixture(scope="module")
+def own_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """A site of the test module's own (:func:`private_service` served by :func:`served_site`):
+    its base URL and the service on its database. For walks that check pages, not a database:
+    they run once per CI run (``database_independent``)."""
+    with (
+        private_service(tmp_path_factory.mktemp("site")) as (url, service),
+        served_site(url) as base,
+    ):
+        yield base, service
+
+
 @contextmanager
 def served_site(database_url: str, **env: str) -> Iterator[str]:
     """The app under gunicorn (2 workers) on ``database_url``, with ``env`` added to its

@@ -9,36 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from newsletter_connector.service.events import SUBSCRIBER_KEY_PURPOSE
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
+from tests.support import browser as browser_support
 from tests.support.admin import PASSWORD
-from tests.support.browser import SITE_SECRET, private_service, scriptless_tab, served_site, sign_in
+from tests.support.browser import SITE_SECRET, scriptless_tab, sign_in
 from tests.support.screens import check_screens
 
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
-
-@pytest.fixture(scope="module")
-def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    """A site of the module's own: it checks pages, so it runs once per CI run."""
-    with private_service(tmp_path_factory.mktemp("morning")) as found:
-        yield found
-
-
-@pytest.fixture(scope="module")
-def site(private: tuple[str, Any]) -> Iterator[str]:
-    with served_site(private[0]) as base:
-        yield base
-
-
-@pytest.fixture
-def service(private: tuple[str, Any]) -> Any:
-    return private[1]
+own_site = browser_support.own_site
 
 
 def _seed(service: Any, tag: str) -> dict[str, str]:
@@ -78,7 +62,8 @@ def _check(browser: Any, page: Any, name: str, width: int) -> None:
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_an_editors_morning(browser: Any, site: str, service: Any, width: int) -> None:
+def test_an_editors_morning(browser: Any, own_site: tuple[str, Any], width: int) -> None:
+    site, service = own_site
     tag = f"w{width}"
     editor = f"editor{width}"
     service.admin_access.create_user(editor, PASSWORD, role="editor")

@@ -9,7 +9,6 @@ the confirm step and find it gone; open the messages and the issues. Every page 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,29 +16,14 @@ import pytest
 from newsletter_connector.errors import NotFound
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
+from tests.support import browser as browser_support
 from tests.support.admin import PASSWORD
-from tests.support.browser import private_service, scriptless_tab, served_site, sign_in
+from tests.support.browser import scriptless_tab, sign_in
 from tests.web.admin import test_admin_browser as admin_browser
 
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
-
-@pytest.fixture(scope="module")
-def private(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    """A site of the module's own: it checks pages, so it runs once per CI run."""
-    with private_service(tmp_path_factory.mktemp("subscribers")) as found:
-        yield found
-
-
-@pytest.fixture(scope="module")
-def site(private: tuple[str, Any]) -> Iterator[str]:
-    with served_site(private[0]) as base:
-        yield base
-
-
-@pytest.fixture
-def service(private: tuple[str, Any]) -> Any:
-    return private[1]
+own_site = browser_support.own_site
 
 
 def _seed(service: Any) -> None:
@@ -53,8 +37,9 @@ def _seed(service: Any) -> None:
 
 
 def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
-    browser: Any, site: str, service: Any
+    browser: Any, own_site: tuple[str, Any]
 ) -> None:
+    site, service = own_site
     service.admin_access.create_user("ada", PASSWORD)
     _seed(service)
     with scriptless_tab(browser) as page:

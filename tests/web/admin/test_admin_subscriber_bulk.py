@@ -14,10 +14,8 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import NotFound
-from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
-from newsletter_connector.web.admin.gate import COOKIE_NAME
-from tests.support.admin import csrf_token, flash_of, followed, get_page, post_form
+from tests.support.admin import flash_of, followed, get_page, queued_events, submit
 
 LIST = "/admin/subscribers?status=bounced&zip=021"
 PEOPLE = {
@@ -37,14 +35,7 @@ def people(service: Any) -> None:
 
 
 def _post(client: Any, session: str, path: str, fields: dict[str, Any]) -> Any:
-    token = csrf_token(get_page(client, "/admin/subscribers", session))
-    return post_form(client, path, {**fields, "csrf_token": token}, cookies={COOKIE_NAME: session})
-
-
-def _events(service: Any, email: str) -> list[str]:
-    with service.storage.transaction(write=False) as uow:
-        about = uow.outbox.events_about(subscriber_key(service.context, email), limit=20)
-    return [event.event_type for event in about]
+    return submit(client, path, session, fields, form="/admin/subscribers")
 
 
 def _audit(service: Any) -> list[tuple[str, str | None, str | None]]:
@@ -79,7 +70,7 @@ def test_unsubscribe_three_after_a_confirm_step_as_the_single_act_does(
     assert done.headers["location"].endswith(LIST)
     for email in picked:
         assert service.subscribers.get(email).status == "unsubscribed"
-        assert _events(service, email) == ["newsletter.unsubscribed"]
+        assert queued_events(service, email) == ["newsletter.unsubscribed"]
     assert service.subscribers.get("dee@example.org").status == "confirmed"
     assert _audit(service)[0] == (
         "subscribers.bulk_unsubscribe",
@@ -88,7 +79,7 @@ def test_unsubscribe_three_after_a_confirm_step_as_the_single_act_does(
     )
     # The single act queues the same event.
     service.subscribers.unsubscribe("dee@example.org")
-    assert _events(service, "dee@example.org") == ["newsletter.unsubscribed"]
+    assert queued_events(service, "dee@example.org") == ["newsletter.unsubscribed"]
 
 
 def test_mark_bounced_counts_the_ones_already_so_and_the_ones_gone(
@@ -100,8 +91,8 @@ def test_mark_bounced_counts_the_ones_already_so_and_the_ones_gone(
         "1 subscriber marked bounced; 2 already so, unchanged; 1 no longer stored."
     )
     assert service.subscribers.get("dee@example.org").status == "bounced"
-    assert _events(service, "dee@example.org") == ["newsletter.bounced"]
-    assert _events(service, "eve@example.org") == []
+    assert queued_events(service, "dee@example.org") == ["newsletter.bounced"]
+    assert queued_events(service, "eve@example.org") == []
     assert _audit(service)[0][:2] == ("subscribers.bulk_bounce", "4 subscribers")
 
 

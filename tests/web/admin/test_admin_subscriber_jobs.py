@@ -12,10 +12,8 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import NotFound
-from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
-from newsletter_connector.web.admin.gate import COOKIE_NAME
-from tests.support.admin import csrf_token, flash_of, followed, get_page, post_form
+from tests.support.admin import flash_of, followed, get_page, queued_events, submit
 
 FILTER = "status=bounced&zip=021"
 PEOPLE = {
@@ -36,14 +34,7 @@ def people(service: Any) -> None:
 
 
 def _post(client: Any, session: str, path: str, fields: dict[str, Any]) -> Any:
-    token = csrf_token(get_page(client, "/admin/subscribers", session))
-    return post_form(client, path, {**fields, "csrf_token": token}, cookies={COOKIE_NAME: session})
-
-
-def _events(service: Any, email: str) -> list[str]:
-    with service.storage.transaction(write=False) as uow:
-        about = uow.outbox.events_about(subscriber_key(service.context, email), limit=20)
-    return [event.event_type for event in about]
+    return submit(client, path, session, fields, form="/admin/subscribers")
 
 
 def _audit(service: Any) -> list[tuple[str, str | None, str | None]]:
@@ -92,7 +83,7 @@ def test_unsubscribe_all_matching_as_a_job_with_a_progress_page(
     assert "Finished at" in finished and "Changed 3" in finished and "Stop it" not in finished
     for email in MATCHING:
         assert service.subscribers.get(email).status == "unsubscribed"
-        assert _events(service, email) == ["newsletter.unsubscribed"]
+        assert queued_events(service, email) == ["newsletter.unsubscribed"]
     assert service.subscribers.get("dee@example.org").status == "confirmed"
     assert service.subscribers.get("eve@example.org").status == "bounced"
     assert [entry[0] for entry in _audit(service)].count("subscribers.all_unsubscribe") == 1

@@ -91,18 +91,24 @@ def bulk_refused(call: ActCall, problem: InvalidRequest) -> None:
     address there is nothing to confirm: the message page says so."""
     act = call.req.path.rsplit("/", 1)[-1]
     if act not in ACT_WORDS or problem.field == "pick":
-        call.pages.show(
-            call.req,
-            call.resp,
-            call.admin,
-            "message.html",
-            status=falcon.HTTP_400,
-            current="Subscribers",
-            title="Nothing was changed",
-            message=problem.message,
-        )
+        nothing_changed(call, problem)
         return
     _confirm_page(call, act, _picked(call), error=problem.message)
+
+
+def nothing_changed(call: ActCall, problem: InvalidRequest) -> None:
+    """A subscribers act refused before its confirm step could be shown: a message page
+    (400) with the reason."""
+    call.pages.show(
+        call.req,
+        call.resp,
+        call.admin,
+        "message.html",
+        status=falcon.HTTP_400,
+        current="Subscribers",
+        title="Nothing was changed",
+        message=problem.message,
+    )
 
 
 def apply_bulk(call: ActCall, act: str) -> Done:

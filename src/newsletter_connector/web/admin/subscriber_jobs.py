@@ -22,6 +22,7 @@ from .act import ActCall, Done, posted_id
 from .base import AdminPages
 from .gate import signed_in
 from .paths import SUBSCRIBER_JOB_STOP, SUBSCRIBER_JOBS, SUBSCRIBERS, SUBSCRIBERS_ALL
+from .subscriber_bulk import nothing_changed
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request, without_people
 from .subscriber_words import when
 from .subscribers import FILTER_CHOICES, how_many
@@ -196,16 +197,7 @@ def all_refused(call: ActCall, problem: InvalidRequest) -> None:
     that cannot be read has no confirm step: the message page says so."""
     act = call.req.path.rsplit("/", 1)[-1]
     if act not in ALL_WORDS or problem.field in ("filter", "expected", "act"):
-        call.pages.show(
-            call.req,
-            call.resp,
-            call.admin,
-            "message.html",
-            status=falcon.HTTP_400,
-            current="Subscribers",
-            title="Nothing was changed",
-            message=problem.message,
-        )
+        nothing_changed(call, problem)
         return
     expected, exact = _expected(call)
     _confirm_page(call, act, _wanted(call), expected=expected, exact=exact, error=problem.message)
