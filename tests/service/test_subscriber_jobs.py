@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import InvalidRequest, NotFound
-from newsletter_connector.service import subscriber_jobs
+from newsletter_connector.service import subscriber_jobs, subscriber_list
 from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
@@ -161,3 +161,16 @@ def test_an_unknown_act_or_job_is_refused(clocked: Any) -> None:
     assert caught.value.field == "act"
     with pytest.raises(NotFound):
         service.subscriber_jobs.get(12345)
+
+
+def test_a_walk_of_the_matches_pages_through_them_all_newest_first(
+    clocked: Any, people: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service, _clock = clocked
+    # Pages of 7, each examining at most 40: the walk goes on where a page stopped searching.
+    monkeypatch.setattr(subscriber_list, "WALK_PAGE", 7)
+    monkeypatch.setattr(subscriber_list, "BUDGET", 40)
+    walked = [record.email for record in service.subscriber_list.walk(BOUNCED_021)]
+    assert walked == list(reversed(people))
+    nobody = SubscriberFilter(zip_prefix="999")
+    assert list(service.subscriber_list.walk(nobody)) == []

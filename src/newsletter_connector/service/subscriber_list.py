@@ -8,6 +8,7 @@ says so."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,6 +27,8 @@ from .context import ServiceContext
 
 #: Subscribers one page or one count examines at most (bench: admin_subscriber_list).
 BUDGET = 20_000
+#: Subscribers :meth:`SubscriberListService.walk` reads per transaction.
+WALK_PAGE = 1000
 #: Separates a signup position's instant from its id in :func:`position_text`.
 _ID_MARK = "~"
 
@@ -110,6 +113,23 @@ class SubscriberListService:
         signed up in its signup window, else estimated."""
         with self.context.storage.transaction(write=False) as uow:
             return MatchCount.of(uow.subscribers.tally(flt, budget=BUDGET))
+
+    def walk(self, flt: SubscriberFilter) -> Iterator[SubscriberRecord]:
+        """Every subscriber matching ``flt`` who had signed up when the walk began, newest
+        first, read :data:`WALK_PAGE` at a time, each page in a short read transaction of its
+        own examining at most :data:`BUDGET` subscribers (an export streams it)."""
+        after: SubscriberPosition | None = None
+        while True:
+            query = SubscriberQuery(flt, "signup", True, after, limit=WALK_PAGE, budget=BUDGET)
+            with self.context.storage.transaction(write=False) as uow:
+                scan = uow.subscribers.scan(query)
+            yield from scan.items
+            if len(scan.items) == WALK_PAGE:
+                after = position_of(scan.items[-1], "signup")
+            elif scan.stopped_at is not None:
+                after = scan.stopped_at
+            else:
+                return
 
 
 def _searched(scan: SubscriberScan, limit: int) -> bool:

@@ -154,6 +154,7 @@ SAMPLES = {
         for act in ("unsubscribe", "bounce", "erase")
     },
     paths.SUBSCRIBER_JOB_STOP: Sample(prepare=_job),
+    paths.SUBSCRIBERS_EXPORT_MATCHING: Sample({"filter": "status=pending"}, status=200),
     paths.ISSUES_COMPOSE: Sample({"change": "add-topic"}, status=200),
     paths.ISSUES_COMPOSE_RECORD: Sample(
         {

@@ -5,6 +5,8 @@ the single act does, once."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from html import unescape
 from typing import Any
@@ -191,3 +193,36 @@ def test_erasing_the_ticked_keeps_no_address_of_the_filter(
     assert done.status_code == 303
     detail = _audit(service)[0][2] or ""
     assert "bob" not in detail and "status=bounced" in detail
+
+
+def test_export_all_matching_with_the_chosen_columns(
+    client: Any, service: Any, session: str, people: None
+) -> None:
+    fields = {"filter": FILTER, "columns": ["status", "email"]}
+    result = _post(client, session, "/admin/subscribers/export-matching", fields)
+    assert result.status_code == 200
+    assert result.headers["content-type"] == "text/csv; charset=utf-8"
+    assert "subscribers-matching-" in result.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(result.text)))
+    assert rows == [["email", "status"], *([email, "bounced"] for email in reversed(MATCHING))]
+    action, target, detail = _audit(service)[0]
+    assert (action, target) == ("subscribers.export_matching", "all matching")
+    assert detail == ("filter: status: Bounced; ZIP code begins with: 021; columns: email status")
+    page = get_page(client, f"/admin/subscribers?{FILTER}", session)
+    assert "Export all matching as CSV" in page.text
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"filter": FILTER, "columns": "confirm_token"}, "no such column: confirm_token"),
+        ({"filter": "status=gone"}, "filter is not valid"),
+    ],
+)
+def test_a_refused_export_of_all_matching_sends_nothing(
+    client: Any, service: Any, session: str, people: None, fields: dict[str, str], message: str
+) -> None:
+    result = _post(client, session, "/admin/subscribers/export-matching", fields)
+    assert result.status_code == 400
+    assert message in unescape(result.text)
+    assert _audit(service)[0][0] == "login"

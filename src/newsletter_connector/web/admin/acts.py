@@ -62,6 +62,7 @@ from .paths import (
     SUBSCRIBERS_BULK_ERASE,
     SUBSCRIBERS_BULK_UNSUBSCRIBE,
     SUBSCRIBERS_EXPORT,
+    SUBSCRIBERS_EXPORT_MATCHING,
     SUBSCRIBERS_EXPORT_SELECTED,
 )
 
@@ -179,6 +180,12 @@ ACTS: tuple[AdminAct, ...] = (
             shown_again=subscriber_jobs.all_refused,
         )
         for act in subscriber_jobs.ALL_WORDS
+    ),
+    AdminAct(
+        path=SUBSCRIBERS_EXPORT_MATCHING,
+        action="subscribers.export_matching",
+        perform=subscriber_jobs.export_matching,
+        shown_again=subscriber_jobs.all_refused,
     ),
     AdminAct(
         path=SUBSCRIBER_JOB_STOP,

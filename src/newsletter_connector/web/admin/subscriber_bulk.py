@@ -152,16 +152,22 @@ def _detail(call: ActCall, outcome: BulkOutcome | None = None, *, act: str = "")
     return f"filter: {shown}{found}"
 
 
+def chosen_columns(call: ActCall) -> tuple[str, ...]:
+    """The form's CSV ``columns``, in :data:`CSV_COLUMNS` order (all when none is chosen);
+    :class:`InvalidRequest` names one that is not a column."""
+    chosen = set(call.form.get_list("columns"))
+    unknown = chosen - set(CSV_COLUMNS)
+    if unknown:
+        raise InvalidRequest(f"no such column: {sorted(unknown)[0][:40]}", field="columns")
+    return tuple(c for c in CSV_COLUMNS if c in chosen) or CSV_COLUMNS
+
+
 def export_selected(call: ActCall) -> Done:
     """The ticked subscribers as a CSV attachment with the chosen ``columns`` (all when none
     is chosen), whatever their status; an address no longer stored is left out. Audited once,
     as the other bulk acts."""
     picked = _picked(call)
-    chosen = set(call.form.get_list("columns"))
-    unknown = chosen - set(CSV_COLUMNS)
-    if unknown:
-        raise InvalidRequest(f"no such column: {sorted(unknown)[0][:40]}", field="columns")
-    columns = tuple(c for c in CSV_COLUMNS if c in chosen) or CSV_COLUMNS
+    columns = chosen_columns(call)
     subscribers = call.service.subscribers
     records = []
     for email in picked:

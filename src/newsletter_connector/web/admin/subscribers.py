@@ -33,6 +33,7 @@ from .paths import (
     SUBSCRIBERS_ALL,
     SUBSCRIBERS_BULK,
     SUBSCRIBERS_EXPORT,
+    SUBSCRIBERS_EXPORT_MATCHING,
     SUBSCRIBERS_EXPORT_SELECTED,
 )
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request
@@ -99,6 +100,7 @@ class SubscribersPage:
             jobs_url=self.pages.url(SUBSCRIBER_JOBS),
             all_matching=how_many(count) if count else "",
             export_selected_url=self.pages.url(SUBSCRIBERS_EXPORT_SELECTED),
+            export_matching_url=self.pages.url(SUBSCRIBERS_EXPORT_MATCHING),
             filter_query=req.query_string[:2000],
             csv_columns=CSV_COLUMNS,
             export_url=self.pages.url(SUBSCRIBERS_EXPORT),
