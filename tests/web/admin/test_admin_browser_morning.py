@@ -3,12 +3,15 @@ gunicorn), at a phone's 390 px and a desktop's 1280 px: filter the bounced reade
 prefix, unsubscribe three of them, fix a reader's name, resend a pending reader's
 confirmation, compose and preview an issue and record it as a test, mark a message handled;
 and the editor is refused the API keys page. Each act is checked through the service, and the
-pages on the way with :func:`tests.support.screens.check_screens` (at both widths, once)."""
+pages on the way with :func:`tests.support.screens.check_screens` (at both widths, once). With
+``NEWSLETTER_WRITE_SCREENSHOTS=1`` the desktop walk saves the confirm step's screenshot,
+``docs/images/admin/morning-confirm.png``, for docs/admin.md."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 from typing import Any
 
 import pytest
@@ -19,10 +22,15 @@ from tests.support import browser as browser_support
 from tests.support.admin import PASSWORD
 from tests.support.browser import SITE_SECRET, scriptless_tab, sign_in
 from tests.support.screens import check_screens
+from tests.web.admin.test_admin_browser import SCREENSHOTS
 
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 own_site = browser_support.own_site
+
+
+#: The pages of the walk whose desktop screenshot docs/admin.md shows.
+DOC_SHOTS = frozenset({"morning-confirm"})
 
 
 def _seed(service: Any, tag: str) -> dict[str, str]:
@@ -56,9 +64,13 @@ def _events(service: Any, email: str) -> list[str]:
 
 
 def _check(browser: Any, page: Any, name: str, width: int) -> None:
-    """:func:`check_screens` (which looks at 390 and 1280 px) once, on the phone's walk."""
+    """:func:`check_screens` (which looks at 390 and 1280 px) once, on the phone's walk; on
+    the desktop's, the screenshot docs/admin.md shows, when the variable asks for it."""
     if width == 390:
         check_screens(browser, page, name)
+    elif name in DOC_SHOTS and os.environ.get("NEWSLETTER_WRITE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
 @pytest.mark.parametrize("width", [390, 1280])
