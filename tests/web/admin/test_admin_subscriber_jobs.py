@@ -206,7 +206,7 @@ def test_export_all_matching_with_the_chosen_columns(
     rows = list(csv.reader(io.StringIO(result.text)))
     assert rows == [["email", "status"], *([email, "bounced"] for email in reversed(MATCHING))]
     action, target, detail = _audit(service)[0]
-    assert (action, target) == ("subscribers.export_matching", "all matching")
+    assert (action, target) == ("subscribers.export_matching", "all 3 matching")
     assert detail == ("filter: status: Bounced; ZIP code begins with: 021; columns: email status")
     page = get_page(client, f"/admin/subscribers?{FILTER}", session)
     assert "Export all matching as CSV" in page.text

@@ -207,15 +207,17 @@ def all_refused(call: ActCall, problem: InvalidRequest) -> None:
 
 def export_matching(call: ActCall) -> Done:
     """Every subscriber matching the posted filter, whatever their status, as a CSV
-    attachment with the chosen ``columns``, streamed newest first. Audited once: the filter
-    in words and the columns as detail."""
+    attachment with the chosen ``columns``, streamed newest first. Audited once: the number
+    matching as the list counts it as target, the filter in words and the columns as
+    detail."""
     wanted = _wanted(call)
     columns = chosen_columns(call)
     subscribers = call.service.subscribers
+    count = call.service.subscriber_list.count(wanted.filter)
     records = call.service.subscriber_list.walk(wanted.filter)
     shown = "; ".join(filter_words(wanted.values)) or "everyone"
     return Done(
-        "all matching",
+        f"all {how_many(count)} matching",
         answer=lambda: answer_csv(
             call, "matching", csv_chunks(subscribers, records, columns=columns)
         ),
