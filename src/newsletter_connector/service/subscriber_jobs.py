@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from ..errors import InvalidRequest, NotFound
 from ..storage.bulk_jobs import BulkJobProgress, BulkJobRecord, NewBulkJob
-from ..storage.subscriber_query import SubscriberFilter, SubscriberQuery, position_of
+from ..storage.subscriber_query import SubscriberFilter, SubscriberQuery
 from .subscriber_bulk import BULK_ACTS, BulkResult, SubscriberBulkService
 from .subscriber_list import BUDGET
 
@@ -129,9 +129,7 @@ class SubscriberJobService:
             found: Counter[BulkResult] = Counter(
                 self.bulk.act_in(uow, job.act, record.email) for record in scan.items
             )
-            ahead = scan.stopped_at
-            if len(scan.items) == CHUNK:
-                ahead = position_of(scan.items[-1], "signup")
+            ahead = scan.resume_after(CHUNK, "signup")
             progress = BulkJobProgress(
                 position=_signup_position(ahead, position),
                 changed=found["changed"],

@@ -124,11 +124,8 @@ class SubscriberListService:
             with self.context.storage.transaction(write=False) as uow:
                 scan = uow.subscribers.scan(query)
             yield from scan.items
-            if len(scan.items) == WALK_PAGE:
-                after = position_of(scan.items[-1], "signup")
-            elif scan.stopped_at is not None:
-                after = scan.stopped_at
-            else:
+            after = scan.resume_after(WALK_PAGE, "signup")
+            if after is None:
                 return
 
 

@@ -130,6 +130,14 @@ class SubscriberScan:
     items: list[SubscriberRecord]
     stopped_at: SubscriberPosition | None
 
+    def resume_after(self, limit: int, order: SubscriberOrder) -> SubscriberPosition | None:
+        """Where a walk reading pages of ``limit`` in ``order`` goes on after this one: past
+        its last item when it filled, where its budget stopped it, or ``None``: the walk has
+        ended."""
+        if len(self.items) == limit:
+            return position_of(self.items[-1], order)
+        return self.stopped_at
+
 
 @dataclass(frozen=True)
 class SubscriberTally:

@@ -47,7 +47,8 @@ def _picked(call: ActCall) -> list[str]:
     return picked
 
 
-def _list_url(call: ActCall) -> str:
+def list_url(call: ActCall) -> str:
+    """The app path of the list the form was posted from, with its filter."""
     query = call.form.get("filter")
     return f"{SUBSCRIBERS}?{query}" if query else SUBSCRIBERS
 
@@ -82,7 +83,7 @@ def _confirm_page(call: ActCall, act: str, picked: list[str], *, error: str | No
         filter=call.form.get("filter")[:2000],
         error=error,
         action_url=call.pages.url(bulk_path(act)),
-        cancel_url=call.pages.url(_list_url(call)),
+        cancel_url=call.pages.url(list_url(call)),
     )
 
 
@@ -125,7 +126,7 @@ def apply_bulk(call: ActCall, act: str) -> Done:
     return Done(
         _people(len(picked)),
         flash=_flash(act, outcome),
-        redirect_to=_list_url(call),
+        redirect_to=list_url(call),
         detail=_detail(call, outcome, act=act),
     )
 

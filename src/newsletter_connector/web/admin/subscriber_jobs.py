@@ -24,7 +24,7 @@ from .act import ActCall, Done, posted_id
 from .base import AdminPages
 from .gate import signed_in
 from .paths import SUBSCRIBER_JOB_STOP, SUBSCRIBER_JOBS, SUBSCRIBERS, SUBSCRIBERS_ALL
-from .subscriber_bulk import chosen_columns, nothing_changed
+from .subscriber_bulk import chosen_columns, list_url, nothing_changed
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request, without_people
 from .subscriber_words import when
 from .subscribers import FILTER_CHOICES, answer_csv, how_many
@@ -148,13 +148,8 @@ def _confirm_page(
         exact=exact,
         error=error,
         action_url=call.pages.url(all_path(act)),
-        cancel_url=call.pages.url(_list_url(call)),
+        cancel_url=call.pages.url(list_url(call)),
     )
-
-
-def _list_url(call: ActCall) -> str:
-    query = call.form.get("filter")
-    return f"{SUBSCRIBERS}?{query}" if query else SUBSCRIBERS
 
 
 def _expected(call: ActCall) -> tuple[int, bool]:
@@ -267,7 +262,6 @@ def job_words(job: BulkJobRecord) -> dict[str, object]:
         "requested": f"{job.requested_by} at {when(job.requested_at)}",
         "state": state,
         "finished": job.finished_at is not None,
-        "url": job_path(job.id),
     }
 
 
