@@ -187,6 +187,12 @@ class Settings(BaseModel):
         "(`newsletter.signup`, which makes the platform resend the confirmation mail); "
         "re-submits within it queue nothing. 0 announces every re-submit.",
     )
+    import_max_bytes: int = Field(
+        268_435_456,
+        ge=1,
+        description="Largest subscriber file an import reads, in bytes (256 MiB: about a "
+        "million Mailchimp export lines); a larger file is refused before anything is stored.",
+    )
     rate_limit_signup: int = Field(
         20,
         ge=0,

@@ -11,11 +11,13 @@ from ..service import NewsletterService
 from ..storage.records import SubscriberRecord
 from ..timeutil import isoformat_z
 from .context import CliState, fail, pass_state, reports_errors
+from .subscriber_import import subscribers_import
 
 
 @click.group("subscribers")
 def subscribers() -> None:
-    """One subscriber: show, mark bounced, unsubscribe, resend the confirmation."""
+    """Subscribers: import a list; show, mark bounced, unsubscribe or resend the confirmation
+    of one."""
 
 
 @subscribers.command("show")
@@ -120,3 +122,6 @@ def _report(before: SubscriberRecord, after: SubscriberRecord, event: str) -> No
         click.echo(f"subscriber: already {after.status}; nothing changed")
     else:
         click.echo(f"subscriber: {before.status} -> {after.status}; {event} queued")
+
+
+subscribers.add_command(subscribers_import)

@@ -37,6 +37,7 @@ from .issues import IssueService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
 from .subscriber_bulk import SubscriberBulkService
+from .subscriber_import import SubscriberImportService
 from .subscriber_jobs import SubscriberJobService
 from .subscriber_list import SubscriberListService
 from .subscribers import SubscriberService
@@ -60,6 +61,7 @@ class NewsletterService:
         self.subscriber_list = SubscriberListService(context)
         self.subscriber_bulk = SubscriberBulkService(self.subscribers)
         self.subscriber_jobs = SubscriberJobService(self.subscriber_bulk)
+        self.subscriber_import = SubscriberImportService(self.subscribers)
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)

@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import ConsentRequired, DbUnavailable, InvalidRequest, NotFound
 from ..json_encoding import json_values
@@ -70,9 +70,11 @@ _PLAIN_FIELDS = (
     "categories",
 )
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+#: A subscriber record, or the data of one not stored yet.
+Data = TypeVar("Data", bound=SubscriberData)
 
 
-def _as_reported(data: SubscriberData, suppression: SuppressionRecord) -> SubscriberData:
+def stored_as_reported(data: SubscriberData, suppression: SuppressionRecord) -> SubscriberData:
     """``data`` stored as the platform reported the address: bounced or unsubscribed since
     the report, never confirmed."""
     status = STATUS_AFTER[suppression.kind]
@@ -82,6 +84,48 @@ def _as_reported(data: SubscriberData, suppression: SuppressionRecord) -> Subscr
         confirmed_at=None,
         unsubscribed_at=suppression.occurred_at if status == "unsubscribed" else None,
         bounced_at=suppression.occurred_at if status == "bounced" else None,
+    )
+
+
+def new_signup_data(request: SignupRequest, now: datetime) -> SubscriberData:
+    """The subscriber a valid signup stores at ``now``: ``confirmed`` with its consent, else
+    ``pending``; new link tokens.
+
+    :raises ConsentRequired: the consent is dated after ``now``.
+    :raises InvalidRequest: SMS enabled without a phone number.
+    """
+    consent, phone = request.consent, request.phone
+    if consent is not None and consent.collected_at > now:
+        raise ConsentRequired("consent.collected_at is in the future")
+    prefs, sms_enabled = DEFAULT_PREFS, False
+    if request.prefs is not None:
+        prefs, sms_enabled = request.prefs.applied_to(prefs, sms_enabled)
+    if sms_enabled and phone is None:
+        raise InvalidRequest("prefs.sms.enabled needs a phone number", field="prefs.sms.enabled")
+    return SubscriberData(
+        email=request.email,
+        first_name=request.first_name,
+        last_name=request.last_name,
+        zip=request.zip,
+        phone=phone,
+        sms_enabled=sms_enabled,
+        prefs=prefs,
+        status="confirmed" if consent else "pending",
+        age_range=None,
+        gender=None,
+        gender_self=None,
+        categories=request.categories or (),
+        consent_source=consent.source if consent else None,
+        consent_collected_at=consent.collected_at if consent else None,
+        created_at=now,
+        updated_at=now,
+        confirmed_at=now if consent else None,
+        unsubscribed_at=None,
+        bounced_at=None,
+        profile_completed_at=None,
+        confirm_token=new_token(),
+        unsubscribe_token=new_token(),
+        profile_token=new_token(),
     )
 
 
@@ -256,47 +300,13 @@ class SubscriberService:
         :raises ConsentRequired: consent partial, unparseable or in the future.
         """
         request = parse_request(SignupRequest, body)
-        email, consent, phone = request.email, request.consent, request.phone
         now = self.context.clock()
-        if consent is not None and consent.collected_at > now:
-            raise ConsentRequired("consent.collected_at is in the future")
-        prefs, sms_enabled = DEFAULT_PREFS, False
-        if request.prefs is not None:
-            prefs, sms_enabled = request.prefs.applied_to(prefs, sms_enabled)
-        if sms_enabled and phone is None:
-            raise InvalidRequest(
-                "prefs.sms.enabled needs a phone number", field="prefs.sms.enabled"
-            )
-        status = "confirmed" if consent else "pending"
-        data = SubscriberData(
-            email=email,
-            first_name=request.first_name,
-            last_name=request.last_name,
-            zip=request.zip,
-            phone=phone,
-            sms_enabled=sms_enabled,
-            prefs=prefs,
-            status=status,
-            age_range=None,
-            gender=None,
-            gender_self=None,
-            categories=request.categories or (),
-            consent_source=consent.source if consent else None,
-            consent_collected_at=consent.collected_at if consent else None,
-            created_at=now,
-            updated_at=now,
-            confirmed_at=now if consent else None,
-            unsubscribed_at=None,
-            bounced_at=None,
-            profile_completed_at=None,
-            confirm_token=new_token(),
-            unsubscribe_token=new_token(),
-            profile_token=new_token(),
-        )
+        data = new_signup_data(request, now)
+        email = data.email
         # The events' payload is the contact of the record to be stored (a contact has no id).
         payload = contact_payload(data, self.context.settings)
         events = [new_event(self.context, "newsletter.signup", payload, subscriber_email=email)]
-        if status == "confirmed":
+        if data.status == "confirmed":
             events.append(
                 new_event(self.context, "newsletter.confirmed", payload, subscriber_email=email)
             )
@@ -313,7 +323,7 @@ class SubscriberService:
                     suppression = uow.feedback.suppression(guard) if guard else None
                     if suppression is None:
                         continue  # erased since the insert found it taken: the address is free
-                    stored = uow.subscribers.add(_as_reported(data, suppression))
+                    stored = uow.subscribers.add(stored_as_reported(data, suppression))
                     if stored is None:
                         continue  # taken since the look-up
                     return SubscribeResult(stored, created=True)  # nothing to announce
@@ -428,7 +438,7 @@ class SubscriberService:
         with self.context.storage.transaction() as uow:
             record = self._by_email(uow, address)
             self._check_echoes(record, request.echoes())
-            changed = self._apply(record, request)
+            changed = self.apply_change(record, request)
             if changed != record:
                 changed = replace(changed, updated_at=self.context.clock())
                 uow.subscribers.save(changed)
@@ -450,7 +460,7 @@ class SubscriberService:
         with self.context.storage.transaction() as uow:
             record = self._by_token(uow, "profile", token)
             now = self.context.clock()
-            changed = replace(self._apply(record, change), updated_at=now)
+            changed = replace(self.apply_change(record, change), updated_at=now)
             if changed.profile_completed_at is None:
                 changed = replace(changed, profile_completed_at=now)
             uow.subscribers.save(changed)
@@ -468,7 +478,7 @@ class SubscriberService:
                 )
 
     @staticmethod
-    def _apply(record: SubscriberRecord, change: ContactChange) -> SubscriberRecord:
+    def apply_change(record: Data, change: ContactChange) -> Data:
         """``record`` with the contact fields ``change`` sets applied, and the rules between
         them and the stored ones kept: SMS needs a phone (clearing the phone ends SMS), and
         ``gender_self`` is kept only with gender ``self_described``."""

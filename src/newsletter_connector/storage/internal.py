@@ -6,6 +6,7 @@ repositories are in :mod:`.outbox`, :mod:`.analytics` and :mod:`.admin`.)"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any, Protocol
 
@@ -147,6 +148,10 @@ class FeedbackRepository(Protocol):
 
     def suppression(self, email_hmac: str) -> SuppressionRecord | None:
         """The suppression of the address with this keyed hash, if any."""
+
+    def suppressions(self, email_hmacs: Sequence[str]) -> dict[str, SuppressionRecord]:
+        """The suppressions of the addresses with these keyed hashes (an import's chunk at
+        once), by keyed hash; an address without one is left out."""
 
     def lift(self, email_hmac: str) -> bool:
         """Remove the address's suppression; whether there was one."""

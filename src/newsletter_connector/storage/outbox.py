@@ -7,7 +7,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from .outbox_records import ClaimedBatch, OutboxBatchRecord, OutboxStatus, SubscriberEventRecord
+from .outbox_records import (
+    ClaimedBatch,
+    NewEvent,
+    OutboxBatchRecord,
+    OutboxStatus,
+    SubscriberEventRecord,
+)
 
 
 class OutboxDeliveryRepository(Protocol):
@@ -93,6 +99,10 @@ class OutboxRepository(OutboxDeliveryRepository, Protocol):
         created_at: datetime,
     ) -> None:
         """Queue one event (in no batch yet); ``subscriber_key`` as in :class:`NewEvent`."""
+
+    def enqueue_many(self, events: Sequence[NewEvent]) -> None:
+        """Queue ``events`` in order, as :meth:`enqueue` one after another would (an import's
+        chunk queues hundreds at once)."""
 
     def discard_for_subscriber(self, subscriber_key: str) -> int:
         """Erase every stored event carrying this subscriber's address, delivered or not; how

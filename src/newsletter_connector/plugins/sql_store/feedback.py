@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
 
@@ -59,6 +60,14 @@ class SqlFeedback(SqlRepository):
             .first()
         )
         return None if row is None else record_of(SuppressionRecord, row)
+
+    def suppressions(self, email_hmacs: Sequence[str]) -> dict[str, SuppressionRecord]:
+        if not email_hmacs:
+            return {}
+        rows = self.connection.execute(
+            select(suppressions).where(suppressions.c.email_hmac.in_(list(email_hmacs)))
+        ).mappings()
+        return {row["email_hmac"]: record_of(SuppressionRecord, row) for row in rows}
 
     def lift(self, email_hmac: str) -> bool:
         result = self.connection.execute(

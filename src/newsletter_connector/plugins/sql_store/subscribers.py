@@ -12,9 +12,25 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Select, Text, bindparam, cast, delete, exists, func, select, update
+from sqlalchemy import (
+    Column,
+    MetaData,
+    Select,
+    Table,
+    Text,
+    any_,
+    bindparam,
+    cast,
+    delete,
+    exists,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.schema import CreateTable, DropTable
 
+from ...json_encoding import dumps_text
 from ...storage.records import (
     ContactMessageRecord,
     DeletionRecord,
@@ -33,6 +49,7 @@ from ...storage.subscriber_query import (
 from . import subscriber_scan
 from .commit_horizon import CommitHorizon
 from .day_counts import changes_per_day
+from .fast.copy_rows import copy_rows
 from .prefix_range import prefix_range
 from .record_builders import inserted_record, record_builder, record_of
 from .repository import SqlRepository
@@ -167,6 +184,32 @@ _GUARDED_INSERT_PG = (
     .returning(subscribers.c.id)
 )
 
+_BY_EMAILS = {
+    "sqlite": _SELECT_RECORD.where(subscribers.c.email.in_(bindparam("emails", expanding=True))),
+    # One array parameter: the text (and the plan) is the same for any number of addresses.
+    "postgresql": _SELECT_RECORD.where(
+        subscribers.c.email == any_(bindparam("emails", type_=postgresql.ARRAY(Text)))
+    ),
+}
+_BY_EMAILS_LOCKED = {dialect: query.with_for_update() for dialect, query in _BY_EMAILS.items()}
+# Many new subscribers at once: an address already stored inserts nothing and returns nothing.
+# PostgreSQL copies them into a table of the transaction's own first (fast.copy_rows).
+_ADD_MANY_SQLITE = insert_ignoring_duplicates(
+    "sqlite", subscribers, index_elements=[subscribers.c.email]
+).returning(subscribers.c.email)
+_STAGED = Table(
+    "nc_subscribers_staged",
+    MetaData(),
+    *(Column(name, subscribers.c[name].type) for name in _INSERT_COLUMNS),
+    prefixes=["TEMPORARY"],
+    postgresql_on_commit="DROP",
+)
+_ADD_STAGED_PG = (
+    postgresql.insert(subscribers)
+    .from_select(_INSERT_COLUMNS, select(*_STAGED.c))
+    .on_conflict_do_nothing(index_elements=[subscribers.c.email])
+    .returning(subscribers.c.email)
+)
 _BY_EMAIL = _SELECT_RECORD.where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
 
@@ -183,6 +226,32 @@ class SqlSubscribers(SqlRepository):
     def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
         row = self.connection.execute(_BY_EMAIL_LOCKED if lock else _BY_EMAIL, {"email": email})
         return _subscriber(found) if (found := row.first()) else None
+
+    def get_many_by_email(
+        self, emails: Sequence[str], *, lock: bool = False
+    ) -> dict[str, SubscriberRecord]:
+        if not emails:
+            return {}
+        dialect = self.connection.dialect.name
+        query = (_BY_EMAILS_LOCKED if lock else _BY_EMAILS)[dialect]
+        rows = self.connection.execute(query, {"emails": list(emails)})
+        return {record.email: record for record in map(_subscriber, rows)}
+
+    def add_many(self, data: Sequence[SubscriberData]) -> set[str]:
+        if not data:
+            return set()
+        rows = [subscriber_columns(item) for item in data]
+        if self.connection.dialect.name != "postgresql":
+            return set(self.connection.execute(_ADD_MANY_SQLITE, rows).scalars())
+        _SUBSCRIBERS_HORIZON.enter_insert(self.connection)  # once, before any id is drawn
+        self.connection.execute(CreateTable(_STAGED))
+        for row in rows:
+            row["categories"] = dumps_text(row["categories"])
+        staged = ([row[name] for name in _INSERT_COLUMNS] for row in rows)
+        copy_rows(self.connection, _STAGED.name, _INSERT_COLUMNS, staged)
+        added = set(self.connection.execute(_ADD_STAGED_PG).scalars())
+        self.connection.execute(DropTable(_STAGED))
+        return added
 
     def get_by_token(
         self, kind: TokenKind, token: str, *, lock: bool = False

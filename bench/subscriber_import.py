@@ -1,0 +1,119 @@
+"""Benchmark: importing a list of 1,000,000 new readers with their consent, and their events.
+
+    python -m bench.subscriber_import [--rows 1000000] [--database-url URL]
+
+Writes a CSV of ``--rows`` lines in the API's column names (email, names, ZIP, categories and
+one consent provenance per line), then imports it in mode ``add`` as
+``newsletter-connector subscribers import`` does: every line becomes a confirmed subscriber with
+its ``newsletter.signup`` and ``newsletter.confirmed`` events. Reports lines imported per
+second against the target of 20,000 and the process's peak resident memory against its memory
+before the import: flat, since a chunk holds at most ``CHUNK`` lines and nothing accumulates.
+Then imports the file again (every line unchanged, nothing queued) and reports that rate too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from bench.admin_bulk_job import resident_mib
+from bench.harness import database, report
+from newsletter_connector import NewsletterService, Settings
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.plugins.sql_store.engine import make_engine
+from newsletter_connector.plugins.sql_store.tables import outbox_events
+from newsletter_connector.service.import_files import ImportSource
+from newsletter_connector.service.subscriber_import import ImportOptions
+
+TARGET_RATE = 20_000.0
+HEADER = "email,first_name,last_name,zip,categories,consent_source,consent_collected_at\n"
+
+
+def write_file(path: Path, rows: int) -> None:
+    """``rows`` lines of distinct readers, each with its own consent."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write(HEADER)
+        for n in range(rows):
+            out.write(
+                f"reader{n:07d}@example.org,Reader,Number {n},{n % 100_000:05d},"
+                f"health;travel,spring fair {n % 7},2025-05-01T10:00:00Z\n"
+            )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--database-url", help="PostgreSQL server URL (default: SQLite)")
+    args = parser.parse_args(argv)
+    backend = "postgresql" if args.database_url else "sqlite"
+    with tempfile.TemporaryDirectory() as folder, database(args.database_url) as url:
+        path = Path(folder) / "readers.csv"
+        write_file(path, args.rows)
+        storage = BuiltinSqlStorage(make_engine(url))
+        settings = Settings(
+            database_url=url, base_url="https://bench.example", site_secret="bench-site-secret"
+        )
+        service = NewsletterService.build(settings, storage=storage)
+        importer = service.subscriber_import
+        plan = importer.plan(ImportSource.from_path(path), ImportOptions())
+        memory = [resident_mib()]
+        marks = iter(range(100_000, args.rows + 100_000, 100_000))
+        mark = next(marks)
+
+        def progress(line: int) -> None:
+            nonlocal mark
+            if line > mark:
+                memory.append(resident_mib())
+                print(f"  {line - 1:>9,} lines, {memory[-1]:7.1f} MiB resident")
+                mark = next(marks, args.rows * 2)
+
+        began = time.perf_counter()
+        first = importer.run(plan, progress=progress)
+        seconds = time.perf_counter() - began
+        memory.append(resident_mib())
+        if first.counts["added"] != args.rows:
+            raise SystemExit(f"the import added {first.counts['added']} of {args.rows}")
+        with storage.engine.connect() as connection:
+            events = connection.scalar(select(func.count()).select_from(outbox_events))
+        if events != 2 * args.rows:
+            raise SystemExit(f"{events} events queued for {args.rows} readers")
+        rate = args.rows / seconds
+
+        began = time.perf_counter()
+        again = importer.run(plan)
+        repeat_seconds = time.perf_counter() - began
+        if again.counts["unchanged"] != args.rows:
+            raise SystemExit(f"the repeat left {again.counts['unchanged']} of {args.rows} alone")
+        print(
+            f"import {args.rows:,} lines ({backend}): {seconds:.1f} s, {rate:,.0f} lines/s, "
+            f"{events:,} events; again: {repeat_seconds:.1f} s; resident memory "
+            f"{min(memory):.1f} to {max(memory):.1f} MiB"
+        )
+        report(
+            f"import_lines_per_s[{backend}]",
+            rate,
+            "lines/s",
+            target=f"at least {TARGET_RATE:,.0f} with their events (PostgreSQL)",
+        )
+        report(
+            f"import_repeat_lines_per_s[{backend}]",
+            args.rows / repeat_seconds,
+            "lines/s",
+            baseline=rate,
+        )
+        report(
+            f"import_peak_memory[{backend}]",
+            max(memory),
+            "MiB",
+            baseline=memory[0],
+            target="flat: the resident memory before the import",
+        )
+        storage.close()
+
+
+if __name__ == "__main__":
+    main()

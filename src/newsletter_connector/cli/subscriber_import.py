@@ -1,0 +1,182 @@
+"""``newsletter-connector subscribers import FILE``: bring an existing list (docs/importing.md).
+
+What it prints names lines by their number, never an address (the output may be logged)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+
+from ..service import NewsletterService
+from ..service.import_columns import SOURCE_LABELS
+from ..service.import_files import ImportSource
+from ..service.import_rows import Provenance
+from ..service.subscriber_import import (
+    ACTION_WORDS,
+    MODES,
+    ImportOptions,
+    ImportPlan,
+    ImportReport,
+    LineOutcome,
+    Progress,
+    iter_actions,
+)
+from .context import CliState, fail, pass_state, reports_errors
+
+_DELIMITERS = {"comma": ",", "semicolon": ";", "tab": "\t"}
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, readable=True))
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="add",
+    show_default=True,
+    help="add: new addresses only; update: change the given fields of existing readers; "
+    "suppress: every address unsubscribed or, when unknown, suppressed.",
+)
+@click.option("--consent-source", help="Where consent was collected, for lines without their own.")
+@click.option(
+    "--consent-collected-at",
+    help="When consent was collected (ISO-8601 with a zone), for lines without their own.",
+)
+@click.option(
+    "--pending",
+    is_flag=True,
+    help="Import lines without consent as pending: the platform mails each a confirmation.",
+)
+@click.option("--yes", is_flag=True, help="Confirm the confirmation mails --pending causes.")
+@click.option("--dry-run", is_flag=True, help="Say what each line would do; store nothing.")
+@click.option("--encoding", help="The file's encoding (default: UTF-8, else Latin-1, detected).")
+@click.option(
+    "--delimiter",
+    type=click.Choice(sorted(_DELIMITERS)),
+    help="Between fields (default: found from the first line).",
+)
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="HEADER=FIELD",
+    help="Read column HEADER as FIELD (empty: not at all); repeatable.",
+)
+@pass_state
+@reports_errors
+def subscribers_import(
+    state: CliState,
+    file: str,
+    mode: str,
+    consent_source: str | None,
+    consent_collected_at: str | None,
+    pending: bool,
+    yes: bool,
+    dry_run: bool,
+    encoding: str | None,
+    delimiter: str | None,
+    columns: tuple[str, ...],
+) -> None:
+    """Import the subscribers in FILE (CSV, or one address per line): each line obeys the
+    rules of POST /subscribers. Importing a file again changes nothing; an import stopped half
+    way finishes when started again. Exit status 1 when the file is refused, or when --pending
+    would cause confirmation mails and --yes is not given."""
+    service = state.service()
+    options = ImportOptions(
+        mode=mode,
+        pending=pending,
+        provenance=Provenance(source=consent_source, collected_at=consent_collected_at),
+        encoding=encoding,
+        delimiter=_DELIMITERS[delimiter] if delimiter else None,
+        columns=_chosen_columns(columns),
+    )
+    importer = service.subscriber_import
+    plan = importer.plan(ImportSource.from_path(file), options)
+    _describe(plan)
+    if dry_run:
+        with _progress(plan) as progress:
+            report = importer.dry_run(plan, on_line=_print_line, progress=progress)
+        _summarise(report)
+        return
+    if pending:
+        _confirm_mails(service, plan, yes)
+    with _progress(plan) as progress:
+        report = importer.run(plan, on_line=_print_refusal, progress=progress)
+    state.audit("subscribers.import", f"{mode}: {report.lines_read:,} lines")
+    _summarise(report)
+
+
+def _chosen_columns(columns: tuple[str, ...]) -> dict[str, str]:
+    chosen = {}
+    for item in columns:
+        header, sep, field = item.partition("=")
+        if not sep:
+            fail(f"--column takes HEADER=FIELD, not {item!r}")
+        chosen[header] = field.strip()
+    return chosen
+
+
+def _describe(plan: ImportPlan) -> None:
+    shape, columns = plan.shape, plan.columns
+    click.echo(
+        f"file: {SOURCE_LABELS[columns.source]}; {shape.encoding_label}; "
+        f"{shape.delimiter_label}; {shape.lines:,} lines"
+    )
+    for header, field in columns.mapped:
+        click.echo(f"  column {header!r} -> {field}")
+    if columns.not_imported:
+        quoted = ", ".join(repr(name) for name in columns.not_imported)
+        click.echo(f"  not imported: {quoted}")
+
+
+def _confirm_mails(service: NewsletterService, plan: ImportPlan, yes: bool) -> None:
+    """Count the confirmation mails first: without --yes, none may be caused."""
+    mails = service.subscriber_import.dry_run(plan).mails
+    if not mails:
+        return
+    message = (
+        f"{mails:,} new readers have no consent: the platform will mail each one a "
+        f"confirmation ({mails:,} mails)"
+    )
+    if not yes:
+        fail(f"{message}. Run again with --yes to import them.")
+    click.echo(f"{message}.")
+
+
+@contextmanager
+def _progress(plan: ImportPlan) -> Iterator[Progress]:
+    """A progress bar over the file's lines on a terminal (``click`` draws none otherwise)."""
+    with click.progressbar(length=plan.shape.lines, label="importing", file=sys.stderr) as bar:
+        done = 0
+
+        def advance(line: int) -> None:
+            nonlocal done
+            bar.update(line - done)
+            done = line
+
+        yield advance
+
+
+def _print_line(outcome: LineOutcome) -> None:
+    if outcome.action == "refused":
+        _print_refusal(outcome)
+    else:
+        click.echo(f"line {outcome.line}: {ACTION_WORDS[outcome.action]}")
+
+
+def _print_refusal(outcome: LineOutcome) -> None:
+    if outcome.action != "refused":
+        return
+    field = f"{outcome.field}: " if outcome.field else ""
+    click.echo(f"line {outcome.line}: refused: {field}{outcome.reason}")
+
+
+def _summarise(report: ImportReport) -> None:
+    done = "nothing stored (dry run)" if report.dry_run else "done"
+    click.echo(f"{report.lines_read:,} lines read; {done}")
+    for action, count in iter_actions(report):
+        click.echo(f"  {ACTION_WORDS[action]}: {count:,}")
+    if report.unread_attributes:
+        click.echo(f"  attributes not imported: {', '.join(report.unread_attributes)}")

@@ -1,0 +1,273 @@
+"""Reading a subscriber file as it comes (docs/importing.md, "Files as they come"): UTF-8 with
+or without a byte-order mark, Latin-1 detected or any encoding named, comma, semicolon or tab
+between fields, quoted fields holding newlines, blank lines, or one address per line.
+
+A file is read twice, in constant memory: :func:`inspect` streams it once to check its size and
+its encoding (before anything is stored) and to read its first line, then :func:`records` streams
+its records, each with the number of the line it starts on. A malformed record is yielded as a
+:class:`Malformed` line and the reading goes on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from email.header import decode_header, make_header
+from typing import BinaryIO
+
+from ..errors import InvalidRequest
+
+#: Bytes read at a time.
+BLOCK = 1 << 20
+#: The delimiters a file may use, in the order a tie is settled.
+DELIMITERS = (",", ";", "\t")
+_ENCODING_WORDS = {
+    "utf-8-sig": "UTF-8 with a byte-order mark",
+    "utf-8": "UTF-8",
+    "latin-1": "Latin-1",
+}
+#: ``Name <address>`` or a bare address: a line of a plain list (Mailman's ``members``).
+_LISTED_ADDRESS = re.compile(
+    r"^\s*(?:(?P<name>[^<>]*?)\s*<(?P<angled>[^<>\s]+)>|(?P<bare>\S+@\S+))\s*$"
+)
+
+
+@dataclass(frozen=True)
+class ImportSource:
+    """A file to import: ``open`` gives a new binary stream of it from its start each time it
+    is called; ``name`` says what it is (a file name, never its content)."""
+
+    name: str
+    open: Callable[[], BinaryIO]
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str]) -> ImportSource:
+        """The file at ``path``."""
+        return cls(os.fspath(path), lambda: open(path, "rb"))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "upload") -> ImportSource:
+        """A file held in memory (a small upload, a test)."""
+        return cls(name, lambda: io.BytesIO(data))
+
+
+@dataclass(frozen=True)
+class FileShape:
+    """What :func:`inspect` found: the file's size in bytes and its number of lines, the
+    encoding and delimiter to read it with (``delimiter`` is ``None`` for a plain list of one
+    address per line), and its first non-blank line's fields."""
+
+    size: int
+    lines: int
+    encoding: str
+    encoding_detected: bool
+    delimiter: str | None
+    first_fields: tuple[str, ...]
+
+    @property
+    def encoding_label(self) -> str:
+        """The encoding in words, as a report shows it."""
+        label = _ENCODING_WORDS.get(self.encoding, self.encoding)
+        return f"{label} (detected)" if self.encoding_detected else label
+
+    @property
+    def delimiter_label(self) -> str:
+        """The delimiter in words."""
+        names = {",": "comma", ";": "semicolon", "\t": "tab"}
+        return "one address per line" if self.delimiter is None else names[self.delimiter]
+
+
+@dataclass(frozen=True)
+class Record:
+    """A record of the file: its fields, and the line it starts on (1 is the first)."""
+
+    line: int
+    fields: list[str]
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A line that could not be read as a record, and why."""
+
+    line: int
+    reason: str
+
+
+def inspect(
+    source: ImportSource,
+    *,
+    max_bytes: int,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+) -> FileShape:
+    """Read ``source`` once: refuse it (:class:`InvalidRequest` naming ``file``) when it holds
+    more than ``max_bytes`` bytes, holds nothing, or does not decode in ``encoding`` (naming
+    ``encoding``; without one, UTF-8 is tried and Latin-1 taken when it fails), and find its
+    delimiter (``delimiter`` when given) from its first non-blank line."""
+    codec = _named_codec(encoding) if encoding else None
+    size = lines = 0
+    utf8 = codecs.getincrementaldecoder("utf-8")()
+    named = codecs.getincrementaldecoder(codec)() if codec else None
+    is_utf8 = True
+    head = b""
+    with source.open() as stream:
+        while block := stream.read(BLOCK):
+            size += len(block)
+            if size > max_bytes:
+                raise InvalidRequest(
+                    f"the file is larger than the limit of {max_bytes:,} bytes "
+                    "(setting import_max_bytes); nothing was imported",
+                    field="file",
+                )
+            lines += block.count(b"\n")
+            if len(head) < BLOCK:
+                head += block[: BLOCK - len(head)]
+            if named is not None:
+                _decode(named, block, codec or "", size - len(block))
+            elif is_utf8:
+                try:
+                    utf8.decode(block)
+                except UnicodeDecodeError:
+                    is_utf8 = False
+        if named is not None:
+            _decode(named, b"", codec or "", size, final=True)
+        elif is_utf8:
+            try:
+                utf8.decode(b"", final=True)
+            except UnicodeDecodeError:
+                is_utf8 = False
+    if size == 0:
+        raise InvalidRequest("the file is empty; nothing was imported", field="file")
+    if not head.endswith(b"\n"):
+        lines += 1
+    detected = codec is None
+    if codec is None:
+        if not is_utf8:
+            codec = "latin-1"
+        else:
+            codec = "utf-8-sig" if head.startswith(codecs.BOM_UTF8) else "utf-8"
+    first = _first_line(head.decode(codec, errors="replace"))
+    if delimiter is not None and delimiter not in DELIMITERS:
+        raise InvalidRequest("delimiter must be a comma, a semicolon or a tab", field="delimiter")
+    found = delimiter or _delimiter_of(first)
+    fields = tuple(_fields_of(first, found))
+    return FileShape(
+        size=size,
+        lines=lines,
+        encoding=codec,
+        encoding_detected=detected,
+        delimiter=found,
+        first_fields=fields,
+    )
+
+
+def records(source: ImportSource, shape: FileShape) -> Iterator[Record | Malformed]:
+    """The file's records in order, blank lines skipped, each with the line it starts on; a
+    record the CSV rules cannot read (a stray quote, a quote left open) is :class:`Malformed`,
+    and reading goes on after it. A plain list (no delimiter) gives each line as one field."""
+    with source.open() as raw:
+        text = io.TextIOWrapper(raw, encoding=shape.encoding, newline="")
+        if shape.delimiter is None:
+            yield from _plain_lines(text)
+            return
+        reader = csv.reader(text, delimiter=shape.delimiter, strict=True)
+        while True:
+            start = reader.line_num + 1
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield Malformed(start, f"not a readable CSV record ({exc})")
+                continue
+            if any(field.strip() for field in fields):
+                yield Record(start, fields)
+
+
+def listed_address(line: str) -> tuple[str, str | None] | None:
+    """``(address, name or None)`` of a plain list's line (``Name <address>`` or a bare
+    address), or ``None`` when the line is neither."""
+    match = _LISTED_ADDRESS.match(line)
+    if match is None:
+        return None
+    if match["bare"] is not None:
+        return match["bare"], None
+    return match["angled"], (_display_name(match["name"]) or None)
+
+
+def _display_name(text: str) -> str:
+    """A display name as Mailman prints it: quotes taken off, encoded words decoded."""
+    text = text.strip().strip('"').strip()
+    if "=?" not in text:
+        return text
+    try:
+        return str(make_header(decode_header(text)))
+    except (LookupError, UnicodeDecodeError, ValueError):
+        return text
+
+
+def _plain_lines(text: io.TextIOWrapper) -> Iterator[Record]:
+    for number, line in enumerate(text, start=1):
+        if line.strip():
+            yield Record(number, [line.rstrip("\r\n")])
+
+
+def _named_codec(encoding: str) -> str:
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        raise InvalidRequest(
+            f"unknown encoding {encoding[:40]!r}; try utf-8 or latin-1", field="encoding"
+        ) from None
+
+
+def _decode(
+    decoder: codecs.IncrementalDecoder,
+    block: bytes,
+    codec: str,
+    offset: int,
+    *,
+    final: bool = False,
+) -> None:
+    try:
+        decoder.decode(block, final=final)
+    except UnicodeDecodeError as exc:
+        raise InvalidRequest(
+            f"the file is not {codec} text (byte {offset + exc.start + 1:,} does not decode); "
+            "name its encoding, or leave it out to detect UTF-8 or Latin-1",
+            field="encoding",
+        ) from None
+
+
+def _first_line(text: str) -> str:
+    """The first non-blank line of ``text`` (a quoted newline in it is not followed: a
+    header holds none)."""
+    for line in text.lstrip("\ufeff").splitlines():
+        if line.strip():
+            return line
+    return ""
+
+
+def _delimiter_of(line: str) -> str | None:
+    """The delimiter found most often outside quotes in ``line``; ``None`` when none is (a
+    plain list, or a file of one column)."""
+    counts = dict.fromkeys(DELIMITERS, 0)
+    quoted = False
+    for char in line:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in counts:
+            counts[char] += 1
+    best = max(DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] else None
+
+
+def _fields_of(line: str, delimiter: str | None) -> list[str]:
+    if delimiter is None:
+        return [line.strip()]
+    return next(csv.reader([line], delimiter=delimiter), [])

@@ -1,0 +1,414 @@
+"""Bringing an existing list (docs/importing.md): one import, whether from the command line, the
+admin's Import page or a host's own Python.
+
+Each line obeys the rules of ``POST /subscribers`` (``add``) or of a contact change
+(``update``), or is an opt-out (``suppress``, and any line its source marks as unsubscribed or
+cleaned). An import never makes an unsubscribed, bounced or suppressed address mailable.
+
+Lines are applied :data:`CHUNK` at a time, each chunk in one transaction with the events it
+queues: a chunk is wholly stored or not at all. Every outcome depends only on what is stored, so
+importing a file again changes nothing and queues nothing, and an import stopped half way and
+started again finishes without a duplicate subscriber or event. A dry run decides every line the
+same way and stores nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from itertools import islice
+from typing import Any
+
+from ..errors import ConsentRequired, InvalidRequest
+from ..model.contact import contact_payload
+from ..storage.outbox_records import NewEvent
+from ..storage.records import FeedbackKind, SubscriberData, SubscriberRecord
+from ..storage.subscriber_batches import add_subscribers, subscribers_by_email
+from ..storage.unit_of_work import UnitOfWork
+from .context import ServiceContext
+from .events import new_subscriber_events, subscriber_key
+from .import_columns import ColumnMap, header_names_fields, map_columns, plain_list
+from .import_files import FileShape, ImportSource, Malformed, inspect, listed_address, records
+from .import_rows import ImportRow, Provenance, Refusal, RowReader
+from .subscribers import STATUS_AFTER, SubscriberService, new_signup_data, stored_as_reported
+
+MODES = ("add", "update", "suppress")
+#: Lines applied per transaction (bench: subscriber_import).
+CHUNK = 500
+_CONFIRMED_SIGNUP = ("newsletter.signup", "newsletter.confirmed")
+_PENDING_SIGNUP = ("newsletter.signup",)
+#: What a line did (or, in a dry run, would do), in the order a report lists them.
+ACTIONS = (
+    "added",
+    "added_pending",
+    "added_suppressed",
+    "updated",
+    "unchanged",
+    "unsubscribed",
+    "bounced",
+    "suppressed",
+    "refused",
+)
+#: The action, in words.
+ACTION_WORDS = {
+    "added": "added, confirmed",
+    "added_pending": "added, pending (the platform mails a confirmation)",
+    "added_suppressed": "added as the platform reported it (unsubscribed or bounced)",
+    "updated": "updated",
+    "unchanged": "unchanged",
+    "unsubscribed": "unsubscribed",
+    "bounced": "marked bounced",
+    "suppressed": "suppressed (no subscriber; kept from being added as mailable)",
+    "refused": "refused",
+}
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to import a file: ``mode`` (one of :data:`MODES`); ``pending``: lines without
+    consent become pending subscribers (each mailed a confirmation) instead of being refused;
+    ``provenance``: the consent of every line without its own; ``encoding`` and ``delimiter``
+    (``None``: found from the file); ``columns``: what a column holds, by its header name,
+    where matching by name is not wanted (``""``: nothing)."""
+
+    mode: str = "add"
+    pending: bool = False
+    provenance: Provenance = field(default_factory=Provenance)
+    encoding: str | None = None
+    delimiter: str | None = None
+    columns: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LineOutcome:
+    """What one line did: an action of :data:`ACTIONS`; for ``refused``, the field at fault
+    (``None``: the line as a whole) and the reason."""
+
+    line: int
+    action: str
+    field: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """A file read and its columns matched, ready to import."""
+
+    source: ImportSource
+    shape: FileShape
+    columns: ColumnMap
+    options: ImportOptions
+
+
+@dataclass
+class ImportReport:
+    """The totals of an import (or a dry run): how many lines did each action, how many
+    lines were read, the columns not imported and the ``attributes`` keys not imported."""
+
+    dry_run: bool
+    counts: Counter[str] = field(default_factory=Counter)
+    lines_read: int = 0
+    not_imported: tuple[str, ...] = ()
+    unread_attributes: tuple[str, ...] = ()
+
+    @property
+    def mails(self) -> int:
+        """Confirmation mails the platform sends (or would send) for the pending added."""
+        return self.counts["added_pending"]
+
+    @property
+    def refused(self) -> int:
+        """Lines refused."""
+        return self.counts["refused"]
+
+
+#: Called after each chunk with the last line read.
+Progress = Callable[[int], None]
+#: Called with each line's outcome, in line order.
+OutcomeSink = Callable[[LineOutcome], None]
+
+
+class SubscriberImportService:
+    """``service.subscriber_import``."""
+
+    def __init__(self, subscribers: SubscriberService) -> None:
+        self.subscribers = subscribers
+        self.context: ServiceContext = subscribers.context
+
+    def plan(self, source: ImportSource, options: ImportOptions) -> ImportPlan:
+        """Read ``source`` once and match its columns: nothing is stored.
+
+        :raises InvalidRequest: naming ``mode``, ``file`` (too large, empty, no header naming
+            the email column), ``encoding``, ``delimiter`` or ``columns``.
+        """
+        if options.mode not in MODES:
+            raise InvalidRequest(f"mode must be one of {', '.join(MODES)}", field="mode")
+        shape = inspect(
+            source,
+            max_bytes=self.context.settings.import_max_bytes,
+            encoding=options.encoding,
+            delimiter=options.delimiter,
+        )
+        header = shape.first_fields
+        if options.columns or header_names_fields(header):
+            if shape.delimiter is None:
+                shape = replace(shape, delimiter=",")  # a file of one column, with its header
+            columns = map_columns(header, options.columns)
+        elif shape.delimiter is None and listed_address(header[0]) is not None:
+            columns = plain_list()
+        else:
+            raise InvalidRequest(
+                "the first line names no column this import knows and is not an address; "
+                f"found {', '.join(repr(name[:40]) for name in header[:20])}. Name the "
+                "column holding the email address",
+                field="columns",
+            )
+        return ImportPlan(source, shape, columns, options)
+
+    def dry_run(
+        self,
+        plan: ImportPlan,
+        *,
+        on_line: OutcomeSink | None = None,
+        progress: Progress | None = None,
+    ) -> ImportReport:
+        """What importing ``plan`` would do to each line, decided against what is stored now;
+        nothing is stored and nothing queued."""
+        return self._import(plan, dry_run=True, on_line=on_line, progress=progress)
+
+    def run(
+        self,
+        plan: ImportPlan,
+        *,
+        on_line: OutcomeSink | None = None,
+        progress: Progress | None = None,
+    ) -> ImportReport:
+        """Import ``plan``, a chunk of lines per transaction with the events they queue."""
+        return self._import(plan, dry_run=False, on_line=on_line, progress=progress)
+
+    def _import(
+        self,
+        plan: ImportPlan,
+        *,
+        dry_run: bool,
+        on_line: OutcomeSink | None,
+        progress: Progress | None,
+    ) -> ImportReport:
+        options = plan.options
+        reader = RowReader(plan.columns, options.mode, options.provenance, set())
+        report = ImportReport(dry_run=dry_run, not_imported=plan.columns.not_imported)
+        read = iter(records(plan.source, plan.shape))
+        if plan.columns.source != "plain":
+            next(read, None)  # the header
+        while chunk := list(islice(read, CHUNK)):
+            rows: list[ImportRow] = []
+            decided: list[LineOutcome] = []
+            for record in chunk:
+                if isinstance(record, Malformed):
+                    decided.append(LineOutcome(record.line, "refused", None, record.reason))
+                    continue
+                row = reader.read(record)
+                if isinstance(row, Refusal):
+                    decided.append(LineOutcome(row.line, "refused", row.field, row.reason))
+                else:
+                    rows.append(row)
+            decided.extend(self._apply(rows, options, dry_run=dry_run))
+            decided.sort(key=lambda outcome: outcome.line)
+            for outcome in decided:
+                report.counts[outcome.action] += 1
+                if on_line is not None:
+                    on_line(outcome)
+            report.lines_read = chunk[-1].line
+            if progress is not None:
+                progress(report.lines_read)
+        report.unread_attributes = tuple(sorted(reader.unread_attributes))
+        return report
+
+    # -- one chunk ------------------------------------------------------------------------------
+
+    def _apply(
+        self, rows: list[ImportRow], options: ImportOptions, *, dry_run: bool
+    ) -> list[LineOutcome]:
+        if not rows:
+            return []
+        with self.context.storage.transaction(write=not dry_run) as uow:
+            chunk = _Chunk(self, uow, rows, options, dry_run=dry_run)
+            return chunk.apply()
+
+
+class _Chunk:
+    """One chunk's rows decided in line order, each against what is stored and what the
+    chunk's earlier rows did, and written in the chunk's transaction (unless a dry run). New
+    subscribers are inserted together, with their events, when the chunk ends or a later row
+    needs one of them stored."""
+
+    def __init__(
+        self,
+        service: SubscriberImportService,
+        uow: UnitOfWork,
+        rows: list[ImportRow],
+        options: ImportOptions,
+        *,
+        dry_run: bool,
+    ) -> None:
+        self.context = service.context
+        self.subscribers = service.subscribers
+        self.uow = uow
+        self.rows = rows
+        self.options = options
+        self.dry_run = dry_run
+        self.settings = self.context.settings
+        self.now = self.context.clock()
+        self.keys = {row.email: subscriber_key(self.context, row.email) for row in rows}
+        self.lock = not dry_run and (options.mode != "add" or any(row.opted_out for row in rows))
+        self.stored: dict[str, SubscriberData] = dict(
+            subscribers_by_email(uow.subscribers, list(self.keys), lock=self.lock)
+        )
+        self.suppressions = uow.feedback.suppressions(list(self.keys.values()))
+        #: Keyed hashes of the addresses suppressed, before the chunk or by it.
+        self.suppressed = set(self.suppressions)
+        #: New subscribers not inserted yet, with their events and the line adding each.
+        self.new: dict[str, tuple[SubscriberData, list[NewEvent], int]] = {}
+        self.events: list[NewEvent] = []
+        self.outcomes: dict[int, LineOutcome] = {}
+
+    def apply(self) -> list[LineOutcome]:
+        for row in self.rows:
+            self.outcomes[row.line] = self._decide(row)
+        self._insert_new(read_back=False)
+        if not self.dry_run:
+            self.uow.outbox.enqueue_many(self.events)
+        return list(self.outcomes.values())
+
+    def _decide(self, row: ImportRow) -> LineOutcome:
+        if row.opted_out is not None or self.options.mode == "suppress":
+            return self._opt_out(row, row.opted_out or "unsubscribe")
+        if self.options.mode == "update":
+            return self._update(row)
+        return self._add(row)
+
+    def _insert_new(self, *, read_back: bool = True) -> None:
+        """Insert the new subscribers and queue their events; one that was signed up while the
+        chunk ran is left as it is (its line: unchanged). ``read_back``: read them as stored,
+        for a later line of the chunk to change."""
+        if not self.new or self.dry_run:
+            self.new.clear()
+            return
+        added = add_subscribers(self.uow.subscribers, [data for data, _, _ in self.new.values()])
+        for email, (_, events, line) in self.new.items():
+            if email in added:
+                self.events.extend(events)
+            else:
+                self.outcomes[line] = LineOutcome(line, "unchanged")
+        if read_back:
+            stored = subscribers_by_email(self.uow.subscribers, list(self.new), lock=True)
+            self.stored.update(stored)
+        self.new.clear()
+
+    def _add(self, row: ImportRow) -> LineOutcome:
+        if row.email in self.stored:
+            return LineOutcome(row.line, "unchanged")
+        assert row.signup is not None
+        if row.signup.consent is None and not self.options.pending:
+            return _refused(
+                row,
+                "consent",
+                "no consent: give consent_source and consent_collected_at (in the line or for "
+                "the whole file), or import lines without consent as pending",
+            )
+        try:
+            data = new_signup_data(row.signup, self.now)
+            if row.change is not None:
+                data = SubscriberService.apply_change(data, row.change)
+        except ConsentRequired as exc:
+            return _refused(row, "consent", exc.message)
+        except InvalidRequest as exc:
+            return _refused(row, exc.field, exc.message)
+        key = self.keys[row.email]
+        suppression = self.suppressions.get(key)
+        events: list[NewEvent] = []
+        if suppression is not None:
+            data = stored_as_reported(data, suppression)
+            action = "added_suppressed"
+        elif data.status == "confirmed":
+            events = self._events(_CONFIRMED_SIGNUP, contact_payload(data, self.settings), key)
+            action = "added"
+        else:
+            events = self._events(_PENDING_SIGNUP, contact_payload(data, self.settings), key)
+            action = "added_pending"
+        self.stored[row.email] = data
+        self.new[row.email] = (data, events, row.line)
+        return LineOutcome(row.line, action)
+
+    def _update(self, row: ImportRow) -> LineOutcome:
+        current = self._current(row.email)
+        if current is None:
+            return _refused(
+                row,
+                "email",
+                "no subscriber has this address (mode update changes existing readers only)",
+            )
+        try:
+            assert row.change is not None
+            changed = SubscriberService.apply_change(current, row.change)
+        except InvalidRequest as exc:
+            return _refused(row, exc.field, exc.message)
+        if changed == current:
+            return LineOutcome(row.line, "unchanged")
+        changed = replace(changed, updated_at=self.now)
+        self.stored[row.email] = changed
+        if not self.dry_run:
+            assert isinstance(changed, SubscriberRecord)
+            self.uow.subscribers.save(changed)
+        return LineOutcome(row.line, "updated")
+
+    def _opt_out(self, row: ImportRow, kind: FeedbackKind) -> LineOutcome:
+        status = STATUS_AFTER[kind]
+        current = self._current(row.email)
+        if current is None:
+            return self._suppress(row, kind, status)
+        if current.status == status or (kind == "bounce" and current.status == "unsubscribed"):
+            return LineOutcome(row.line, "unchanged")
+        if self.dry_run:
+            current = replace(current, status=status)
+        else:
+            assert isinstance(current, SubscriberRecord)
+            current = self.subscribers.set_status(self.uow, current, status)
+        self.stored[row.email] = current
+        return LineOutcome(row.line, status)
+
+    def _suppress(self, row: ImportRow, kind: FeedbackKind, status: str) -> LineOutcome:
+        """An address without a subscriber: kept from being added as mailable, and the
+        platform told (an event carrying only the address and the status)."""
+        key = self.keys[row.email]
+        if key in self.suppressed:
+            return LineOutcome(row.line, "unchanged")
+        self.suppressed.add(key)
+        if not self.dry_run:
+            self.uow.feedback.suppress(email_hmac=key, kind=kind, occurred_at=self.now, at=self.now)
+            payload = {"email": row.email, "status": status}
+            self.events.extend(self._events((f"newsletter.{status}",), payload, key))
+        return LineOutcome(row.line, "suppressed")
+
+    def _current(self, email: str) -> SubscriberData | None:
+        """The stored subscriber (one an earlier line added is inserted first)."""
+        if email in self.new:
+            self._insert_new()
+        return self.stored.get(email)
+
+    def _events(
+        self, event_types: tuple[str, ...], payload: dict[str, Any], key: str
+    ) -> list[NewEvent]:
+        return new_subscriber_events(self.context, event_types, payload, key)
+
+
+def _refused(row: ImportRow, field_name: str | None, reason: str) -> LineOutcome:
+    return LineOutcome(row.line, "refused", field_name, reason)
+
+
+def iter_actions(report: ImportReport) -> Iterator[tuple[str, int]]:
+    """``(action, count)`` of every action a report counted, in :data:`ACTIONS` order."""
+    for action in ACTIONS:
+        if report.counts[action]:
+            yield action, report.counts[action]
