@@ -174,11 +174,21 @@ def _descriptor_classes() -> list[type]:
 
 def _storage_classes() -> list[type]:
     """The protocols and base classes of the storage contract, the host's part first."""
-    from .storage import admin, analytics, host, internal, outbox, unit_of_work
+    from .storage import (
+        admin,
+        analytics,
+        bulk_jobs,
+        host,
+        internal,
+        outbox,
+        subscriber_batches,
+        unit_of_work,
+    )
 
+    modules = (host, subscriber_batches, internal, outbox, bulk_jobs, analytics, admin, unit_of_work)
     return [
         cls
-        for module in (host, internal, outbox, analytics, admin, unit_of_work)
+        for module in modules
         for cls in vars(module).values()
         if inspect.isclass(cls) and cls.__module__ == module.__name__
     ]
