@@ -179,13 +179,24 @@ def _storage_classes() -> list[type]:
         analytics,
         bulk_jobs,
         host,
+        import_jobs,
         internal,
         outbox,
         subscriber_batches,
         unit_of_work,
     )
 
-    modules = (host, subscriber_batches, internal, outbox, bulk_jobs, analytics, admin, unit_of_work)
+    modules = (
+        host,
+        subscriber_batches,
+        internal,
+        outbox,
+        bulk_jobs,
+        import_jobs,
+        analytics,
+        admin,
+        unit_of_work,
+    )
     return [
         cls
         for module in modules

@@ -33,6 +33,7 @@ from .analytics import AnalyticsService
 from .context import ServiceContext
 from .dashboard import DashboardService
 from .feedback import FeedbackService
+from .import_jobs import ImportJobService
 from .issues import IssueService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
@@ -62,6 +63,7 @@ class NewsletterService:
         self.subscriber_bulk = SubscriberBulkService(self.subscribers)
         self.subscriber_jobs = SubscriberJobService(self.subscriber_bulk)
         self.subscriber_import = SubscriberImportService(self.subscribers)
+        self.import_jobs = ImportJobService(self.subscriber_import)
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)

@@ -79,6 +79,30 @@ class ImportOptions:
     delimiter: str | None = None
     columns: Mapping[str, str] = field(default_factory=dict)
 
+    def as_json(self) -> dict[str, Any]:
+        """The options as JSON values (an import job stores them)."""
+        return {
+            "mode": self.mode,
+            "pending": self.pending,
+            "consent_source": self.provenance.source,
+            "consent_collected_at": self.provenance.collected_at,
+            "encoding": self.encoding,
+            "delimiter": self.delimiter,
+            "columns": dict(self.columns),
+        }
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> ImportOptions:
+        """The options :meth:`as_json` gave (``{}``: the defaults)."""
+        return cls(
+            mode=value.get("mode", "add"),
+            pending=bool(value.get("pending", False)),
+            provenance=Provenance(value.get("consent_source"), value.get("consent_collected_at")),
+            encoding=value.get("encoding"),
+            delimiter=value.get("delimiter"),
+            columns=dict(value.get("columns") or {}),
+        )
+
 
 @dataclass(frozen=True)
 class LineOutcome:
@@ -99,6 +123,16 @@ class ImportPlan:
     shape: FileShape
     columns: ColumnMap
     options: ImportOptions
+
+
+@dataclass(frozen=True)
+class ImportChunk:
+    """Up to :data:`CHUNK` lines read: the rows, the lines refused as they were read, and the
+    number of the chunk's last line."""
+
+    rows: list[ImportRow]
+    refused: list[LineOutcome]
+    last_line: int
 
 
 @dataclass
@@ -195,46 +229,63 @@ class SubscriberImportService:
         on_line: OutcomeSink | None,
         progress: Progress | None,
     ) -> ImportReport:
-        options = plan.options
-        reader = RowReader(plan.columns, options.mode, options.provenance, set())
         report = ImportReport(dry_run=dry_run, not_imported=plan.columns.not_imported)
-        read = iter(records(plan.source, plan.shape))
-        if plan.columns.source != "plain":
-            next(read, None)  # the header
-        while chunk := list(islice(read, CHUNK)):
-            rows: list[ImportRow] = []
-            decided: list[LineOutcome] = []
-            for record in chunk:
-                if isinstance(record, Malformed):
-                    decided.append(LineOutcome(record.line, "refused", None, record.reason))
-                    continue
-                row = reader.read(record)
-                if isinstance(row, Refusal):
-                    decided.append(LineOutcome(row.line, "refused", row.field, row.reason))
-                else:
-                    rows.append(row)
-            decided.extend(self._apply(rows, options, dry_run=dry_run))
-            decided.sort(key=lambda outcome: outcome.line)
-            for outcome in decided:
+        reader = self.reader(plan)
+        for chunk in self.chunks(plan, reader):
+            with self.context.storage.transaction(write=not dry_run) as uow:
+                outcomes = self.apply_chunk(uow, chunk, plan.options, dry_run=dry_run)
+            for outcome in outcomes:
                 report.counts[outcome.action] += 1
                 if on_line is not None:
                     on_line(outcome)
-            report.lines_read = chunk[-1].line
+            report.lines_read = chunk.last_line
             if progress is not None:
                 progress(report.lines_read)
         report.unread_attributes = tuple(sorted(reader.unread_attributes))
         return report
 
-    # -- one chunk ------------------------------------------------------------------------------
+    # -- chunks ---------------------------------------------------------------------------------
 
-    def _apply(
-        self, rows: list[ImportRow], options: ImportOptions, *, dry_run: bool
+    @staticmethod
+    def reader(plan: ImportPlan) -> RowReader:
+        """What reads the lines of ``plan``'s file into rows."""
+        options = plan.options
+        return RowReader(plan.columns, options.mode, options.provenance, set())
+
+    @staticmethod
+    def chunks(plan: ImportPlan, reader: RowReader, after_line: int = 0) -> Iterator[ImportChunk]:
+        """The file's lines after line ``after_line``, :data:`CHUNK` at a time, each read
+        into a row or refused."""
+        read = iter(records(plan.source, plan.shape))
+        if plan.columns.source != "plain":
+            next(read, None)  # the header
+        while chunk := list(islice(read, CHUNK)):
+            rows: list[ImportRow] = []
+            refused: list[LineOutcome] = []
+            for record in chunk:
+                if record.line <= after_line:
+                    continue
+                if isinstance(record, Malformed):
+                    refused.append(LineOutcome(record.line, "refused", None, record.reason))
+                    continue
+                row = reader.read(record)
+                if isinstance(row, Refusal):
+                    refused.append(LineOutcome(row.line, "refused", row.field, row.reason))
+                else:
+                    rows.append(row)
+            if rows or refused:
+                yield ImportChunk(rows, refused, chunk[-1].line)
+
+    def apply_chunk(
+        self, uow: UnitOfWork, chunk: ImportChunk, options: ImportOptions, *, dry_run: bool
     ) -> list[LineOutcome]:
-        if not rows:
-            return []
-        with self.context.storage.transaction(write=not dry_run) as uow:
-            chunk = _Chunk(self, uow, rows, options, dry_run=dry_run)
-            return chunk.apply()
+        """Every line of ``chunk`` decided and (unless ``dry_run``) applied in ``uow``, with
+        the events it queues; the outcomes in line order."""
+        outcomes = list(chunk.refused)
+        if chunk.rows:
+            outcomes += _Chunk(self, uow, chunk.rows, options, dry_run=dry_run).apply()
+        outcomes.sort(key=lambda outcome: outcome.line)
+        return outcomes
 
 
 class _Chunk:

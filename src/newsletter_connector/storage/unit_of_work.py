@@ -25,6 +25,7 @@ from .admin import (
 from .analytics import AnalyticsRepository, DayRollupRepository, LlmUsageRepository
 from .bulk_jobs import BulkJobRepository
 from .host import SubscriberRepository
+from .import_jobs import ImportJobRepository
 from .internal import (
     ApiKeyRepository,
     ConnectionRepository,
@@ -100,6 +101,9 @@ class UnitOfWork(Protocol):
 
     @property
     def bulk_jobs(self) -> BulkJobRepository: ...
+
+    @property
+    def import_jobs(self) -> ImportJobRepository: ...
 
 
 class Storage(Protocol):

@@ -37,6 +37,7 @@ def default_periodic_tasks(service: NewsletterService) -> list[PeriodicTask]:
         service.analytics.queue_completed_day_rollups,
         service.analytics.keep_settled_rollups,
         service.subscriber_jobs.work,
+        service.import_jobs.work,
     ]
     if schedules_digests(service):
         tasks.append(service.issues.run_scheduled_digests)

@@ -1,5 +1,4 @@
-"""``BulkJobRepository`` on ``nc_bulk_jobs``: a lease is a token and an expiry on the job's
-row, taken and checked by conditional updates, so racing runners serialise on the row."""
+"""``BulkJobRepository`` on ``nc_bulk_jobs``, its leases those of :mod:`.leases`."""
 
 from __future__ import annotations
 
@@ -7,10 +6,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import insert, select, update
 
 from ...storage.bulk_jobs import BulkJobProgress, BulkJobRecord, NewBulkJob
 from ...storage.subscriber_query import SubscriberFilter
+from . import leases
 from .repository import SqlRepository
 from .tables import bulk_jobs
 
@@ -59,55 +59,30 @@ class SqlBulkJobs(SqlRepository):
         return [_record(row) for row in rows.mappings()]
 
     def claim(self, *, lease: str, now: datetime, until: datetime) -> BulkJobRecord | None:
-        free = or_(bulk_jobs.c.lease_until.is_(None), bulk_jobs.c.lease_until <= now)
-        candidates = self.connection.execute(
-            select(bulk_jobs.c.id).where(_UNFINISHED, free).order_by(bulk_jobs.c.id).limit(5)
-        ).scalars()
-        for job_id in list(candidates):
-            # Re-checked by the update itself: of two runners, the second finds it leased.
-            taken = (
-                self.connection.execute(
-                    update(bulk_jobs)
-                    .where(bulk_jobs.c.id == job_id, _UNFINISHED, free)
-                    .values(
-                        lease=lease,
-                        lease_until=until,
-                        started_at=func.coalesce(bulk_jobs.c.started_at, now),
-                    )
-                    .returning(*bulk_jobs.c)
-                )
-                .mappings()
-                .first()
-            )
-            if taken is not None:
-                return _record(taken)
-        return None
+        taken = leases.claim(
+            self.connection, bulk_jobs, _UNFINISHED, lease=lease, now=now, until=until
+        )
+        return None if taken is None else _record(taken)
 
     def advance(
         self, job_id: int, progress: BulkJobProgress, *, lease: str, now: datetime, until: datetime
     ) -> bool:
         at, ident = progress.position
-        result = self.connection.execute(
-            update(bulk_jobs)
-            .where(bulk_jobs.c.id == job_id, bulk_jobs.c.lease == lease, _UNFINISHED)
-            .values(
-                position_at=at,
-                position_id=ident,
-                changed=bulk_jobs.c.changed + progress.changed,
-                unchanged=bulk_jobs.c.unchanged + progress.unchanged,
-                missing=bulk_jobs.c.missing + progress.missing,
-                lease_until=until,
-                **({"finished_at": now, "filter": {}} if progress.finished else {}),
-            )
+        values: dict[str, Any] = {
+            "position_at": at,
+            "position_id": ident,
+            "changed": bulk_jobs.c.changed + progress.changed,
+            "unchanged": bulk_jobs.c.unchanged + progress.unchanged,
+            "missing": bulk_jobs.c.missing + progress.missing,
+        }
+        if progress.finished:
+            values.update(finished_at=now, filter={})
+        return leases.advance(
+            self.connection, bulk_jobs, job_id, _UNFINISHED, lease=lease, until=until, values=values
         )
-        return bool(result.rowcount)
 
     def release(self, job_id: int, *, lease: str) -> None:
-        self.connection.execute(
-            update(bulk_jobs)
-            .where(bulk_jobs.c.id == job_id, bulk_jobs.c.lease == lease)
-            .values(lease=None, lease_until=None)
-        )
+        leases.release(self.connection, bulk_jobs, job_id, lease=lease)
 
     def stop(self, job_id: int, *, by: str, at: datetime) -> bool:
         result = self.connection.execute(

@@ -32,6 +32,7 @@ from .engine import (
 )
 from .failure_reason import failure_reason, is_lasting, masked_url
 from .feedback import SqlFeedback
+from .import_jobs import SqlImportJobs
 from .issues import SqlIssues
 from .outbox import SqlOutbox
 from .rate_limits import SqlRateLimits
@@ -137,6 +138,10 @@ class SqlUnitOfWork:
     @cached_property
     def bulk_jobs(self) -> SqlBulkJobs:
         return SqlBulkJobs(self.connection)
+
+    @cached_property
+    def import_jobs(self) -> SqlImportJobs:
+        return SqlImportJobs(self.connection)
 
 
 class SqlStorage(StorageBase):

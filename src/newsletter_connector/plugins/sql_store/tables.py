@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -403,6 +404,40 @@ bulk_jobs = Table(
     Column("lease_until", DateTime),
     # Runners look for the unfinished jobs on every loop.
     Index("ix_nc_bulk_jobs_unfinished", "finished_at", "id"),
+)
+
+import_jobs = Table(
+    "nc_import_jobs",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("file_name", String(200), nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("lines", Integer, nullable=False),
+    Column("phase", String(16), nullable=False),
+    Column("options", JSON, nullable=False),
+    Column("requested_by", String(200), nullable=False),
+    Column("requested_at", DateTime, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("counts", JSON, nullable=False),
+    Column("refusals", JSON, nullable=False),
+    Column("checked_counts", JSON, nullable=False),
+    Column("started_by", String(200)),
+    Column("started_at", DateTime),
+    Column("finished_at", DateTime),
+    Column("stopped_by", String(200)),
+    Column("lease", String(64)),
+    Column("lease_until", DateTime),
+    # Runners look for the jobs in a worked phase on every loop.
+    Index("ix_nc_import_jobs_phase", "phase", "id"),
+)
+
+import_file_parts = Table(
+    "nc_import_file_parts",
+    metadata,
+    # An uploaded file in parts of about a MiB, read back in order by the runner.
+    Column("job_id", Id, ForeignKey("nc_import_jobs.id", ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", LargeBinary, nullable=False),
 )
 
 ALL_TABLES = tuple(metadata.sorted_tables)

@@ -1,0 +1,162 @@
+"""``ImportJobRepository`` on ``nc_import_jobs`` and ``nc_import_file_parts``, its leases those
+of :mod:`.leases`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+
+from ...storage.import_jobs import (
+    FILE_KEPT_PHASES,
+    WORKED_PHASES,
+    ImportJobProgress,
+    ImportJobRecord,
+)
+from . import leases
+from .repository import SqlRepository
+from .tables import import_file_parts, import_jobs
+
+_c = import_jobs.c
+_WORKED = _c.phase.in_(WORKED_PHASES)
+#: The phase a worked phase ends in.
+_FINISHED_AS = {"checking": "checked", "importing": "imported"}
+
+
+def _record(row: Mapping[Any, Any]) -> ImportJobRecord:
+    values = dict(row)
+    del values["lease"], values["lease_until"]
+    return ImportJobRecord(**values)
+
+
+class SqlImportJobs(SqlRepository):
+    def add(
+        self, *, file_name: str, size: int, lines: int, requested_by: str, requested_at: datetime
+    ) -> int:
+        statement = insert(import_jobs).values(
+            file_name=file_name,
+            size=size,
+            lines=lines,
+            phase="uploaded",
+            options={},
+            requested_by=requested_by,
+            requested_at=requested_at,
+            position=0,
+            counts={},
+            refusals=[],
+            checked_counts={},
+        )
+        return int(self.connection.execute(statement.returning(_c.id)).scalar_one())
+
+    def set_size(self, job_id: int, *, size: int, lines: int) -> None:
+        self.connection.execute(
+            update(import_jobs).where(_c.id == job_id).values(size=size, lines=lines)
+        )
+
+    def add_part(self, job_id: int, seq: int, data: bytes) -> None:
+        self.connection.execute(insert(import_file_parts).values(job_id=job_id, seq=seq, data=data))
+
+    def part(self, job_id: int, seq: int) -> bytes | None:
+        data = self.connection.scalar(
+            select(import_file_parts.c.data).where(
+                import_file_parts.c.job_id == job_id, import_file_parts.c.seq == seq
+            )
+        )
+        return None if data is None else bytes(data)
+
+    def get(self, job_id: int) -> ImportJobRecord | None:
+        found = self.connection.execute(select(import_jobs).where(_c.id == job_id)).mappings()
+        row = found.first()
+        return None if row is None else _record(row)
+
+    def recent(self, limit: int) -> list[ImportJobRecord]:
+        rows = self.connection.execute(select(import_jobs).order_by(_c.id.desc()).limit(limit))
+        return [_record(row) for row in rows.mappings()]
+
+    def choose(self, job_id: int, options: dict[str, Any], *, at: datetime) -> bool:
+        result = self.connection.execute(
+            update(import_jobs)
+            .where(_c.id == job_id, _c.phase.in_(("uploaded", "checked")))
+            .values(
+                options=options,
+                phase="checking",
+                position=0,
+                counts={},
+                refusals=[],
+                started_at=None,
+                finished_at=None,
+            )
+        )
+        return bool(result.rowcount)
+
+    def start(self, job_id: int, *, by: str, at: datetime) -> bool:
+        result = self.connection.execute(
+            update(import_jobs)
+            .where(_c.id == job_id, _c.phase == "checked")
+            .values(
+                phase="importing",
+                checked_counts=_c.counts,
+                position=0,
+                counts={},
+                refusals=[],
+                started_by=by,
+                started_at=None,
+                finished_at=None,
+            )
+        )
+        return bool(result.rowcount)
+
+    def claim(self, *, lease: str, now: datetime, until: datetime) -> ImportJobRecord | None:
+        taken = leases.claim(
+            self.connection, import_jobs, _WORKED, lease=lease, now=now, until=until
+        )
+        return None if taken is None else _record(taken)
+
+    def advance(
+        self,
+        job_id: int,
+        progress: ImportJobProgress,
+        *,
+        lease: str,
+        now: datetime,
+        until: datetime,
+    ) -> bool:
+        phase = self.connection.scalar(select(_c.phase).where(_c.id == job_id))
+        values: dict[str, Any] = {
+            "position": progress.position,
+            "counts": progress.counts,
+            "refusals": progress.refusals,
+        }
+        if progress.finished and phase in _FINISHED_AS:
+            values.update(phase=_FINISHED_AS[phase], finished_at=now)
+        held = _c.phase == phase
+        if not leases.advance(
+            self.connection, import_jobs, job_id, held, lease=lease, until=until, values=values
+        ):
+            return False
+        if values.get("phase") == "imported":
+            self._forget_file(job_id)
+        return True
+
+    def release(self, job_id: int, *, lease: str) -> None:
+        leases.release(self.connection, import_jobs, job_id, lease=lease)
+
+    def stop(self, job_id: int, *, by: str, at: datetime) -> bool:
+        ended = False
+        for phases, phase in ((WORKED_PHASES, "stopped"), (FILE_KEPT_PHASES, "discarded")):
+            result = self.connection.execute(
+                update(import_jobs)
+                .where(_c.id == job_id, _c.phase.in_(phases))
+                .values(phase=phase, finished_at=at, stopped_by=by)
+            )
+            ended = ended or bool(result.rowcount)
+        if ended:
+            self._forget_file(job_id)
+        return ended
+
+    def _forget_file(self, job_id: int) -> None:
+        self.connection.execute(
+            delete(import_file_parts).where(import_file_parts.c.job_id == job_id)
+        )
