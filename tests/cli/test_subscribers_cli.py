@@ -93,7 +93,7 @@ def test_show_of_an_unknown_or_suppressed_address_exits_1(
     suppressed = run("subscribers", "show", "spam@example.org")
     assert suppressed.exit_code == 1
     assert "complaint on 2026-11-25T08:00:00Z" in suppressed.output
-    assert "an import stores it as unsubscribed" in suppressed.output
+    assert "adding it stores it as unsubscribed" in suppressed.output
     bad = run("subscribers", "show", "not-an-address")
     assert bad.exit_code == 1
     assert "email is not a valid email address" in bad.output

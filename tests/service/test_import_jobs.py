@@ -62,7 +62,11 @@ def stored_parts(service: Any) -> int:
 
 def test_an_upload_is_checked_then_imported_and_its_file_forgotten(service: Any) -> None:
     job = upload(service, readers_file(bad_every=100))
-    assert (job.phase, job.lines, job.size) == ("uploaded", LINES + 1, len(readers_file(bad_every=100)))
+    assert (job.phase, job.lines, job.size) == (
+        "uploaded",
+        LINES + 1,
+        len(readers_file(bad_every=100)),
+    )
     job = service.import_jobs.choose(job.id, CONSENT)
     assert job.phase == "checking"
     service.import_jobs.work()
@@ -182,3 +186,18 @@ def test_a_file_of_several_parts_reads_back_whole(
     service.import_jobs.choose(job.id, CONSENT)
     service.import_jobs.work()
     assert service.import_jobs.get(job.id).counts == {"added": 40}
+
+
+def test_erasing_an_address_ends_the_uploads_holding_it_even_across_parts(
+    service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(import_jobs, "PART_BYTES", 16)
+    text = "email\nsomeone.else@example.org\nMixed.Case@Example.org\n"
+    holding = upload(service, text)
+    assert stored_parts(service) > 2  # the address straddles two parts
+    other = upload(service, "email\nsomeone.else@example.org\n")
+    service.subscribers.erase_address("mixed.case@example.org")
+    assert service.import_jobs.get(holding.id).phase == "discarded"
+    assert service.import_jobs.get(holding.id).stopped_by == "the erasure of an address"
+    assert service.import_jobs.part(holding.id, 0) is None
+    assert service.import_jobs.get(other.id).phase == "uploaded"

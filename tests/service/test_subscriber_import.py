@@ -166,9 +166,7 @@ def test_an_existing_reader_is_left_untouched_by_mode_add(service: Any) -> None:
 
 
 def test_the_same_address_twice_in_a_file_is_added_once(service: Any) -> None:
-    report, lines = run(
-        service, "email\nann@example.org\nAnn@Example.org\n", provenance=CONSENT
-    )
+    report, lines = run(service, "email\nann@example.org\nAnn@Example.org\n", provenance=CONSENT)
     assert [line.action for line in lines] == ["added", "unchanged"]
     assert events_of(service, "ann@example.org") == ["newsletter.signup", "newsletter.confirmed"]
 
@@ -180,11 +178,14 @@ def test_the_same_address_twice_in_a_file_is_added_once(service: Any) -> None:
 @pytest.mark.parametrize("mode", ["add", "update", "suppress"])
 def test_an_opted_out_reader_is_never_made_mailable(service: Any, status: str, mode: str) -> None:
     add_existing(service, "ann@example.org", status=status)
-    run(service, "email,first_name\nann@example.org,Ann\n", mode=mode, provenance=CONSENT)
+    consent = {"provenance": CONSENT} if mode == "add" else {}
+    run(service, "email,first_name\nann@example.org,Ann\n", mode=mode, **consent)
     assert stored(service, "ann@example.org").status in ("unsubscribed", "bounced")
 
 
-@pytest.mark.parametrize(("kind", "status"), [("unsubscribe", "unsubscribed"), ("bounce", "bounced")])
+@pytest.mark.parametrize(
+    ("kind", "status"), [("unsubscribe", "unsubscribed"), ("bounce", "bounced")]
+)
 def test_a_suppressed_address_is_added_as_the_platform_reported_it(
     service: Any, kind: str, status: str
 ) -> None:
@@ -213,9 +214,17 @@ def test_mode_update_changes_the_given_fields_and_never_the_status(service: Any)
         "new@example.org,02139,,,\n",
         mode="update",
     )
-    assert [(line.action, line.field) for line in lines] == [("updated", None), ("refused", "email")]
+    assert [(line.action, line.field) for line in lines] == [
+        ("updated", None),
+        ("refused", "email"),
+    ]
     ann = stored(service, "ann@example.org")
-    assert (ann.status, ann.first_name, ann.last_name, ann.zip) == ("pending", "Ann", "Lee", "02139")
+    assert (ann.status, ann.first_name, ann.last_name, ann.zip) == (
+        "pending",
+        "Ann",
+        "Lee",
+        "02139",
+    )
     assert stored(service, "new@example.org") is None
     assert event_count(service) == 0
     report, lines = run(service, "email,zip\nann@example.org,02139\n", mode="update")
@@ -267,11 +276,12 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
     text = "email,first_name\nold@example.org,Olga\n" + "".join(
         f"reader{n}@example.org,Reader\n" for n in range(subscriber_import.CHUNK + 20)
     )
-    run(service, text, mode=mode, provenance=CONSENT)
+    consent = {"provenance": CONSENT} if mode == "add" else {}
+    run(service, text, mode=mode, **consent)
     events, subscribers = event_count(service), subscriber_count(service)
     with service.storage.transaction(write=False) as uow:
         before = uow.subscribers.list_page(status=None, after_id=None, limit=1000)
-    report, lines = run(service, text, mode=mode, provenance=CONSENT)
+    report, lines = run(service, text, mode=mode, **consent)
     assert {line.action for line in lines} <= {"unchanged", "refused"}
     assert (event_count(service), subscriber_count(service)) == (events, subscribers)
     with service.storage.transaction(write=False) as uow:
@@ -305,7 +315,9 @@ def test_a_dry_run_says_what_each_line_would_do_and_stores_nothing(service: Any)
     ],
 )
 def test_encodings_and_delimiters_are_found(service: Any, data: bytes, encoding_label: str) -> None:
-    plan = service.subscriber_import.plan(ImportSource.from_bytes(data), ImportOptions(provenance=CONSENT))
+    plan = service.subscriber_import.plan(
+        ImportSource.from_bytes(data), ImportOptions(provenance=CONSENT)
+    )
     assert encoding_label in plan.shape.encoding_label
     service.subscriber_import.run(plan)
     assert stored(service, "ann@example.org").first_name == "José"
@@ -325,12 +337,12 @@ def test_a_named_encoding_is_used_and_one_the_file_breaks_is_refused(service: An
 
 def test_quoted_newlines_blank_lines_and_a_malformed_line(service: Any) -> None:
     text = (
-        'email,first_name,last_name\n\n'
+        "email,first_name,last_name\n\n"
         'ann@example.org,"Ann\nMarie",Lee\n'
-        '\n'
+        "\n"
         'bob@example.org,"Bo"b,Ray\n'
         'cai@example.org,Cai,"Smith, Jr"\n'
-        'dee@example.org,Dee\n'
+        "dee@example.org,Dee\n"
     )
     _, lines = run(service, text, provenance=CONSENT)
     assert [(line.line, line.action) for line in lines] == [
@@ -356,7 +368,9 @@ def test_a_file_over_the_size_limit_is_refused_before_anything_is_stored(
 
 
 def test_unknown_columns_are_reported_not_guessed(service: Any) -> None:
-    report, _ = run(service, "E-Mail,email,Favourite colour\nx,ann@example.org,blue\n", provenance=CONSENT)
+    report, _ = run(
+        service, "E-Mail,email,Favourite colour\nx,ann@example.org,blue\n", provenance=CONSENT
+    )
     assert report.not_imported == ("E-Mail", "Favourite colour")
     with pytest.raises(InvalidRequest) as refused:
         run(service, "E-Mail,Name\nann@example.org,Ann\n", provenance=CONSENT)
@@ -374,3 +388,102 @@ def test_an_unknown_mode_is_refused(service: Any) -> None:
     with pytest.raises(InvalidRequest) as refused:
         run(service, "email\nann@example.org\n", mode="merge")
     assert refused.value.field == "mode"
+
+
+@pytest.mark.parametrize(
+    ("options", "field", "words"),
+    [
+        ({"mode": "update", "provenance": CONSENT}, "mode", "mode add only"),
+        ({"mode": "suppress", "pending": True}, "mode", "mode add only"),
+        ({"provenance": Provenance("a form", "yesterday")}, "consent", "ISO-8601"),
+        ({"provenance": Provenance("a form", "2099-01-01T00:00:00Z")}, "consent", "future"),
+        ({"provenance": Provenance("a form")}, "consent", "time consent was collected"),
+        ({"provenance": Provenance(None, "2024-01-01T00:00:00Z")}, "consent", "where consent"),
+        ({"provenance": Provenance(" ", "2024-01-01T00:00:00Z")}, "consent", "1 to 200"),
+    ],
+)
+def test_file_wide_consent_no_line_could_use_is_refused_before_any_line(
+    service: Any, options: dict[str, Any], field: str, words: str
+) -> None:
+    with pytest.raises(InvalidRequest) as refused:
+        run(service, "email,first_name\nann@example.org,Ann\n", **options)
+    assert refused.value.field == field and words in refused.value.message
+    assert subscriber_count(service) == 0
+
+
+def test_half_a_provenance_with_a_column_for_the_other_half_is_taken(service: Any) -> None:
+    report, _ = run(
+        service,
+        "email,consent_collected_at\nann@example.org,2024-01-01T00:00:00Z\n",
+        provenance=Provenance("the shop counter"),
+    )
+    assert report.counts["added"] == 1
+
+
+def test_a_first_line_holding_an_address_is_no_header(service: Any) -> None:
+    for options in ({}, {"columns": {"ann@example.org": "email"}}):
+        with pytest.raises(InvalidRequest) as refused:
+            run(
+                service, "ann@example.org,Ann\nbob@example.org,Bob\n", provenance=CONSENT, **options
+            )
+        assert refused.value.field == "columns" and "@" not in refused.value.message
+    assert subscriber_count(service) == 0
+
+
+def test_a_file_over_one_read_block_counts_its_lines_once(service: Any) -> None:
+    from newsletter_connector.service import import_files
+
+    text = "email\n" + "".join(f"r{n}@example.org\n" for n in range(import_files.BLOCK // 15))
+    plan = service.subscriber_import.plan(
+        ImportSource.from_bytes(text.encode()), ImportOptions(provenance=CONSENT)
+    )
+    assert len(text) > import_files.BLOCK and plan.shape.lines == text.count("\n")
+
+
+def test_a_plain_list_may_start_with_a_name_holding_a_comma(service: Any) -> None:
+    report, _ = run(
+        service,
+        "Okafor, Ngozi <ngozi@example.org>\nann@example.org\n",
+        provenance=CONSENT,
+    )
+    assert report.counts["added"] == 2
+    ngozi = stored(service, "ngozi@example.org")
+    assert (ngozi.first_name, ngozi.last_name) == ("Ngozi", "Okafor")
+
+
+@pytest.mark.parametrize(
+    ("status", "action", "stored_status"),
+    [
+        ("unsubscribed", "suppressed", None),
+        ("bounced", "suppressed", None),
+        ("blocklisted", "suppressed", None),
+        ("subscribed", "added", "confirmed"),
+        ("", "added", "confirmed"),
+    ],
+)
+def test_a_status_column_saying_the_reader_left_suppresses_the_address(
+    service: Any, status: str, action: str, stored_status: str | None
+) -> None:
+    _, lines = run(service, f"email,status\nann@example.org,{status}\n", provenance=CONSENT)
+    assert [line.action for line in lines] == [action]
+    record = stored(service, "ann@example.org")
+    assert (record.status if record else None) == stored_status
+
+
+def test_an_unknown_status_is_refused_naming_it(service: Any) -> None:
+    _, lines = run(service, "email,status\nann@example.org,vip\n", provenance=CONSENT)
+    assert (lines[0].action, lines[0].field) == ("refused", "status")
+    assert subscriber_count(service) == 0
+
+
+@pytest.mark.parametrize("mode", ["add", "update", "suppress"])
+def test_an_opt_out_needs_only_the_address(service: Any, mode: str) -> None:
+    add_existing(service, "ann@example.org", status="confirmed")
+    text = (
+        "email,zip,phone,status\n"
+        "ann@example.org,94110-1234,617-555-0142 ext 3,unsubscribed\n"
+        "zed@example.org,1,x,unsubscribed\n"
+    )
+    _, lines = run(service, text, mode=mode)
+    assert [line.action for line in lines] == ["unsubscribed", "suppressed"]
+    assert stored(service, "ann@example.org").status == "unsubscribed"

@@ -77,6 +77,36 @@ def post_form(client: Any, path: str, fields: dict[str, str], **options: Any) ->
     )
 
 
+def post_upload(
+    client: Any,
+    path: str,
+    fields: dict[str, str],
+    file: tuple[str, bytes] | None,
+    **options: Any,
+) -> Any:
+    """POST ``fields`` then ``file`` (name, content) as the ``file`` field of a multipart
+    form, from the site's own origin (``options`` go to falcon)."""
+    boundary = "test-boundary-7f3a9c"
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in fields.items()
+    ]
+    if file is not None:
+        name, data = file
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            "Content-Type: text/csv\r\n\r\n"
+        )
+        parts.append(head.encode() + data + b"\r\n")
+    body = b"".join(parts) + f"--{boundary}--\r\n".encode()
+    headers = {
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+        "Origin": ORIGIN,
+        **options.pop("headers", {}),
+    }
+    return client.simulate_post(path, body=body, headers=headers, **options)
+
+
 def login_attempt(client: Any, username: str, password: str, **headers: str) -> Any:
     """The login form, fetched and posted back with its CSRF token and cookie."""
     form = open_form(client, "/admin/login")

@@ -4,6 +4,7 @@ notes what was erased)."""
 
 from __future__ import annotations
 
+import io
 import json
 from datetime import datetime, timedelta
 from typing import Any
@@ -157,7 +158,9 @@ def test_nothing_of_the_address_remains_in_any_table_after_erase(
 ) -> None:
     # The scan reads every table that can hold text (the others hold only ids and times).
     scanned = {column.table.name for column in text_columns()}
-    assert {t.name for t in ALL_TABLES} - scanned <= {"nc_analytics_visitors", "nc_job_runs"}
+    # An upload's file parts are bytes: they are checked below, part by part.
+    unscanned = {"nc_analytics_visitors", "nc_job_runs", "nc_import_file_parts"}
+    assert {t.name for t in ALL_TABLES} - scanned <= unscanned
     # Everything the service stores about a reader, through its public edges.
     created = post(
         newsletter_client,
@@ -181,6 +184,14 @@ def test_nothing_of_the_address_remains_in_any_table_after_erase(
     patch(newsletter_client, auth, ADDRESS, {"status": "unsubscribed"})  # still queued
     newsletter_service.messages.record(ADDRESS, None, "Once more")
     newsletter_service.admin_audit.record("ada", "subscriber.bounce", ADDRESS.lower())
+    waiting = newsletter_service.import_jobs.upload(
+        io.BytesIO(f"email\nkeep.me@example.org\n{ADDRESS.upper()}\n".encode()),
+        file_name="list.csv",
+        requested_by="ada",
+    )
+    kept = newsletter_service.import_jobs.upload(
+        io.BytesIO(b"email\nkeep.me@example.org\n"), file_name="other.csv", requested_by="ada"
+    )
     before = traces(newsletter_service, NEEDLE)
     assert {
         "nc_subscribers.email",
@@ -200,6 +211,10 @@ def test_nothing_of_the_address_remains_in_any_table_after_erase(
     ]
     assert traces(newsletter_service, NEEDLE) == {}
     assert traces(newsletter_service, "keep.me")  # other readers are untouched
+    # An upload holding the address is ended and its file deleted; another is kept.
+    assert newsletter_service.import_jobs.part(waiting.id, 0) is None
+    assert newsletter_service.import_jobs.get(waiting.id).phase == "discarded"
+    assert newsletter_service.import_jobs.part(kept.id, 0) is not None
     [row] = deletion_rows(newsletter_service)
     assert row["previous_status"] == "unsubscribed" and row["erased_messages"] == 2
     assert newsletter_client.simulate_get(one(ADDRESS), headers=auth).status_code == 404

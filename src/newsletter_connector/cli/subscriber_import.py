@@ -81,8 +81,9 @@ def subscribers_import(
 ) -> None:
     """Import the subscribers in FILE (CSV, or one address per line): each line obeys the
     rules of POST /subscribers. Importing a file again changes nothing; an import stopped half
-    way finishes when started again. Exit status 1 when the file is refused, or when --pending
-    would cause confirmation mails and --yes is not given."""
+    way finishes when started again. Recorded in the audit log as it starts. Exit status 1
+    when the file or an option is refused, or when --pending would cause confirmation mails
+    and --yes is not given."""
     service = state.service()
     options = ImportOptions(
         mode=mode,
@@ -102,10 +103,16 @@ def subscribers_import(
         return
     if pending:
         _confirm_mails(service, plan, yes)
+    # Audited before the first chunk commits: a run stopped half way has still been recorded.
+    state.audit("subscribers.import", f"{mode}: {_counted(plan.shape.lines, 'line')}")
     with _progress(plan) as progress:
         report = importer.run(plan, on_line=_print_refusal, progress=progress)
-    state.audit("subscribers.import", f"{mode}: {report.lines_read:,} lines")
     _summarise(report)
+
+
+def _counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless one: "1 line", "2 lines"."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _chosen_columns(columns: tuple[str, ...]) -> dict[str, str]:
@@ -137,8 +144,8 @@ def _confirm_mails(service: NewsletterService, plan: ImportPlan, yes: bool) -> N
     if not mails:
         return
     message = (
-        f"{mails:,} new readers have no consent: the platform will mail each one a "
-        f"confirmation ({mails:,} mails)"
+        f"{_counted(mails, 'new reader')} without consent: the platform will mail each one a "
+        f"confirmation ({_counted(mails, 'mail')})"
     )
     if not yes:
         fail(f"{message}. Run again with --yes to import them.")
@@ -147,7 +154,8 @@ def _confirm_mails(service: NewsletterService, plan: ImportPlan, yes: bool) -> N
 
 @contextmanager
 def _progress(plan: ImportPlan) -> Iterator[Progress]:
-    """A progress bar over the file's lines on a terminal (``click`` draws none otherwise)."""
+    """A progress bar over the file's lines on stderr (off a terminal, ``click`` draws no bar,
+    only its label once)."""
     with click.progressbar(length=plan.shape.lines, label="importing", file=sys.stderr) as bar:
         done = 0
 
@@ -175,7 +183,7 @@ def _print_refusal(outcome: LineOutcome) -> None:
 
 def _summarise(report: ImportReport) -> None:
     done = "nothing stored (dry run)" if report.dry_run else "done"
-    click.echo(f"{report.lines_read:,} lines read; {done}")
+    click.echo(f"{_counted(report.lines_read, 'line')} read; {done}")
     for action, count in iter_actions(report):
         click.echo(f"  {ACTION_WORDS[action]}: {count:,}")
     if report.unread_attributes:

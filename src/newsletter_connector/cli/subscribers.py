@@ -8,6 +8,8 @@ import click
 
 from ..errors import NotFound
 from ..service import NewsletterService
+from ..service.feedback import SUPPRESSION_WORDS
+from ..service.subscribers import STATUS_AFTER
 from ..storage.records import SubscriberRecord
 from ..timeutil import isoformat_z
 from .context import CliState, fail, pass_state, reports_errors
@@ -32,11 +34,11 @@ def subscribers_show(state: CliState, email: str) -> None:
     record = _find(service, email)
     if record is None:
         if reports.suppression is not None:
+            kind = reports.suppression.kind
             fail(
-                f"no subscriber with that address; the platform reported a "
-                f"{reports.suppression.kind} on {isoformat_z(reports.suppression.occurred_at)} "
-                f"(suppressed: an import stores it as "
-                f"{'bounced' if reports.suppression.kind == 'bounce' else 'unsubscribed'})"
+                f"no subscriber with that address; suppressed after {SUPPRESSION_WORDS[kind]} "
+                f"on {isoformat_z(reports.suppression.occurred_at)}, reported by the platform or "
+                f"imported (adding it stores it as {STATUS_AFTER[kind]})"
             )
         fail("no subscriber with that address")
     contact = service.subscribers.shown_contact(record)

@@ -18,6 +18,12 @@ from .context import ServiceContext
 from .events import subscriber_key
 from .subscribers import STATUS_AFTER, SubscriberService
 
+#: A suppression's kind in words ("suppressed after ...").
+SUPPRESSION_WORDS = {
+    "bounce": "a bounce",
+    "complaint": "a complaint",
+    "unsubscribe": "an unsubscribe",
+}
 #: Statuses a report moves; bounced and unsubscribed subscribers stay as they are.
 _MAILABLE_OR_PENDING = ("pending", "confirmed")
 

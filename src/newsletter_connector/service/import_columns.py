@@ -121,6 +121,11 @@ def header_names_fields(header: tuple[str, ...]) -> bool:
     return any(_key(name) in _BY_NAME for name in header)
 
 
+def suggested_targets(header: tuple[str, ...]) -> tuple[str | None, ...]:
+    """What each column of ``header`` holds by its name alone (``None``: nothing known)."""
+    return tuple(_BY_NAME.get(_key(name)) for name in header)
+
+
 def map_columns(header: tuple[str, ...], chosen: Mapping[str, str] | None = None) -> ColumnMap:
     """The map of a file whose first line is ``header``: each column matched by name, unless
     ``chosen`` says what it holds (a field of :data:`TARGETS`, or ``""`` for nothing).

@@ -60,7 +60,7 @@ class ImportSource:
 class FileShape:
     """What :func:`inspect` found: the file's size in bytes and its number of lines, the
     encoding and delimiter to read it with (``delimiter`` is ``None`` for a plain list of one
-    address per line), and its first non-blank line's fields."""
+    address per line), and its first non-blank line, whole and as fields."""
 
     size: int
     lines: int
@@ -68,6 +68,7 @@ class FileShape:
     encoding_detected: bool
     delimiter: str | None
     first_fields: tuple[str, ...]
+    first_line: str = ""
 
     @property
     def encoding_label(self) -> str:
@@ -111,6 +112,7 @@ def inspect(
     delimiter (``delimiter`` when given) from its first non-blank line."""
     codec = _named_codec(encoding) if encoding else None
     size = lines = 0
+    ends_line = True
     utf8 = codecs.getincrementaldecoder("utf-8")()
     named = codecs.getincrementaldecoder(codec)() if codec else None
     is_utf8 = True
@@ -125,6 +127,7 @@ def inspect(
                     field="file",
                 )
             lines += block.count(b"\n")
+            ends_line = block.endswith(b"\n")
             if len(head) < BLOCK:
                 head += block[: BLOCK - len(head)]
             if named is not None:
@@ -143,7 +146,7 @@ def inspect(
                 is_utf8 = False
     if size == 0:
         raise InvalidRequest("the file is empty; nothing was imported", field="file")
-    if not head.endswith(b"\n"):
+    if not ends_line:
         lines += 1
     detected = codec is None
     if codec is None:
@@ -163,6 +166,7 @@ def inspect(
         encoding_detected=detected,
         delimiter=found,
         first_fields=fields,
+        first_line=first,
     )
 
 
@@ -187,6 +191,14 @@ def records(source: ImportSource, shape: FileShape) -> Iterator[Record | Malform
                 continue
             if any(field.strip() for field in fields):
                 yield Record(start, fields)
+
+
+def is_listed_line(line: str) -> bool:
+    """Whether ``line`` is a plain list's line: ``Name <address>`` (the name may hold a comma,
+    as Mailman prints ``Last, First <address>``), or an address alone."""
+    if listed_address(line) is None:
+        return False
+    return "<" in line or not any(delimiter in line for delimiter in DELIMITERS)
 
 
 def listed_address(line: str) -> tuple[str, str | None] | None:

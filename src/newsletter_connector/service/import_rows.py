@@ -20,8 +20,16 @@ from .import_files import Record, listed_address
 #: What the source says of a reader who left it: ``unsubscribe`` (opted out, blocklisted) or
 #: ``bounce`` (cleaned: the address bounced).
 OptOut = Literal["unsubscribe", "bounce"]
-#: listmonk statuses that mean the reader may not be mailed.
-_LISTMONK_OPTED_OUT = {"blocklisted": "unsubscribe"}
+#: A source's statuses (a status column, Mailchimp's unsubscribe and clean times) that mean
+#: the reader left, and how the import applies them.
+_OPT_OUTS: dict[str, OptOut] = {
+    "blocklisted": "unsubscribe",
+    "unsubscribed": "unsubscribe",
+    "cleaned": "bounce",
+    "bounced": "bounce",
+}
+#: Statuses that say nothing against mailing: the signup's consent rules still decide.
+_MAILABLE_STATUSES = frozenset(("", "enabled", "subscribed", "confirmed", "pending"))
 _FLAGS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 #: Fields an ``attributes`` object (listmonk) may carry, read as the columns of those names.
 ATTRIBUTE_FIELDS = (
@@ -93,20 +101,19 @@ class RowReader:
 
     def _read(self, record: Record) -> ImportRow:
         values = self._values(record)
-        opted_out = _opted_out(values)
+        status = _source_status(values)
         body = _contact_body(values)
         email = body.pop("email", None)
         if email is None:
             raise InvalidRequest("email is required", field="email")
-        if self.mode == "update" or opted_out is not None:
-            return ImportRow(
-                line=record.line,
-                email=_valid_email(email),
-                signup=None,
-                change=parse_request(ContactChange, body),
-                opted_out=opted_out,
-            )
-        if values.get("source_status", "").strip().lower() == "disabled":
+        if self.mode == "suppress" or status in _OPT_OUTS:
+            # An opt-out needs only the address: no other cell can keep it from being applied.
+            opted_out: OptOut | None = _OPT_OUTS.get(status, "unsubscribe")
+            return ImportRow(record.line, _valid_email(email), None, None, opted_out)
+        if self.mode == "update":
+            change = parse_request(ContactChange, body)
+            return ImportRow(record.line, _valid_email(email), None, change, None)
+        if status == "disabled":
             raise InvalidRequest(
                 "the source disabled this reader: not added (add them by hand if they should be "
                 "mailed)",
@@ -131,7 +138,11 @@ class RowReader:
             if listed is None:
                 raise InvalidRequest("the line is not an address or Name <address>", field="email")
             email, name = listed
-            return {"email": email, **({"name": name} if name else {})}
+            values = {"email": email}
+            if name:
+                values["name"] = name
+                _split_name(values)
+            return values
         width = len(self.columns.header)
         if len(record.fields) != width:
             raise InvalidRequest(
@@ -179,13 +190,26 @@ def _valid_email(value: str) -> str:
     return parse_request(SignupRequest, {"email": value}).email
 
 
-def _opted_out(values: dict[str, str]) -> OptOut | None:
+def _source_status(values: dict[str, str]) -> str:
+    """What the source says of the reader: a key of :data:`_OPT_OUTS` (the source's opt-out),
+    ``disabled``, or ``""`` (mailable as far as the source knows).
+
+    :raises InvalidRequest: naming ``status`` for a value no source is known to use.
+    """
     if "cleaned_time" in values:
-        return "bounce"
+        return "cleaned"
     if "unsubscribed_time" in values:
-        return "unsubscribe"
+        return "unsubscribed"
     status = values.get("source_status", "").strip().lower()
-    return _LISTMONK_OPTED_OUT.get(status)  # type: ignore[return-value]
+    if status in _OPT_OUTS or status == "disabled":
+        return status
+    if status in _MAILABLE_STATUSES:
+        return ""
+    raise InvalidRequest(
+        f"status {status[:40]!r} is not one this import knows: "
+        f"{', '.join(sorted((*_OPT_OUTS, 'disabled', *filter(None, _MAILABLE_STATUSES))))}",
+        field="status",
+    )
 
 
 def _split_name(values: dict[str, str]) -> None:

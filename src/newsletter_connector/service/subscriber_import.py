@@ -17,25 +17,30 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from itertools import islice
 from typing import Any
 
 from ..errors import ConsentRequired, InvalidRequest
 from ..model.contact import contact_payload
+from ..model.requests import MAX_CONSENT_SOURCE_LENGTH
 from ..storage.outbox_records import NewEvent
 from ..storage.records import FeedbackKind, SubscriberData, SubscriberRecord
 from ..storage.subscriber_batches import add_subscribers, subscribers_by_email
 from ..storage.unit_of_work import UnitOfWork
+from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .events import new_subscriber_events, subscriber_key
 from .import_columns import ColumnMap, header_names_fields, map_columns, plain_list
-from .import_files import FileShape, ImportSource, Malformed, inspect, listed_address, records
+from .import_files import FileShape, ImportSource, Malformed, inspect, is_listed_line, records
 from .import_rows import ImportRow, Provenance, Refusal, RowReader
 from .subscribers import STATUS_AFTER, SubscriberService, new_signup_data, stored_as_reported
 
 MODES = ("add", "update", "suppress")
 #: Lines applied per transaction (bench: subscriber_import).
 CHUNK = 500
+#: Columns that give a line its consent time.
+_CONSENT_TIME_COLUMNS = frozenset(("consent_collected_at", "confirmed_time", "optin_time"))
 _CONFIRMED_SIGNUP = ("newsletter.signup", "newsletter.confirmed")
 _PENDING_SIGNUP = ("newsletter.signup",)
 #: What a line did (or, in a dry run, would do), in the order a report lists them.
@@ -174,7 +179,8 @@ class SubscriberImportService:
         """Read ``source`` once and match its columns: nothing is stored.
 
         :raises InvalidRequest: naming ``mode``, ``file`` (too large, empty, no header naming
-            the email column), ``encoding``, ``delimiter`` or ``columns``.
+            the email column), ``encoding``, ``delimiter``, ``columns`` or ``consent`` (see
+            :func:`check_consent_options`).
         """
         if options.mode not in MODES:
             raise InvalidRequest(f"mode must be one of {', '.join(MODES)}", field="mode")
@@ -185,20 +191,31 @@ class SubscriberImportService:
             delimiter=options.delimiter,
         )
         header = shape.first_fields
-        if options.columns or header_names_fields(header):
-            if shape.delimiter is None:
-                shape = replace(shape, delimiter=",")  # a file of one column, with its header
-            columns = map_columns(header, options.columns)
-        elif shape.delimiter is None and listed_address(header[0]) is not None:
-            columns = plain_list()
-        else:
+        known = bool(options.columns) or header_names_fields(header)
+        if not known and is_listed_line(shape.first_line):
+            shape = replace(shape, delimiter=None)
+            return self._checked(ImportPlan(source, shape, plain_list(), options))
+        if any("@" in name for name in header):
+            raise InvalidRequest(
+                "the first line holds an address, so it is a reader, not a header; add a first "
+                "line naming the columns (a plain list of one address per line needs none)",
+                field="columns",
+            )
+        if not known:
             raise InvalidRequest(
                 "the first line names no column this import knows and is not an address; "
                 f"found {', '.join(repr(name[:40]) for name in header[:20])}. Name the "
                 "column holding the email address",
                 field="columns",
             )
-        return ImportPlan(source, shape, columns, options)
+        if shape.delimiter is None:
+            shape = replace(shape, delimiter=",")  # a file of one column, with its header
+        columns = map_columns(header, options.columns)
+        return self._checked(ImportPlan(source, shape, columns, options))
+
+    def _checked(self, plan: ImportPlan) -> ImportPlan:
+        check_consent_options(plan.options, plan.columns, self.context.clock())
+        return plan
 
     def dry_run(
         self,
@@ -456,6 +473,45 @@ class _Chunk:
 
 def _refused(row: ImportRow, field_name: str | None, reason: str) -> LineOutcome:
     return LineOutcome(row.line, "refused", field_name, reason)
+
+
+def check_consent_options(options: ImportOptions, columns: ColumnMap, now: datetime) -> None:
+    """Refuse, before any line is read, a file-wide provenance no line could use: one given
+    in a mode other than ``add`` (as is ``pending``), a time that does not parse or is in the
+    future, a source that is blank or too long, or one half given with no column to give the
+    other half.
+
+    :raises InvalidRequest: naming ``consent``, or ``mode``.
+    """
+    source, collected = options.provenance.source, options.provenance.collected_at
+    if options.mode != "add" and (source or collected or options.pending):
+        raise InvalidRequest(
+            "consent and pending lines apply to mode add only; leave them out", field="mode"
+        )
+    if collected is not None:
+        instant = parse_timestamp(collected)
+        if instant is None:
+            raise InvalidRequest(
+                "the consent time must be an ISO-8601 timestamp with a time zone, such as "
+                "2024-03-05T14:22:10Z",
+                field="consent",
+            )
+        if instant > now:
+            raise InvalidRequest("the consent time is in the future", field="consent")
+    if source is not None and not (0 < len(source.strip()) <= MAX_CONSENT_SOURCE_LENGTH):
+        raise InvalidRequest(
+            f"the consent source must be 1 to {MAX_CONSENT_SOURCE_LENGTH} characters",
+            field="consent",
+        )
+    read = {target for _name, target in columns.mapped}
+    if source and not collected and not read & _CONSENT_TIME_COLUMNS:
+        raise InvalidRequest(
+            "give the time consent was collected too (no column holds it)", field="consent"
+        )
+    if collected and not source and "consent_source" not in read:
+        raise InvalidRequest(
+            "give where consent was collected too (no column holds it)", field="consent"
+        )
 
 
 def iter_actions(report: ImportReport) -> Iterator[tuple[str, int]]:

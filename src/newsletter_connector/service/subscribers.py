@@ -516,8 +516,9 @@ class SubscriberService:
 
     def erase_address(self, email: str) -> ErasureResult:
         """Erase everything stored about an address, subscriber or not: the subscriber row,
-        the contact messages sent from it and every outbox event carrying it; admin audit acts
-        that named it name its keyed hash instead. A deletion
+        the contact messages sent from it, every outbox event carrying it and every upload
+        waiting in the admin's Import page that holds it (the import is ended, its file
+        deleted); admin audit acts that named it name its keyed hash instead. A deletion
         record (keyed hash of the address, time, previous status, counts) is always kept as
         evidence; it never holds the address. :class:`InvalidRequest` for a bad address."""
         return self._erase(email, subscriber_required=False)
@@ -543,6 +544,9 @@ class SubscriberService:
         discarded = uow.outbox.discard_for_subscriber(key)
         messages = uow.messages.delete_from(address)
         uow.feedback.forget(key)
+        uow.import_jobs.discard_holding(
+            address.encode(), by="the erasure of an address", at=self.context.clock()
+        )
         uow.admin_audit.replace_target(address, key)
         uow.deletions.add(
             email_hmac=key,

@@ -130,3 +130,8 @@ class ImportJobRepository(Protocol):
     def stop(self, job_id: int, *, by: str, at: datetime) -> bool:
         """End a job that has not ended (phase ``stopped``, or ``discarded`` when it was not
         being worked on), its file forgotten; whether it had not ended."""
+
+    def discard_holding(self, needle: bytes, *, by: str, at: datetime) -> int:
+        """End every job whose file is kept and holds ``needle`` (ASCII letters in any case),
+        as :meth:`stop` does: an erased address must not stay in an upload, nor come back with
+        its import. How many were ended."""

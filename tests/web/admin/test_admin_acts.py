@@ -5,6 +5,7 @@ action. The loop is over the table itself, so a new row is covered (and needs a 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -12,6 +13,8 @@ from datetime import timedelta
 from typing import Any
 
 from newsletter_connector.service.events import queue_event
+from newsletter_connector.service.import_rows import Provenance
+from newsletter_connector.service.subscriber_import import ImportOptions
 from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
@@ -28,6 +31,7 @@ from tests.support.admin import (
     csrf_token,
     get_page,
     post_form,
+    post_upload,
     sign_in,
 )
 
@@ -90,6 +94,21 @@ def _job(service: Any) -> dict[str, str]:
     return {"job_id": str(job.id)}
 
 
+def _upload(service: Any) -> dict[str, str]:
+    job = service.import_jobs.upload(
+        io.BytesIO(b"email\nimported@example.org\n"), file_name="list.csv", requested_by="ada"
+    )
+    return {"job": str(job.id)}
+
+
+def _checked_upload(service: Any) -> dict[str, str]:
+    fields = _upload(service)
+    options = ImportOptions(provenance=Provenance("old list", "2024-01-01T00:00:00Z"))
+    service.import_jobs.choose(int(fields["job"]), options)
+    service.import_jobs.work()
+    return fields
+
+
 def _other_user(service: Any) -> dict[str, str]:
     service.admin_access.create_user("hopper", PASSWORD)
     return {}
@@ -105,6 +124,8 @@ class Sample:
     prepare: Callable[[Any], dict[str, str]] = lambda service: {}
     status: int = 303
     query: str = ""
+    #: The file a row with ``upload_field`` posts (name, content), as a multipart form.
+    upload: tuple[str, bytes] | None = None
 
 
 SAMPLES = {
@@ -154,6 +175,10 @@ SAMPLES = {
         for act in ("unsubscribe", "bounce", "erase")
     },
     paths.SUBSCRIBER_JOB_STOP: Sample(prepare=_job),
+    paths.IMPORT_UPLOAD: Sample(upload=("list.csv", b"email\nann@example.org\n")),
+    paths.IMPORT_CHOOSE: Sample({"mode": "add", "without_consent": "pending"}, prepare=_upload),
+    paths.IMPORT_START: Sample(prepare=_checked_upload),
+    paths.IMPORT_STOP: Sample(prepare=_upload),
     paths.SUBSCRIBERS_EXPORT_MATCHING: Sample({"filter": "status=pending"}, status=200),
     paths.ISSUES_COMPOSE: Sample({"change": "add-topic"}, status=200),
     paths.ISSUES_COMPOSE_RECORD: Sample(
@@ -183,6 +208,12 @@ SAMPLES = {
     ),
     paths.ADMIN_USER_ROLE: Sample({"username": "hopper", "role": "editor"}, prepare=_other_user),
 }
+
+
+def _post(client: Any, address: str, fields: dict[str, str], sample: Sample, **options: Any) -> Any:
+    if sample.upload is None:
+        return post_form(client, address, fields, **options)
+    return post_upload(client, address, fields, sample.upload, **options)
 
 
 def test_every_act_has_one_address_and_a_sample() -> None:
@@ -225,11 +256,11 @@ def test_every_act_is_reachable_refuses_a_post_without_its_token_and_is_audited(
             assert client.simulate_get(address, cookies=cookies).status_code == 405, address
         fields = {**sample.fields, **values}
         before = audit_acts(service)
-        refused = post_form(client, address, fields, cookies=cookies)
+        refused = _post(client, address, fields, sample, cookies=cookies)
         assert refused.status_code == 403 and "Form refused" in refused.text, address
         assert audit_acts(service) == before, address
         token = csrf_token(get_page(client, paths.HOME, cookies[COOKIE_NAME]))
-        result = post_form(client, address, {**fields, "csrf_token": token}, cookies=cookies)
+        result = _post(client, address, {"csrf_token": token, **fields}, sample, cookies=cookies)
         assert result.status_code == sample.status, (address, result.text[:300])
         if act.audited:
             assert audit_acts(service)[0][0] == act.action, address

@@ -31,6 +31,7 @@ ADDRESSES = [
     *PAGES,
     "/admin/settings/api-keys/1/revoke",
     "/admin/issues/1/preview",
+    "/admin/imports/1",
     "/admin/issues/x/preview",
     "/admin/no-such-page",
 ]

@@ -1,5 +1,5 @@
-"""Roles: an owner uses every admin page; an editor every page but the settings and the audit
-log, which answer it a plain 403 page whatever the method, with a valid form token or not, and
+"""Roles: an owner uses every admin page; an editor every page but the settings, the audit
+log and importing a list, which answer it a plain 403 page whatever the method, with a valid form token or not, and
 change nothing. The menu shows a role only what it may use. A role is read on every request,
 so a changed role applies from the next page; a host's hook tells its admin's role."""
 
@@ -28,7 +28,9 @@ from tests.web.admin.test_admin_door import ADDRESSES, METHODS, OPEN_TO_VISITORS
 from tests.web.admin.test_admin_host_hook import host_site
 
 OUTSIDE = "Not open to editors"
-OWNERS_PAGES = [a for a in ADDRESSES if a.startswith(("/admin/settings", "/admin/audit"))]
+OWNERS_PAGES = [
+    a for a in ADDRESSES if a.startswith(("/admin/settings", "/admin/audit", "/admin/imports"))
+]
 EDITORS_PAGES = [a for a in ADDRESSES if a not in OWNERS_PAGES and a not in OPEN_TO_VISITORS]
 #: Every method a signed-in browser sends with its cookie (falcon's test client, as browsers
 #: on a preflight, sends none with ``OPTIONS``, which the door answers as a visitor's).
@@ -50,8 +52,8 @@ def editor(service: Any, admin_user: str) -> str:
     return "eve"
 
 
-def test_the_owners_pages_are_the_settings_and_the_audit_log() -> None:
-    assert OWNERS_ONLY == (paths.SETTINGS, paths.AUDIT)
+def test_the_owners_pages_are_the_settings_the_audit_log_and_imports() -> None:
+    assert OWNERS_ONLY == (paths.SETTINGS, paths.AUDIT, paths.IMPORTS)
     assert {paths.API_KEYS, paths.CONNECTION, paths.ADMIN_USERS, paths.OUTBOX_FAILED} <= set(
         OWNERS_PAGES
     )

@@ -205,7 +205,7 @@ def test_the_page_shows_what_the_platform_reported(
     assert "<td>550 user unknown</td>" in page.text and "<td>bounced</td>" in page.text
     unknown = get_page(client, "/admin/subscribers/show?email=s%40x.org", session)
     assert unknown.status_code == 404 and "No subscriber has this address." in unknown.text
-    assert "Suppressed: the platform reported a complaint" in unknown.text
+    assert "Suppressed after a complaint on" in unknown.text
     assert "Unsubscribe</button>" not in unknown.text
     bad = get_page(client, "/admin/subscribers/show?email=not-an-address", session)
     assert bad.status_code == 400 and "Not an address" in bad.text

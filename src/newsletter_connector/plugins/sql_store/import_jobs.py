@@ -156,6 +156,29 @@ class SqlImportJobs(SqlRepository):
             self._forget_file(job_id)
         return ended
 
+    def discard_holding(self, needle: bytes, *, by: str, at: datetime) -> int:
+        kept = self.connection.scalars(
+            select(_c.id).where(_c.phase.in_(FILE_KEPT_PHASES)).order_by(_c.id)
+        ).all()
+        ended = 0
+        for job_id in kept:
+            if self._holds(job_id, needle.lower()) and self.stop(job_id, by=by, at=at):
+                ended += 1
+        return ended
+
+    def _holds(self, job_id: int, needle: bytes) -> bool:
+        """Whether the job's file holds ``needle`` (lowercase), read a part at a time, each
+        searched with the end of the one before (a match may straddle two parts)."""
+        tail = b""
+        seq = 0
+        while (data := self.part(job_id, seq)) is not None:
+            window = tail + data.lower()
+            if needle in window:
+                return True
+            tail = window[-(len(needle) - 1) :] if len(needle) > 1 else b""
+            seq += 1
+        return False
+
     def _forget_file(self, job_id: int) -> None:
         self.connection.execute(
             delete(import_file_parts).where(import_file_parts.c.job_id == job_id)

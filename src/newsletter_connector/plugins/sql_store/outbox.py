@@ -21,7 +21,7 @@ from ...storage.outbox_records import (
     SubscriberEventRecord,
 )
 from . import outbox_claims
-from .fast.copy_rows import copy_rows
+from .copy_rows import copy_rows
 from .record_builders import record_of
 from .repository import SqlRepository
 from .tables import outbox_batches, outbox_events

@@ -48,8 +48,8 @@ from ...storage.subscriber_query import (
 )
 from . import subscriber_scan
 from .commit_horizon import CommitHorizon
+from .copy_rows import copy_rows
 from .day_counts import changes_per_day
-from .fast.copy_rows import copy_rows
 from .prefix_range import prefix_range
 from .record_builders import inserted_record, record_builder, record_of
 from .repository import SqlRepository
@@ -193,7 +193,7 @@ _BY_EMAILS = {
 }
 _BY_EMAILS_LOCKED = {dialect: query.with_for_update() for dialect, query in _BY_EMAILS.items()}
 # Many new subscribers at once: an address already stored inserts nothing and returns nothing.
-# PostgreSQL copies them into a table of the transaction's own first (fast.copy_rows).
+# PostgreSQL copies them into a table of the transaction's own first (.copy_rows).
 _ADD_MANY_SQLITE = insert_ignoring_duplicates(
     "sqlite", subscribers, index_elements=[subscribers.c.email]
 ).returning(subscribers.c.email)

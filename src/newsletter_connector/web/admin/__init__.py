@@ -16,6 +16,7 @@ from . import (
     analytics,
     audit,
     dashboard,
+    imports,
     issues,
     login,
     messages,
@@ -36,6 +37,7 @@ from .paths import (
     ANALYTICS,
     AUDIT,
     HOME,
+    IMPORTS,
     ISSUES,
     LOGIN,
     MESSAGES,
@@ -52,6 +54,8 @@ __all__ = ["AdminPages", "add_routes"]
 
 #: A bulk job's progress page; a larger id names no job: the 404, never a query.
 JOB = SUBSCRIBER_JOBS + f"/{{job_id:int(min=1, max={MAX_ID})}}"
+#: An import's page, likewise.
+IMPORT = IMPORTS + f"/{{job_id:int(min=1, max={MAX_ID})}}"
 
 
 def add_routes(
@@ -73,6 +77,8 @@ def add_routes(
     app.add_route(SUBSCRIBER, subscriber.SubscriberPage(pages))
     app.add_route(SUBSCRIBER_JOBS, subscriber_jobs.SubscriberJobsPage(pages))
     app.add_route(JOB, subscriber_jobs.SubscriberJobPage(pages))
+    app.add_route(IMPORTS, imports.ImportsPage(pages))
+    app.add_route(IMPORT, imports.ImportPage(pages))
     app.add_route(MESSAGES, messages.MessagesPage(pages))
     # A larger id names no issue: the 404, never a query (SQLite raises on it).
     preview = ISSUES + f"/{{issue_id:int(min=1, max={MAX_ID})}}/preview"

@@ -22,6 +22,7 @@ from ..pages.forms import MAX_FORM_BYTES, FormData
 from ..params import decimal_integer
 from .base import AdminPages
 from .gate import Admin, signed_in
+from .upload import Upload
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class ActCall:
     admin: Admin
     params: dict[str, Any]
     form: FormData = field(default_factory=FormData)
+    #: The file of a row with ``upload_field`` (``None``: none was chosen).
+    upload: Upload | None = None
 
     @property
     def service(self) -> NewsletterService:
@@ -97,6 +100,8 @@ class AdminAct:
     - ``max_form_bytes``: the form body's cap (413 above it).
     - ``audited``: false for a form that changes nothing (the composer's preview and row
       buttons): ``perform`` answers, and no audit entry is written.
+    - ``upload_field``: the form uploads a file in this field (``multipart/form-data``, the
+      other fields first; up to ``import_max_bytes``): ``perform`` reads ``call.upload``.
     """
 
     path: str
@@ -111,6 +116,7 @@ class AdminAct:
     audited_by_service: bool = False
     max_form_bytes: int = MAX_FORM_BYTES
     audited: bool = True
+    upload_field: str | None = None
 
 
 class ActResource:
@@ -157,10 +163,14 @@ class ActResource:
         act, req, resp = self.act, call.req, call.resp
         if act.check is not None:
             act.check(call)
-        form = self.pages.read_checked_form(req, resp, call.admin, max_bytes=act.max_form_bytes)
+        upload = None
+        if act.upload_field is None:
+            form = self.pages.read_checked_form(req, resp, call.admin, max_bytes=act.max_form_bytes)
+        else:
+            form, upload = self.pages.read_checked_upload(req, resp, call.admin, act.upload_field)
         if form is None:
             return
-        call = ActCall(self.pages, req, resp, call.admin, call.params, form)
+        call = ActCall(self.pages, req, resp, call.admin, call.params, form, upload)
         try:
             outcome = act.perform(call)
         except act.refused as error:

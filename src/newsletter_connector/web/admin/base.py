@@ -18,6 +18,7 @@ from .gate import Admin, AdminGate, OutsideRole
 from .input import AdminInputRefused, check_fields
 from .paths import HOME
 from .rendering import AdminRenderer
+from .upload import Upload, read_upload
 
 #: Shown for a form sent without its valid token (or from another site): nothing was changed.
 REFUSED_FORM = (
@@ -213,6 +214,22 @@ class AdminPages:
             return None
         check_fields(form.fields)
         return form
+
+    def read_checked_upload(
+        self, req: falcon.Request, resp: falcon.Response, admin: Admin, file_field: str
+    ) -> tuple[FormData | None, Upload | None]:
+        """The fields of a form uploading a file in ``file_field``, and the file, when the
+        form's CSRF check passes; else answers 403 and gives ``(None, None)``.
+
+        :raises AdminInputRefused: a field holding a control character (see :mod:`.input`).
+        """
+        limit = self.service.settings.import_max_bytes
+        form, upload = read_upload(req, file_field=file_field, max_file_bytes=limit)
+        if self.csrf.check(req, admin, form.get(FIELD_NAME)) != "ok":
+            self.refuse(resp, admin)
+            return None, None
+        check_fields(form.fields)
+        return form, upload
 
     def audit(
         self,

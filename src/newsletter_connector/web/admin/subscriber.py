@@ -16,6 +16,7 @@ from typing import Any
 import falcon
 
 from ...errors import InvalidRequest, NotFound
+from ...service.feedback import SUPPRESSION_WORDS
 from ...storage.records import SubscriberRecord
 from ...sync.runner import DELIVERED_RETENTION
 from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
@@ -113,6 +114,7 @@ def show_subscriber(
         events=service.admin.events_about(address, SHOWN) if record else [],
         event_words=event_words,
         reports=service.feedback.about(address),
+        suppression_words=SUPPRESSION_WORDS,
         acts=service.admin_audit.latest_about(address, SHOWN),
         edit_url=pages.url(SUBSCRIBER_EDIT),
         resend_url=pages.url(SUBSCRIBER_RESEND),

@@ -26,6 +26,7 @@ from .act import ActCall, Done
 from .base import AdminPages
 from .gate import signed_in
 from .paths import (
+    IMPORTS,
     SUBSCRIBER,
     SUBSCRIBER_ERASE,
     SUBSCRIBER_JOBS,
@@ -36,6 +37,7 @@ from .paths import (
     SUBSCRIBERS_EXPORT_MATCHING,
     SUBSCRIBERS_EXPORT_SELECTED,
 )
+from .roles import may_use
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request
 
 #: Subscribers listed per page of search results.
@@ -101,6 +103,7 @@ class SubscribersPage:
             all_matching=how_many(count) if count else "",
             export_selected_url=self.pages.url(SUBSCRIBERS_EXPORT_SELECTED),
             export_matching_url=self.pages.url(SUBSCRIBERS_EXPORT_MATCHING),
+            imports_url=self.pages.url(IMPORTS) if may_use(admin.role, IMPORTS) else None,
             filter_query=req.query_string[:2000],
             csv_columns=CSV_COLUMNS,
             export_url=self.pages.url(SUBSCRIBERS_EXPORT),

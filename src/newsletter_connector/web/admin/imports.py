@@ -1,0 +1,411 @@
+"""Importing a list from the admin area (owners only): upload a file, say how to read it (its
+columns, the mode, the consent), read what a dry run says each line would do, then import it.
+The dry run and the import are jobs the sync runner works through
+(:class:`~...service.import_jobs.ImportJobService`); each page shows how far one got, in words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+
+from ...errors import InvalidRequest, NotFound
+from ...service.import_columns import (
+    TARGETS,
+    header_names_fields,
+    suggested_targets,
+)
+from ...service.import_files import FileShape, ImportSource, inspect
+from ...service.import_rows import Provenance
+from ...service.subscriber_import import ACTION_WORDS, ACTIONS, MODES, ImportOptions
+from ...storage.import_jobs import ImportJobRecord
+from ..pages.choices import TOPICS
+from .act import ActCall, Done, posted_id
+from .base import AdminPages
+from .gate import signed_in
+from .paths import IMPORT_CHOOSE, IMPORT_START, IMPORT_STOP, IMPORT_UPLOAD, IMPORTS
+from .subscriber_words import when
+
+#: What each field an import takes is, in words (the column choices).
+FIELD_WORDS = {
+    "email": "Email address",
+    "first_name": "First name",
+    "last_name": "Last name",
+    "zip": "ZIP code",
+    "phone": "Phone number",
+    "categories": "Topics, separated by ;",
+    **{f"prefs.email.{topic.wire}": f"{topic.label}: how often" for topic in TOPICS},
+    "prefs.sms.enabled": "Agreed to text messages (yes or no)",
+    "age_range": "Age range",
+    "gender": "Gender",
+    "gender_self": "Gender in their own words",
+    "consent_source": "Where they agreed to the newsletter",
+    "consent_collected_at": "When they agreed to the newsletter",
+    "name": "Whole name (the first word is the first name)",
+    "attributes": "listmonk attributes",
+    "source_status": "listmonk status (blocklisted: opted out)",
+    "confirmed_time": "Mailchimp confirmation time (when they agreed)",
+    "optin_time": "Mailchimp opt-in time (when they agreed)",
+    "unsubscribed_time": "Mailchimp unsubscribe time (opted out)",
+    "cleaned_time": "Mailchimp clean time (the address bounced)",
+}
+#: The modes, in words: (label, what it does).
+MODE_WORDS = {
+    "add": (
+        "Add new readers",
+        "Addresses not on the list are added; readers already on it are left as they are.",
+    ),
+    "update": (
+        "Update readers already on the list",
+        "The given details of readers already on the list are changed; their status never is. "
+        "Addresses not on the list are refused.",
+    ),
+    "suppress": (
+        "Stop mailing these addresses",
+        "Every reader in the file is unsubscribed; an address not on the list is kept from "
+        "ever being added as mailable. The platform is told about each.",
+    ),
+}
+ENCODINGS = (
+    ("", "Find out from the file (UTF-8, else Latin-1)"),
+    ("utf-8", "UTF-8"),
+    ("latin-1", "Latin-1"),
+    ("cp1252", "Windows (cp1252)"),
+)
+DELIMITERS = (
+    ("", "Find out from the first line"),
+    (",", "Comma"),
+    (";", "Semicolon"),
+    ("\t", "Tab"),
+)
+PHASE_WORDS = {
+    "uploaded": "Uploaded: say how to read it, then check it.",
+    "checking": "Checking the file (a dry run): nothing is stored yet.",
+    "checked": "Checked: this is what importing it would do.",
+    "importing": "Importing.",
+    "imported": "Imported.",
+    "stopped": "Stopped.",
+    "discarded": "Discarded.",
+}
+#: Actions that change nothing.
+_NOTHING_DONE = ("refused", "unchanged")
+
+
+def import_path(job_id: int) -> str:
+    """The app path of an import's page."""
+    return f"{IMPORTS}/{job_id}"
+
+
+def _job(call_service: Any, job_id: int) -> ImportJobRecord:
+    try:
+        job: ImportJobRecord = call_service.import_jobs.get(job_id)
+    except NotFound:
+        raise falcon.HTTPNotFound() from None
+    return job
+
+
+# -- the acts ------------------------------------------------------------------------------------
+
+
+def upload(call: ActCall) -> Done:
+    """Store the uploaded file as a new import and open its page. Audited with the file's
+    size and line count."""
+    if call.upload is None:
+        raise InvalidRequest("choose a file to upload", field="file")
+    job = call.service.import_jobs.upload(
+        call.upload.stream, file_name=call.upload.file_name, requested_by=call.admin.name
+    )
+    return Done(
+        f"import {job.id}",
+        redirect_to=import_path(job.id),
+        detail=f"{job.size:,} bytes, {job.lines:,} lines",
+    )
+
+
+def upload_refused(call: ActCall, problem: InvalidRequest) -> None:
+    """The Import page again with what was wrong with the upload, 400."""
+    show_imports(call.pages, call.req, call.resp, error=problem.message, status=falcon.HTTP_400)
+
+
+def choose(call: ActCall) -> Done:
+    """Queue the dry run of the form's import, read with the form's choices."""
+    job = _job(call.service, posted_id(call, "job"))
+    call.service.import_jobs.choose(job.id, options_from(call))
+    return Done(f"import {job.id}", redirect_to=import_path(job.id), detail=_mode_detail(call))
+
+
+def choose_refused(call: ActCall, problem: InvalidRequest) -> None:
+    """The import's page again with the choices as sent and what was wrong, 400."""
+    job = _job(call.service, posted_id(call, "job"))
+    show_job(
+        call.pages,
+        call.req,
+        call.resp,
+        job,
+        options=options_from(call),
+        error=problem.message,
+        error_field=problem.field,
+        status=falcon.HTTP_400,
+    )
+
+
+def start(call: ActCall) -> Done:
+    """Start importing the form's checked import."""
+    job = _job(call.service, posted_id(call, "job"))
+    confirmed = call.form.get("confirm_mails") == "yes"
+    call.service.import_jobs.start(job.id, by=call.admin.name, mails_confirmed=confirmed)
+    counts = ", ".join(f"{n:,} {action}" for action, n in job.counts.items())
+    return Done(f"import {job.id}", redirect_to=import_path(job.id), detail=counts[:500])
+
+
+def start_refused(call: ActCall, problem: InvalidRequest) -> None:
+    job = _job(call.service, posted_id(call, "job"))
+    show_job(
+        call.pages,
+        call.req,
+        call.resp,
+        job,
+        error=problem.message,
+        error_field=problem.field,
+        status=falcon.HTTP_400,
+    )
+
+
+def stop(call: ActCall) -> Done:
+    """Stop (or discard) the form's import; its file is forgotten."""
+    job = _job(call.service, posted_id(call, "job"))
+    ended = call.service.import_jobs.stop(job.id, by=call.admin.name)
+    return Done(
+        f"import {job.id}",
+        flash="Stopped; the file is deleted." if ended else "It had already ended.",
+        redirect_to=import_path(job.id),
+    )
+
+
+def options_from(call: ActCall) -> ImportOptions:
+    """The choices the form sent: each column's field by the column's name as the page showed
+    it (unknown values are left for the service to refuse)."""
+    form = call.form
+    columns = {}
+    for index in range(len(TARGETS) * 10):
+        name_field = f"column_name_{index}"
+        if not form.has(name_field):
+            break
+        columns[form.get(name_field)] = form.get(f"column_{index}")
+    return ImportOptions(
+        mode=form.get("mode") or "add",
+        pending=form.get("without_consent") == "pending",
+        provenance=Provenance(
+            form.get("consent_source").strip() or None,
+            form.get("consent_collected_at").strip() or None,
+        ),
+        encoding=form.get("encoding") or None,
+        delimiter=form.get("delimiter") or None,
+        columns=columns,
+    )
+
+
+def _mode_detail(call: ActCall) -> str:
+    detail = f"mode {call.form.get('mode') or 'add'}"
+    if call.form.get("without_consent") == "pending":
+        detail += "; lines without consent as pending"
+    return detail
+
+
+# -- the pages -----------------------------------------------------------------------------------
+
+
+def _head_shape(
+    service: Any, job: ImportJobRecord, options: ImportOptions | None = None
+) -> tuple[FileShape, str | None]:
+    """The shape of the file's first part (what the columns form shows), and a problem
+    reading it with ``options`` (``None``: none)."""
+    head = service.import_jobs.part(job.id, 0) or b"\n"
+    chosen = options or ImportOptions.from_json(job.options)
+    source = ImportSource.from_bytes(head, job.file_name)
+    try:
+        return inspect(
+            source, max_bytes=len(head), encoding=chosen.encoding, delimiter=chosen.delimiter
+        ), None
+    except InvalidRequest as problem:
+        return inspect(source, max_bytes=len(head)), problem.message
+
+
+def show_imports(
+    pages: AdminPages,
+    req: falcon.Request,
+    resp: falcon.Response,
+    *,
+    error: str | None = None,
+    status: str = falcon.HTTP_200,
+) -> None:
+    """The Import page: the upload form and the recent imports."""
+    jobs = pages.service.import_jobs.recent(20)
+    pages.show(
+        req,
+        resp,
+        signed_in(req),
+        "imports.html",
+        status=status,
+        current="Subscribers",
+        error=error,
+        upload_url=pages.url(IMPORT_UPLOAD),
+        limit=pages.service.settings.import_max_bytes,
+        jobs=[
+            {
+                "url": pages.url(import_path(job.id)),
+                "file_name": job.file_name,
+                "lines": job.lines,
+                "phase": PHASE_WORDS[job.phase],
+                "requested": f"{job.requested_by}, {when(job.requested_at)}",
+            }
+            for job in jobs
+        ],
+    )
+
+
+def show_job(
+    pages: AdminPages,
+    req: falcon.Request,
+    resp: falcon.Response,
+    job: ImportJobRecord,
+    *,
+    options: ImportOptions | None = None,
+    error: str | None = None,
+    error_field: str | None = None,
+    status: str = falcon.HTTP_200,
+) -> None:
+    """One import's page, by its phase: the choices form, the progress of its dry run or
+    import, or what it did."""
+    chosen = options or ImportOptions.from_json(job.options)
+    context: dict[str, Any] = {"shape": None, "plain": False, "columns": [], "targets": []}
+    if job.phase in ("uploaded", "checked"):
+        context = _choices(pages, job, chosen)
+    pages.show(
+        req,
+        resp,
+        signed_in(req),
+        "import_job.html",
+        status=status,
+        current="Subscribers",
+        job=_job_words(job),
+        error=error,
+        error_field=error_field,
+        chosen=chosen,
+        modes=[(mode, *MODE_WORDS[mode]) for mode in MODES],
+        encodings=ENCODINGS,
+        delimiters=DELIMITERS,
+        choose_url=pages.url(IMPORT_CHOOSE),
+        start_url=pages.url(IMPORT_START),
+        stop_url=pages.url(IMPORT_STOP),
+        page_url=pages.url(import_path(job.id)),
+        imports_url=pages.url(IMPORTS),
+        **context,
+    )
+
+
+def _choices(pages: AdminPages, job: ImportJobRecord, chosen: ImportOptions) -> dict[str, Any]:
+    shape, problem = _head_shape(pages.service, job, chosen)
+    header = shape.first_fields
+    plain = shape.delimiter is None and not header_names_fields(header) and not chosen.columns
+    suggested = suggested_targets(header)
+    columns = [
+        {
+            "index": index,
+            "name": name,
+            "target": chosen.columns.get(name, suggested[index]) or "",
+        }
+        for index, name in enumerate(header)
+    ]
+    return {
+        "shape": {
+            "encoding": shape.encoding_label,
+            "delimiter": shape.delimiter_label,
+            "problem": problem,
+        },
+        "plain": plain,
+        "columns": [] if plain else columns,
+        "targets": [("", "Not imported"), *((t, FIELD_WORDS[t]) for t in TARGETS)],
+    }
+
+
+def _job_words(job: ImportJobRecord) -> dict[str, Any]:
+    """A job as its page shows it."""
+    counts = job.counts
+    percent = min(100, round(100 * job.position / job.lines)) if job.lines else 100
+    if job.phase in ("stopped", "discarded"):
+        state = f"{PHASE_WORDS[job.phase][:-1]} by {job.stopped_by} at {when(job.finished_at)}."
+    elif job.phase == "imported":
+        state = f"Imported at {when(job.finished_at)} (started by {job.started_by})."
+    elif job.worked and job.started_at is None:
+        state = f"{PHASE_WORDS[job.phase]} Waiting for the sync runner to take it up."
+    else:
+        state = PHASE_WORDS[job.phase]
+    return {
+        "id": job.id,
+        "phase": job.phase,
+        "file_name": job.file_name,
+        "size": job.size,
+        "lines": job.lines,
+        "requested": f"{job.requested_by} at {when(job.requested_at)}",
+        "state": state,
+        "worked": job.worked,
+        "percent": percent,
+        "done": job.done,
+        "counts": [
+            (ACTION_WORDS[action], counts[action]) for action in ACTIONS if counts.get(action)
+        ],
+        "checked_counts": _in_words(job.checked_counts),
+        "refusals": job.refusals,
+        "more_refused": max(0, counts.get("refused", 0) - len(job.refusals)),
+        "mails": counts.get("added_pending", 0),
+        "to_import": sum(
+            n for action, n in counts.items() if action not in ("refused", "unchanged")
+        ),
+        "ended": job.phase in ("imported", "stopped", "discarded"),
+        "options": _options_words(job.options),
+    }
+
+
+def _in_words(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """``(what, how many)`` of each action counted, in :data:`ACTIONS` order."""
+    return [(ACTION_WORDS[action], counts[action]) for action in ACTIONS if counts.get(action)]
+
+
+def _options_words(options: dict[str, Any]) -> list[str]:
+    if not options:
+        return []
+    chosen = ImportOptions.from_json(options)
+    words = [MODE_WORDS[chosen.mode][0] if chosen.mode in MODE_WORDS else chosen.mode]
+    if chosen.provenance.source or chosen.provenance.collected_at:
+        words.append(
+            f"consent for lines without their own: {chosen.provenance.source or 'no source'}, "
+            f"{chosen.provenance.collected_at or 'no time'}"
+        )
+    words.append(
+        "lines without consent: added as pending (each mailed a confirmation)"
+        if chosen.pending
+        else "lines without consent: refused"
+    )
+    return words
+
+
+class ImportsPage:
+    """GET: the upload form and the recent imports."""
+
+    def __init__(self, pages: AdminPages) -> None:
+        self.pages = pages
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        show_imports(self.pages, req, resp)
+
+
+class ImportPage:
+    """GET: one import's page (404 for no such import)."""
+
+    def __init__(self, pages: AdminPages) -> None:
+        self.pages = pages
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, job_id: int) -> None:
+        show_job(self.pages, req, resp, _job(self.pages.service, job_id))
