@@ -1,7 +1,7 @@
 """Reading and adding many subscribers at once (an import's chunk): in one statement each with a
 store that offers :class:`SubscriberBatches` (the built-in one does), else one subscriber at a
 time through :class:`~.host.SubscriberRepository`, with the same result. A host's store need
-not offer it (docs/storage.md, "Optional: subscribers in batches")."""
+not offer it (docs/storage.md, `SubscriberBatches`)."""
 
 from __future__ import annotations
 
