@@ -20,7 +20,8 @@ def copy_rows(
 ) -> None:
     """Write ``rows`` (values in ``columns`` order; JSON columns as their JSON text) into
     ``table`` in ``connection``'s transaction. A driver failure is raised as SQLAlchemy's
-    error of the same kind, without the rows (they hold addresses)."""
+    error of the same kind (a unique index broken: ``IntegrityError``), without the rows (they
+    hold addresses)."""
     import psycopg  # PostgreSQL's driver is an optional extra
     from psycopg import sql
 
@@ -35,5 +36,7 @@ def copy_rows(
                 copy.write_row(row)
     except psycopg.OperationalError as error:
         raise sa_exc.OperationalError(f"COPY {table}", None, error) from None
+    except psycopg.IntegrityError as error:
+        raise sa_exc.IntegrityError(f"COPY {table}", None, error) from None
     except psycopg.Error as error:
         raise sa_exc.DBAPIError(f"COPY {table}", None, error) from None

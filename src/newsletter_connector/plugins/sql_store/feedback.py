@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Text, any_, bindparam, delete, select, update
+from sqlalchemy.dialects import postgresql
 
 from ...storage.records import FeedbackKind, FeedbackRecord, SuppressionRecord
 from .record_builders import record_of
@@ -64,8 +65,15 @@ class SqlFeedback(SqlRepository):
     def suppressions(self, email_hmacs: Sequence[str]) -> dict[str, SuppressionRecord]:
         if not email_hmacs:
             return {}
+        wanted = suppressions.c.email_hmac
+        matching = (
+            # One array parameter: the same text (and plan) for any number of keys.
+            wanted == any_(bindparam("keys", type_=postgresql.ARRAY(Text)))
+            if self.connection.dialect.name == "postgresql"
+            else wanted.in_(bindparam("keys", expanding=True))
+        )
         rows = self.connection.execute(
-            select(suppressions).where(suppressions.c.email_hmac.in_(list(email_hmacs)))
+            select(suppressions).where(matching), {"keys": list(email_hmacs)}
         ).mappings()
         return {row["email_hmac"]: record_of(SuppressionRecord, row) for row in rows}
 

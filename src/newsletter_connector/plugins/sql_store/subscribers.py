@@ -27,6 +27,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.schema import CreateTable, DropTable
 
@@ -244,11 +245,23 @@ class SqlSubscribers(SqlRepository):
         if self.connection.dialect.name != "postgresql":
             return set(self.connection.execute(_ADD_MANY_SQLITE, rows).scalars())
         _SUBSCRIBERS_HORIZON.enter_insert(self.connection)  # once, before any id is drawn
+        values = [
+            [
+                dumps_text(row[name]) if name == "categories" else row[name]
+                for name in _INSERT_COLUMNS
+            ]
+            for row in rows
+        ]
+        try:
+            # Straight in when no address is taken (an import's usual chunk); one taken since
+            # the import looked fails the whole COPY, and the staged insert skips it.
+            with self.connection.begin_nested():
+                copy_rows(self.connection, subscribers.name, _INSERT_COLUMNS, values)
+            return {row["email"] for row in rows}
+        except sa_exc.IntegrityError:
+            pass
         self.connection.execute(CreateTable(_STAGED))
-        for row in rows:
-            row["categories"] = dumps_text(row["categories"])
-        staged = ([row[name] for name in _INSERT_COLUMNS] for row in rows)
-        copy_rows(self.connection, _STAGED.name, _INSERT_COLUMNS, staged)
+        copy_rows(self.connection, _STAGED.name, _INSERT_COLUMNS, values)
         added = set(self.connection.execute(_ADD_STAGED_PG).scalars())
         self.connection.execute(DropTable(_STAGED))
         return added
