@@ -630,3 +630,39 @@ def test_a_closed_runner_client_refuses_a_request(service: Any) -> None:
     client.close()
     with pytest.raises(RuntimeError, match="closed"):
         client.post(f"{PLATFORM}/v1/events", content=b"[]")
+
+
+def test_an_imported_list_reaches_the_platform_in_ordinary_batches_on_the_ladder(
+    service: Any, make_runner: Any, recorder: Recorder, clock: FakeClock
+) -> None:
+    import io
+
+    from newsletter_connector.service.import_files import ImportSource
+    from newsletter_connector.service.import_rows import Provenance
+    from newsletter_connector.service.subscriber_import import ImportOptions
+
+    lines = "".join(f"reader{n:03d}@example.org\n" for n in range(120))
+    importer = service.subscriber_import
+    options = ImportOptions(provenance=Provenance("old list", "2024-01-01T00:00:00Z"))
+    plan = importer.plan(ImportSource("list", lambda: io.BytesIO(lines.encode())), options)
+    assert importer.run(plan).counts["added"] == 120
+    connect(service)
+    recorder.script = [500]
+    runner = make_runner()
+    runner.run_once()  # the first batch fails and goes back on the ladder; the others go
+    assert [len(batch) for batch in recorder.event_ids()] == [100, 100, 40]
+    assert status(service).undelivered_events == 100
+    clock.advance(retry_delay(1))
+    runner.run_once()
+    ids = recorder.event_ids()
+    assert [len(batch) for batch in ids] == [100, 100, 40, 100]
+    assert ids[3] == ids[0]  # the same batch, resent whole
+    sent = [event for body in recorder.bodies()[1:] for event in body]
+    assert [e["type"] for e in recorder.bodies()[0][:2]] == [
+        "newsletter.signup",
+        "newsletter.confirmed",
+    ]
+    assert {e["payload"]["email"] for e in sent} == {
+        f"reader{n:03d}@example.org" for n in range(120)
+    }
+    assert status(service).undelivered_events == 0
