@@ -83,39 +83,3 @@ def test_an_app_on_the_host_store_serves_every_surface(
     finally:
         app.service.close()
         empty_host_tables(settings.database_url)
-
-
-def test_a_list_imports_into_the_host_store_one_subscriber_at_a_time(
-    newsletter_settings: Any, newsletter_storage: Any
-) -> None:
-    """The host's repository offers no batches: an import goes through ``get_by_email`` and
-    ``add``, with the same outcomes, and a repeat changes nothing."""
-    import io
-
-    from newsletter_connector.service import NewsletterService
-    from newsletter_connector.service.import_files import ImportSource
-    from newsletter_connector.service.import_rows import Provenance
-    from newsletter_connector.service.subscriber_import import ImportOptions
-    from newsletter_connector.storage.subscriber_batches import SubscriberBatches
-
-    settings = newsletter_settings.model_copy(update={"subscriber_store": "host"})
-    host_site.migrate(settings)
-    service = NewsletterService.build(settings, plugins=[host_store])
-    try:
-        with service.storage.transaction(write=False) as uow:
-            assert not isinstance(uow.subscribers, SubscriberBatches)
-        data = b"email,first_name\nann@example.org,Ann\nbob@example.org,Bob\nann@example.org,A\n"
-        options = ImportOptions(provenance=Provenance("fair", "2024-01-01T00:00:00Z"))
-        importer = service.subscriber_import
-        first = importer.run(importer.plan(ImportSource.from_bytes(data), options))
-        again = importer.run(
-            importer.plan(ImportSource("again", lambda: io.BytesIO(data)), options)
-        )
-        assert (first.counts["added"], first.counts["unchanged"]) == (2, 1)
-        assert again.counts["unchanged"] == 3
-        with newsletter_storage.engine.connect() as connection:
-            assert connection.scalar(select(func.count()).select_from(host_users)) == 2
-        assert service.subscribers.get("ann@example.org").first_name == "Ann"
-    finally:
-        service.close()
-        empty_host_tables(settings.database_url)

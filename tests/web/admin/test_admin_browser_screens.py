@@ -6,7 +6,8 @@ finds no violation of any impact, the page never scrolls sideways, every touch t
 least 44 px and the text is the reader pages' size (:mod:`tests.support.screens`).
 
 Layout does not depend on the database, so the pages are served from a SQLite file of the
-module's own, filled with a record of every kind a page lists (long addresses included), and
+module's own, filled with a record of every kind a page lists (long addresses included, and an
+upload waiting for its choices with a long column name), and
 the module runs once per CI run, not once per database. With ``NEWSLETTER_WRITE_SCREENSHOTS=1``
 it saves ``docs/images/admin/phone-*.png``, ``subscribers-all.png`` and ``bulk-act.png`` for
 docs/admin.md. FAILS, never skips, when
@@ -15,6 +16,7 @@ Chromium is missing.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +54,14 @@ WITH_QUERY = (
     "/admin/settings/api-keys/1/revoke",
     "/admin?days=90",
     f"{paths.SUBSCRIBER_JOBS}/1",
+    f"{paths.IMPORTS}/1",
+)
+#: An upload waiting for its choices (a Mailchimp export's columns, one name a long one).
+MAILCHIMP_EXPORT = (
+    b'"Email Address","First Name","Last Name",MEMBER_RATING,CONFIRM_TIME,'
+    b"SIGNUP_SOURCE_FROM_THE_SPRING_FAIR_SHEET\n"
+    + LONG_ADDRESS.encode()
+    + b',Margaret,Featherstonehaugh,4,"2021-09-14 16:05:10",booth\n'
 )
 #: Pages whose phone screenshot docs/admin.md shows.
 PHONE_SHOTS = {paths.HOME: "phone-dashboard", paths.SUBSCRIBERS: "phone-subscribers"}
@@ -85,6 +95,11 @@ def _fill(service: NewsletterService) -> None:
         requested_by="ada",
         expected=1,
         expected_exact=False,
+    )
+    service.import_jobs.upload(
+        io.BytesIO(MAILCHIMP_EXPORT),
+        file_name="subscribed_members_export_b7e2c19a04_with_a_long_name.csv",
+        requested_by="ada",
     )
 
 
