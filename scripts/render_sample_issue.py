@@ -3,9 +3,11 @@
 
 Writes ``docs/images/sample-issue.html`` (what the renderer produced, placeholder included) and
 ``docs/images/sample-issue.png`` (and ``sample-issue-dark.png`` with ``--dark``) using headless
-Chromium (Debian: ``apt-get install chromium``). Only the docs need this; no test depends on it.
+Chromium (Debian: ``apt-get install chromium``); with ``--language es``, the edition in that
+language as ``sample-issue-es.html`` and ``.png``. Only the docs need this; no test depends on
+it.
 
-    .venv/bin/python scripts/render_sample_issue.py [--dark] [--chromium PATH]
+    .venv/bin/python scripts/render_sample_issue.py [--dark] [--language es] [--chromium PATH]
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ IMAGES = ROOT / "docs" / "images"
 WINDOW = "720,1600"
 
 
-def sample_html() -> str:
+def sample_html(language: str = "en") -> str:
     settings = Settings(
         base_url="https://news.example.org/newsletter",
         site_name="Silver Times",
         postal_address="Silver Times Media\n100 Main Street\nSpringfield, IL 62701",
+        language=language,
     )
     issue = {
         "kind": "daily",
@@ -70,12 +73,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     parser.add_argument("--dark", action="store_true", help="also render in dark mode")
+    parser.add_argument("--language", default="en", help="the edition's language (en, es)")
     args = parser.parse_args()
     IMAGES.mkdir(parents=True, exist_ok=True)
-    html_file = IMAGES / "sample-issue.html"
-    html_file.write_text(sample_html(), encoding="utf-8")
-    screenshot(args.chromium, html_file, IMAGES / "sample-issue.png", dark=False)
-    print(f"wrote {IMAGES / 'sample-issue.png'}")
+    name = "sample-issue" if args.language == "en" else f"sample-issue-{args.language}"
+    html_file = IMAGES / f"{name}.html"
+    html_file.write_text(sample_html(args.language), encoding="utf-8")
+    screenshot(args.chromium, html_file, IMAGES / f"{name}.png", dark=False)
+    print(f"wrote {IMAGES / f'{name}.png'}")
     if args.dark:
         screenshot(args.chromium, html_file, IMAGES / "sample-issue-dark.png", dark=True)
         print(f"wrote {IMAGES / 'sample-issue-dark.png'}")

@@ -115,6 +115,24 @@ class Settings(BaseModel):
     template_dir: str | None = Field(
         None, description="Folder of templates that override the built-in reader pages."
     )
+    language: str = Field(
+        "en",
+        min_length=2,
+        max_length=16,
+        pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$",
+        description="Language of the reader pages and the edition's fixed words: `en`, `es`, "
+        'or one a catalog in `catalog_dir` adds (docs/reader-pages.md, "Languages").',
+    )
+    language_from_browser: bool = Field(
+        False,
+        description="Show each reader the pages in the first of their browser's languages "
+        "(`Accept-Language`) that is installed, else in `language`.",
+    )
+    catalog_dir: str | None = Field(
+        None,
+        description="Folder of the site's own gettext catalogs "
+        "(`<language>/LC_MESSAGES/messages.mo`): a language to add, or messages to reword.",
+    )
     delivery_mode: Literal["connector", "site"] = Field(
         "connector",
         description="`connector`: each digest run queues a `newsletter.issue` event for the "

@@ -293,3 +293,25 @@ def test_templates_are_package_data() -> None:
     for template in templates:
         relative = template.relative_to(package).as_posix()
         assert any(fnmatch.fnmatch(relative, g) for g in globs), relative
+
+
+def test_an_edition_in_spanish_has_its_fixed_words_and_dates_in_spanish(
+    settings: Settings,
+) -> None:
+    """The site's language sets the edition's own words; the editor's content stays as
+    written, and the platform's placeholder is untouched."""
+    spanish = settings.model_copy(update={"language": "es"})
+    content = issue(on_this_day=[{"year": 1969, "text": "Apollo 11 lands"}], puzzle_hint="Think")
+    html = render_html(content, spanish)
+    text = render_text(content, spanish)
+    page = parse(html)
+    shown = " ".join(page.text)
+    assert '<html lang="es"' in html
+    for words in ("El resumen de hoy", "Un día como hoy", "Pista del pasatiempo", "Resumen diario"):
+        assert words in shown and words.upper() in text.upper(), words
+    assert "sábado, 21 de noviembre de 2026" in shown  # the date in the language's format
+    assert "Recibe este correo porque se suscribió al boletín de Silver Times" in shown
+    assert "Cancelar la suscripción" in shown and PLACEHOLDER in html and PLACEHOLDER in text
+    assert "Apollo 11 lands" in shown  # content is not translated
+    for english in ("Today\N{RIGHT SINGLE QUOTATION MARK}s briefing", "On this day", "Puzzle hint"):
+        assert english not in html and english not in text

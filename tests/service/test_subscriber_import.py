@@ -74,7 +74,8 @@ def test_lines_with_their_consent_become_confirmed_with_the_signup_events(servic
     report, lines = run(
         service,
         "email,first_name,zip,categories,prefs.email.briefings,consent_source,consent_collected_at\n"
-        "Ann@Example.org,Ann,02139,health;travel;astrology,weekly,spring fair,2025-05-01T10:00:00Z\n",
+        "Ann@Example.org,Ann,02139,health;travel;astrology,weekly,spring fair,"
+        "2025-05-01T10:00:00Z\n",
     )
     assert lines == [LineOutcome(2, "added")]
     assert report.counts["added"] == 1 and report.mails == 0
@@ -159,14 +160,14 @@ def test_each_field_obeys_the_api_rules_and_the_rest_goes_on(service: Any) -> No
 
 def test_an_existing_reader_is_left_untouched_by_mode_add(service: Any) -> None:
     add_existing(service, "ann@example.org", status="confirmed", first_name="Ann")
-    report, lines = run(service, "email,first_name\nANN@example.org,Anna\n", provenance=CONSENT)
+    _report, lines = run(service, "email,first_name\nANN@example.org,Anna\n", provenance=CONSENT)
     assert lines == [LineOutcome(2, "unchanged")]
     assert stored(service, "ann@example.org").first_name == "Ann"
     assert event_count(service) == 0
 
 
 def test_the_same_address_twice_in_a_file_is_added_once(service: Any) -> None:
-    report, lines = run(service, "email\nann@example.org\nAnn@Example.org\n", provenance=CONSENT)
+    _report, lines = run(service, "email\nann@example.org\nAnn@Example.org\n", provenance=CONSENT)
     assert [line.action for line in lines] == ["added", "unchanged"]
     assert events_of(service, "ann@example.org") == ["newsletter.signup", "newsletter.confirmed"]
 
@@ -196,7 +197,7 @@ def test_a_suppressed_address_is_added_as_the_platform_reported_it(
             occurred_at=NOW,
             at=NOW,
         )
-    report, lines = run(service, "email\nann@example.org\n", provenance=CONSENT)
+    _report, lines = run(service, "email\nann@example.org\n", provenance=CONSENT)
     assert lines == [LineOutcome(2, "added_suppressed")]
     assert stored(service, "ann@example.org").status == status
     assert event_count(service) == 0
@@ -207,7 +208,7 @@ def test_a_suppressed_address_is_added_as_the_platform_reported_it(
 
 def test_mode_update_changes_the_given_fields_and_never_the_status(service: Any) -> None:
     add_existing(service, "ann@example.org", status="pending", first_name="Ann", zip="10001")
-    report, lines = run(
+    _report, lines = run(
         service,
         "email,zip,last_name,consent_source,consent_collected_at\n"
         "ann@example.org,02139,Lee,a form,2024-01-01T00:00:00Z\n"
@@ -227,7 +228,7 @@ def test_mode_update_changes_the_given_fields_and_never_the_status(service: Any)
     )
     assert stored(service, "new@example.org") is None
     assert event_count(service) == 0
-    report, lines = run(service, "email,zip\nann@example.org,02139\n", mode="update")
+    _report, lines = run(service, "email,zip\nann@example.org,02139\n", mode="update")
     assert lines == [LineOutcome(2, "unchanged")]
 
 
@@ -237,7 +238,7 @@ def test_mode_update_changes_the_given_fields_and_never_the_status(service: Any)
 def test_mode_suppress_unsubscribes_readers_and_suppresses_unknown_addresses(service: Any) -> None:
     add_existing(service, "ann@example.org", status="confirmed")
     add_existing(service, "bob@example.org", status="unsubscribed")
-    report, lines = run(
+    _report, lines = run(
         service,
         "ann@example.org\nbob@example.org\nZed <zed@example.org>\n",
         mode="suppress",
@@ -281,7 +282,7 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
     events, subscribers = event_count(service), subscriber_count(service)
     with service.storage.transaction(write=False) as uow:
         before = uow.subscribers.list_page(status=None, after_id=None, limit=1000)
-    report, lines = run(service, text, mode=mode, **consent)
+    _report, lines = run(service, text, mode=mode, **consent)
     assert {line.action for line in lines} <= {"unchanged", "refused"}
     assert (event_count(service), subscriber_count(service)) == (events, subscribers)
     with service.storage.transaction(write=False) as uow:
@@ -325,7 +326,7 @@ def test_encodings_and_delimiters_are_found(service: Any, data: bytes, encoding_
 
 def test_a_named_encoding_is_used_and_one_the_file_breaks_is_refused(service: Any) -> None:
     data = "email,first_name\nann@example.org,Zoë\n".encode("cp1252")
-    report, _ = run(service, data, encoding="cp1252", provenance=CONSENT)
+    _report, _ = run(service, data, encoding="cp1252", provenance=CONSENT)
     assert stored(service, "ann@example.org").first_name == "Zoë"
     with pytest.raises(InvalidRequest) as refused:
         run(service, data, encoding="utf-8", provenance=CONSENT)

@@ -4,19 +4,25 @@ Email-safe (presentation tables, inline styles, no images, scripts or web fonts)
 dark-mode safe; docs/issues.md says what each means. Content can never form a template
 placeholder (``{{name}}``): ``{`` and ``}`` are escaped. Links only for absolute http(s) URLs.
 The footer carries the literal ``{{unsubscribe_url}}`` the platform fills in per recipient.
+The edition's fixed words (headings, footer, the kind of edition, its dates) are in the site's
+``language`` (:mod:`newsletter_connector.i18n`); the content is the editor's, as written.
 """
 
 from __future__ import annotations
 
+import gettext
 import re
 from datetime import date as Date
+from functools import lru_cache
 from typing import Any
 
+from babel.dates import format_date
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from ..descriptors import IssueRenderer
 from ..hookspecs import hookimpl
+from ..i18n import N_, SOURCE_LANGUAGE, Languages, locale_of
 from ..model.issue import is_http_url, long_date
 from ..settings import Settings
 
@@ -26,10 +32,10 @@ HTML_TEMPLATE = "issue.html"
 TEXT_TEMPLATE = "issue.txt"
 
 _KIND_LABELS = {
-    "daily": "Daily briefing",
-    "weekly": "Weekly roundup",
-    "manual": "Special edition",
-    "test": "Test issue",
+    "daily": N_("Daily briefing"),
+    "weekly": N_("Weekly roundup"),
+    "manual": N_("Special edition"),
+    "test": N_("Test issue"),
 }
 _ADJACENT_BRACES = re.compile(r"([{}])(?=[{}])")
 
@@ -51,8 +57,8 @@ def _text_finalize(value: Any) -> Any:
     return _ADJACENT_BRACES.sub(r"\1 ", str(value))
 
 
-def _environment(*, html: bool) -> Environment:
-    return Environment(
+def _environment(*, html: bool, translations: gettext.NullTranslations) -> Environment:
+    environment = Environment(
         loader=PackageLoader(TEMPLATE_PACKAGE, TEMPLATE_FOLDER),
         # The text alternative is not HTML: escaping it would show "&amp;" to readers.
         autoescape=html,  # noqa: S701
@@ -61,11 +67,28 @@ def _environment(*, html: bool) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    environment.policies["ext.i18n.trimmed"] = True
+    environment.install_gettext_translations(translations, newstyle=True)  # type: ignore[attr-defined]
+    # A value handed to ``_()`` as an argument is not finalized on its way: ``v()`` does it.
+    environment.globals["v"] = environment.finalize
+    return environment
 
 
-_HTML_ENV = _environment(html=True)
-_TEXT_ENV = _environment(html=False)
+@lru_cache(maxsize=16)
+def _translations(language: str, catalog_dir: str | None) -> gettext.NullTranslations:
+    return Languages(language=language, catalog_dir=catalog_dir).translations(language)
+
+
+@lru_cache(maxsize=16)
+def _environments(language: str, catalog_dir: str | None) -> tuple[Environment, Environment]:
+    """The HTML and text environments of an edition in ``language`` (made once each)."""
+    translations = _translations(language, catalog_dir)
+    return (
+        _environment(html=True, translations=translations),
+        _environment(html=False, translations=translations),
+    )
 
 
 def safe_link(url: Any) -> str | None:
@@ -73,11 +96,14 @@ def safe_link(url: Any) -> str | None:
     return url if isinstance(url, str) and is_http_url(url) else None
 
 
-def _long_date(value: Any) -> str:
+def _long_date(value: Any, language: str) -> str:
     try:
-        return long_date(Date.fromisoformat(str(value)))
+        day = Date.fromisoformat(str(value))
     except ValueError:
         return str(value)
+    if language == SOURCE_LANGUAGE:
+        return long_date(day)
+    return format_date(day, format="full", locale=locale_of(language))
 
 
 def template_context(issue: dict[str, Any], settings: Settings) -> dict[str, Any]:
@@ -101,17 +127,21 @@ def template_context(issue: dict[str, Any], settings: Settings) -> dict[str, Any
         }
         for topic in sections.get("topics") or []
     ]
+    language = settings.language
+    gettext_of = _translations(language, settings.catalog_dir).gettext
+    kind = issue["kind"]
     return {
+        "lang": language.replace("_", "-"),
         "site_name": settings.site_name,
         "site_url": safe_link(issue.get("site_url")),
         "site_label": issue.get("site_url") or settings.site_name,
         "subject": issue["subject"],
-        "kind_label": _KIND_LABELS.get(issue["kind"], str(issue["kind"]).title()),
-        "date_long": _long_date(issue["date"]),
+        "kind_label": gettext_of(_KIND_LABELS[kind]) if kind in _KIND_LABELS else kind.title(),
+        "date_long": _long_date(issue["date"], language),
         "briefing": {
             "title": briefing["title"],
             "url": safe_link(briefing.get("url")),
-            "date_long": _long_date(briefing.get("date", issue["date"])),
+            "date_long": _long_date(briefing.get("date", issue["date"]), language),
         },
         "topics": topics,
         "on_this_day": [
@@ -125,12 +155,14 @@ def template_context(issue: dict[str, Any], settings: Settings) -> dict[str, Any
 
 def render_html(issue: dict[str, Any], settings: Settings) -> str:
     """The edition as email-safe HTML."""
-    return _HTML_ENV.get_template(HTML_TEMPLATE).render(template_context(issue, settings))
+    environment = _environments(settings.language, settings.catalog_dir)[0]
+    return environment.get_template(HTML_TEMPLATE).render(template_context(issue, settings))
 
 
 def render_text(issue: dict[str, Any], settings: Settings) -> str:
     """The plain-text alternative of :func:`render_html`, with the same placeholder."""
-    return _TEXT_ENV.get_template(TEXT_TEMPLATE).render(template_context(issue, settings))
+    environment = _environments(settings.language, settings.catalog_dir)[1]
+    return environment.get_template(TEXT_TEMPLATE).render(template_context(issue, settings))
 
 
 @hookimpl(trylast=True)

@@ -29,6 +29,7 @@ from .admin.gate import HostSignInRequired
 from .canonical_path import CanonicalPathMiddleware
 from .no_store import NoStoreMiddleware
 from .pages import add_routes as add_reader_pages
+from .pages.rendering import ReaderLanguage
 from .paths import EXPORT, LISTSOURCE, NEWSLETTER_API
 from .tracing import tracing_middleware
 
@@ -68,6 +69,7 @@ def create_app(
             *metrics.middleware(service.settings),
             CanonicalPathMiddleware(),
             NoStoreMiddleware(),
+            ReaderLanguage(),
         ]
     )
     app.service = service

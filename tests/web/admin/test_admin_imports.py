@@ -27,7 +27,7 @@ from tests.support.admin import (
 MAILCHIMP = (
     b'"Email Address","First Name","Last Name",CONFIRM_TIME,MEMBER_RATING\n'
     b'ann@example.org,Ann,Lee,"2024-03-05 14:22:10",4\n'
-    b'bob@example.org,Bob,Ray,,2\n'
+    b"bob@example.org,Bob,Ray,,2\n"
     b"not-an-address,Cy,Do,,1\n"
 )
 
@@ -69,13 +69,15 @@ def test_a_mailchimp_export_is_checked_then_imported(
     page = get_page(client, f"/admin/imports/{job_id}", session)
     text = _text(page)
     assert "Uploaded: say how to read it" in text and "subscribed_members.csv" in text
-    assert 'Column “Email Address”' in text and "MEMBER_RATING" in text
+    assert "Column “Email Address”" in text and "MEMBER_RATING" in text
     assert re.search(r'id="column_0".*?value="email" selected', page.text, re.S)
     assert re.search(r'id="column_4".*?value="" selected', page.text, re.S)  # MEMBER_RATING
 
     result = _choose(client, session, job_id, consent_source="Mailchimp signup form")
     assert _job_id(result) == job_id
-    assert "Waiting for the sync runner" in _text(get_page(client, f"/admin/imports/{job_id}", session))
+    assert "Waiting for the sync runner" in _text(
+        get_page(client, f"/admin/imports/{job_id}", session)
+    )
     service.import_jobs.work()
     text = _text(get_page(client, f"/admin/imports/{job_id}", session))
     assert "What importing it would do" in text
@@ -87,7 +89,11 @@ def test_a_mailchimp_export_is_checked_then_imported(
         assert uow.subscribers.count() == 0
 
     result = submit(
-        client, "/admin/imports/start", session, {"job": str(job_id)}, form=f"/admin/imports/{job_id}"
+        client,
+        "/admin/imports/start",
+        session,
+        {"job": str(job_id)},
+        form=f"/admin/imports/{job_id}",
     )
     assert _job_id(result) == job_id
     service.import_jobs.work()
@@ -110,7 +116,9 @@ def test_a_mailchimp_export_is_checked_then_imported(
 
 
 def test_pending_lines_need_the_mails_confirmed(client: Any, service: Any, session: str) -> None:
-    job_id = _job_id(_upload(client, session, "members.txt", b"ann@example.org\nBo <bo@example.org>\n"))
+    job_id = _job_id(
+        _upload(client, session, "members.txt", b"ann@example.org\nBo <bo@example.org>\n")
+    )
     page = get_page(client, f"/admin/imports/{job_id}", session)
     assert "plain list" in _text(page)
     _choose(client, session, job_id, without_consent="pending")
@@ -118,7 +126,11 @@ def test_pending_lines_need_the_mails_confirmed(client: Any, service: Any, sessi
     page = get_page(client, f"/admin/imports/{job_id}", session)
     assert "pending readers a confirmation (2 mails)" in _text(page)
     refused = submit(
-        client, "/admin/imports/start", session, {"job": str(job_id)}, form=f"/admin/imports/{job_id}"
+        client,
+        "/admin/imports/start",
+        session,
+        {"job": str(job_id)},
+        form=f"/admin/imports/{job_id}",
     )
     assert refused.status_code == 400 and 'aria-invalid="true"' in refused.text
     assert service.import_jobs.get(job_id).phase == "checked"
@@ -156,7 +168,10 @@ def test_refused_uploads_store_nothing(client: Any, service: Any, session: str) 
     urlencoded = client.simulate_post(
         "/admin/imports/upload",
         body=f"csrf_token={token}",
-        headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://news.example.test"},
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Origin": "https://news.example.test",
+        },
         cookies={COOKIE_NAME: session},
     )
     assert urlencoded.status_code in (403, 415)
@@ -166,7 +181,11 @@ def test_refused_uploads_store_nothing(client: Any, service: Any, session: str) 
 def test_discarding_an_upload_forgets_its_file(client: Any, service: Any, session: str) -> None:
     job_id = _job_id(_upload(client, session, "list.csv", MAILCHIMP))
     result = submit(
-        client, "/admin/imports/stop", session, {"job": str(job_id)}, form=f"/admin/imports/{job_id}"
+        client,
+        "/admin/imports/stop",
+        session,
+        {"job": str(job_id)},
+        form=f"/admin/imports/{job_id}",
     )
     page = followed(client, result, session)
     assert flash_of(page) == "Stopped; the file is deleted."

@@ -1,7 +1,8 @@
 """Roles: an owner uses every admin page; an editor every page but the settings, the audit
-log and importing a list, which answer it a plain 403 page whatever the method, with a valid form token or not, and
-change nothing. The menu shows a role only what it may use. A role is read on every request,
-so a changed role applies from the next page; a host's hook tells its admin's role."""
+log and importing a list, which answer it a plain 403 page whatever the method, with a valid
+form token or not, and change nothing. The menu shows a role only what it may use. A role is
+read on every request, so a changed role applies from the next page; a host's hook tells its
+admin's role."""
 
 from __future__ import annotations
 

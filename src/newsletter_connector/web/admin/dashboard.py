@@ -14,7 +14,9 @@ from urllib.parse import urlsplit
 import falcon
 
 from ...errors import InvalidRequest
+from ...i18n import Languages, language_words
 from ...service.dashboard import DASHBOARD_RANGES, Dashboard
+from ...settings import Settings
 from ...storage.records import SubscriberDay
 from ..charts import daily_lines
 from ..params import decimal_integer, reject_unknown_params, single_param
@@ -58,7 +60,19 @@ class DashboardPage:
             today=board.now.date(),
             oldest_pending=_duration(board.oldest_pending_age),
             platform_host=urlsplit(board.connection.platform).netloc if board.connection else None,
+            languages=_languages(self.pages.service.settings),
         )
+
+
+def _languages(settings: Settings) -> dict[str, str]:
+    """The readers' language in words ("Spanish (es)"), and the others a browser may pick
+    when the site lets it ("" when it does not)."""
+    languages = Languages.of(settings)
+    others = [name for name in languages.installed if name != languages.language]
+    return {
+        "site": language_words(languages.language),
+        "others": " or ".join(map(language_words, others)) if languages.from_browser else "",
+    }
 
 
 def _days(req: falcon.Request) -> int:

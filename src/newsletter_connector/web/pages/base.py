@@ -10,6 +10,7 @@ from typing import Any
 
 import falcon
 
+from ...i18n import N_
 from ...service import NewsletterService
 from ...storage.records import SubscriberRecord, TokenKind
 from ..rate_limit import LimitedForm, PublicRateLimits
@@ -18,7 +19,7 @@ from .forms import FormData, read_form
 from .rendering import PageRenderer
 
 #: Shown above a form sent back without a valid token (expired page, cookies cleared).
-EXPIRED_NOTICE = (
+EXPIRED_NOTICE = N_(
     "For your safety this form has to be sent again. "
     "Please check it and press the button once more."
 )
@@ -103,10 +104,10 @@ class ReaderPages:
         except falcon.HTTPError as error:
             status = falcon.code_to_http_status(error.status_code)
             reason = {
-                411: "It was sent without saying how long it was.",
-                413: "It was longer than this form accepts.",
-                415: "It did not come from one of our forms.",
-            }.get(error.status_code, "It was not in a form we understand.")
+                411: N_("It was sent without saying how long it was."),
+                413: N_("It was longer than this form accepts."),
+                415: N_("It did not come from one of our forms."),
+            }.get(error.status_code, N_("It was not in a form we understand."))
             self.render(resp, "bad_form.html", status=status, reason=reason)
             return None
 

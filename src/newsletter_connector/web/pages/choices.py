@@ -1,21 +1,24 @@
 """Plain-language labels for the contact fields' values, in the order readers see them (a test
-checks these tables name every value of the service's)."""
+checks these tables name every value of the service's). Labels are marked for the catalogs and
+translated where they are shown; the values stay as the API gives them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...i18n import N_
+
 #: Cadence values with their labels ("off" reads as "Never").
 CADENCES: tuple[tuple[str, str], ...] = (
-    ("daily", "Daily"),
-    ("weekly", "Weekly"),
-    ("off", "Never"),
+    ("daily", N_("Daily")),
+    ("weekly", N_("Weekly")),
+    ("off", N_("Never")),
 )
 
 #: Signup asks only how often; the choice applies to every part of the newsletter.
 SIGNUP_FREQUENCIES: tuple[tuple[str, str], ...] = (
-    ("daily", "Daily (every morning)"),
-    ("weekly", "Weekly (once a week)"),
+    ("daily", N_("Daily (every morning)")),
+    ("weekly", N_("Weekly (once a week)")),
 )
 
 
@@ -37,40 +40,46 @@ class Topic:
 
 TOPICS: tuple[Topic, ...] = (
     Topic(
-        "briefings", "briefings", "News briefings", "The main stories of the day, in a few lines."
+        "briefings",
+        "briefings",
+        N_("News briefings"),
+        N_("The main stories of the day, in a few lines."),
     ),
-    Topic("puzzles", "puzzles", "Puzzles", "A puzzle, and the answer to the last one."),
+    Topic("puzzles", "puzzles", N_("Puzzles"), N_("A puzzle, and the answer to the last one.")),
     Topic(
-        "onThisDay", "on_this_day", "On this day", "What happened on this date in years gone by."
+        "onThisDay",
+        "on_this_day",
+        N_("On this day"),
+        N_("What happened on this date in years gone by."),
     ),
-    Topic("local", "local", "Local news", "News near your ZIP code."),
+    Topic("local", "local", N_("Local news"), N_("News near your ZIP code.")),
 )
 
 CATEGORIES: tuple[tuple[str, str], ...] = (
-    ("health", "Health"),
-    ("benefits", "Benefits and Social Security"),
-    ("money", "Money"),
-    ("housing", "Housing"),
-    ("caregiving", "Caregiving"),
-    ("technology", "Technology"),
-    ("travel", "Travel"),
-    ("food", "Food"),
+    ("health", N_("Health")),
+    ("benefits", N_("Benefits and Social Security")),
+    ("money", N_("Money")),
+    ("housing", N_("Housing")),
+    ("caregiving", N_("Caregiving")),
+    ("technology", N_("Technology")),
+    ("travel", N_("Travel")),
+    ("food", N_("Food")),
 )
 
 #: The empty value means "prefer not to say" (stored as null).
 AGE_RANGES: tuple[tuple[str, str], ...] = (
-    ("under_55", "Under 55"),
-    ("55_64", "55 to 64"),
-    ("65_74", "65 to 74"),
-    ("75_84", "75 to 84"),
-    ("85_plus", "85 or over"),
-    ("", "Prefer not to say"),
+    ("under_55", N_("Under 55")),
+    ("55_64", N_("55 to 64")),
+    ("65_74", N_("65 to 74")),
+    ("75_84", N_("75 to 84")),
+    ("85_plus", N_("85 or over")),
+    ("", N_("Prefer not to say")),
 )
 
 GENDERS: tuple[tuple[str, str], ...] = (
-    ("woman", "Woman"),
-    ("man", "Man"),
-    ("non_binary", "Non-binary"),
-    ("self_described", "I will describe myself"),
-    ("", "Prefer not to say"),
+    ("woman", N_("Woman")),
+    ("man", N_("Man")),
+    ("non_binary", N_("Non-binary")),
+    ("self_described", N_("I will describe myself")),
+    ("", N_("Prefer not to say")),
 )

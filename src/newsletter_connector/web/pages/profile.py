@@ -15,6 +15,7 @@ from typing import Any
 import falcon
 
 from ...errors import InvalidRequest, NotFound
+from ...i18n import N_
 from ...links import PROFILE_PATH
 from ...storage.records import SubscriberRecord
 from .base import ReaderPages, see_other
@@ -38,12 +39,17 @@ FIELD_MAP: dict[str, str] = {
 }
 
 STATUS_NOTES = {
-    "pending": "Your subscription is not confirmed yet: please click the link in the email we "
-    "sent you. You can choose your topics now all the same.",
-    "unsubscribed": "You are unsubscribed, so we do not send you the newsletter. "
-    "Your choices are kept.",
-    "bounced": "Our emails to your address could not be delivered, so we are not sending "
-    "you the newsletter at the moment.",
+    "pending": N_(
+        "Your subscription is not confirmed yet: please click the link in the email we "
+        "sent you. You can choose your topics now all the same."
+    ),
+    "unsubscribed": N_(
+        "You are unsubscribed, so we do not send you the newsletter. Your choices are kept."
+    ),
+    "bounced": N_(
+        "Our emails to your address could not be delivered, so we are not sending "
+        "you the newsletter at the moment."
+    ),
 }
 
 
