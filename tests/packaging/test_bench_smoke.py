@@ -100,6 +100,13 @@ def test_admin_bulk_job_bench_runs() -> None:
         result_line(output, name)
 
 
+def test_subscriber_import_bench_runs() -> None:
+    output = run_bench("bench.subscriber_import", "--rows", "1200", *db_args())
+    assert re.search(r"import 1,200 lines .* lines/s, 2,400 events; again", output), output
+    for name in ("import_lines_per_s", "import_repeat_lines_per_s", "import_peak_memory"):
+        result_line(output, name)
+
+
 @pytest.mark.skipif(
     pass_database_url() is None, reason="PostgreSQL only: the load runs under gunicorn on a server"
 )

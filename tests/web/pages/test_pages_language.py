@@ -102,6 +102,13 @@ def _pages(client: Any, service: Any) -> dict[str, Any]:
     pages["confirm-inactive"] = client.simulate_get(path_of(links["confirm_url"]))
     pages["profile-unsubscribed"] = client.simulate_get(path_of(links["profile_url"]))
     pages["not-found"] = client.simulate_get("/profile/" + "x" * 32)
+    pages["unknown-address"] = client.simulate_get("/no-such-page")
+    other = service.subscribers.subscribe({"email": "bea@example.org"}).record
+    pages["one-click"] = client.simulate_post(
+        path_of(service.subscribers.contact(other)["unsubscribe_url"]),
+        body="List-Unsubscribe=One-Click",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     return pages
 
 
@@ -109,7 +116,9 @@ def test_every_reader_page_in_spanish_says_so_and_leaves_no_english(spanish: Any
     client, service = spanish
     english = english_sentences()
     assert len(english) > 100  # the template holds the pages' sentences
-    for name, page in _pages(client, service).items():
+    pages = _pages(client, service)
+    assert pages["one-click"].status_code == 200 and pages["unknown-address"].status_code == 404
+    for name, page in pages.items():
         if page.status_code == 303:
             continue
         assert 'lang="es"' in page.text, name
