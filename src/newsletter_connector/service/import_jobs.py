@@ -12,23 +12,25 @@ SubscriberImportService`, exactly as the command line applies them.
 from __future__ import annotations
 
 import io
-import secrets
 import time
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, BinaryIO
 
 from ..errors import InvalidRequest, NotFound
-from ..storage.import_jobs import KEPT_REFUSALS, ImportJobProgress, ImportJobRecord
+from ..storage.import_jobs import (
+    KEPT_REFUSALS,
+    ImportJobProgress,
+    ImportJobRecord,
+    ImportJobRepository,
+)
+from ..storage.unit_of_work import UnitOfWork
 from .import_files import ImportSource
+from .job_slices import LEASE, SLICE_SECONDS, work_in_slice
 from .subscriber_import import ImportOptions, ImportPlan, LineOutcome, SubscriberImportService
 
 #: Bytes per stored part of an upload.
 PART_BYTES = 1 << 20
-#: How long a claimed job stays a runner's without a chunk committed.
-LEASE = timedelta(seconds=60)
-#: Seconds one :meth:`ImportJobService.work` call spends before the runner goes on delivering.
-SLICE_SECONDS = 20.0
 
 
 class _LeaseLost(Exception):
@@ -184,22 +186,7 @@ class ImportJobService:
         the next while time is left; how many lines were done. ``now`` is the runner's clock
         (unused: every chunk reads the service's own)."""
         del now
-        deadline = time.monotonic() + seconds
-        done = 0
-        while True:
-            lease = secrets.token_hex(16)
-            clock = self.context.clock()
-            with self.context.storage.transaction() as uow:
-                job = uow.import_jobs.claim(lease=lease, now=clock, until=clock + LEASE)
-            if job is None:
-                return done
-            try:
-                done += self._work_on(job, lease, deadline)
-            finally:
-                with self.context.storage.transaction() as uow:
-                    uow.import_jobs.release(job.id, lease=lease)
-            if time.monotonic() >= deadline:
-                return done
+        return work_in_slice(self.context, _import_jobs, self._work_on, seconds)
 
     def _work_on(self, job: ImportJobRecord, lease: str, deadline: float) -> int:
         try:
@@ -247,6 +234,10 @@ class ImportJobService:
         line 0, says why."""
         refusal = {"line": 0, "field": problem.field, "reason": problem.message}
         self._finish(job, lease, Counter(), [refusal])
+
+
+def _import_jobs(uow: UnitOfWork) -> ImportJobRepository:
+    return uow.import_jobs
 
 
 def _kept_refusals(kept: list[Any], outcomes: list[LineOutcome]) -> list[dict[str, Any]]:

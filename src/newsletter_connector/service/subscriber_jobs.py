@@ -11,24 +11,20 @@ stopped) cannot commit its chunk, so no act is applied twice and every count is 
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from ..errors import InvalidRequest, NotFound
-from ..storage.bulk_jobs import BulkJobProgress, BulkJobRecord, NewBulkJob
+from ..storage.bulk_jobs import BulkJobProgress, BulkJobRecord, BulkJobRepository, NewBulkJob
 from ..storage.subscriber_query import SubscriberFilter, SubscriberQuery
+from ..storage.unit_of_work import UnitOfWork
+from .job_slices import LEASE, SLICE_SECONDS, work_in_slice
 from .subscriber_bulk import BULK_ACTS, BulkResult, SubscriberBulkService
 from .subscriber_list import BUDGET
 
 #: Subscribers acted on per transaction (bench: admin_bulk_job).
 CHUNK = 100
-#: How long a claimed job stays a runner's without a chunk committed.
-LEASE = timedelta(seconds=60)
-#: Seconds one :meth:`SubscriberJobService.work` call spends on jobs before the runner goes on
-#: delivering (it resumes the job on its next loop).
-SLICE_SECONDS = 20.0
 
 
 class LeaseLost(Exception):
@@ -92,20 +88,7 @@ class SubscriberJobService:
         job while time is left; how many subscribers were done. ``now`` is the runner's clock
         (unused: every chunk reads the service's own)."""
         del now
-        deadline = time.monotonic() + seconds
-        done = 0
-        while True:
-            lease = secrets.token_hex(16)
-            clock = self.context.clock()
-            with self.context.storage.transaction() as uow:
-                job = uow.bulk_jobs.claim(lease=lease, now=clock, until=clock + LEASE)
-            if job is None:
-                return done
-            done += self._work_on(job, lease, deadline)
-            with self.context.storage.transaction() as uow:
-                uow.bulk_jobs.release(job.id, lease=lease)
-            if time.monotonic() >= deadline:
-                return done
+        return work_in_slice(self.context, _bulk_jobs, self._work_on, seconds)
 
     def _work_on(self, job: BulkJobRecord, lease: str, deadline: float) -> int:
         done = 0
@@ -141,6 +124,10 @@ class SubscriberJobService:
             if not uow.bulk_jobs.advance(job.id, progress, lease=lease, now=now, until=now + LEASE):
                 raise LeaseLost()
         return progress
+
+
+def _bulk_jobs(uow: UnitOfWork) -> BulkJobRepository:
+    return uow.bulk_jobs
 
 
 def _signup_position(
