@@ -6,8 +6,7 @@ finds no violation of any impact, the page never scrolls sideways, every touch t
 least 44 px and the text is the reader pages' size (:mod:`tests.support.screens`).
 
 Layout does not depend on the database, so the pages are served from a SQLite file of the
-module's own, filled with a record of every kind a page lists (long addresses included, and an
-upload waiting for its choices with a long column name), and
+module's own, filled with a record of every kind a page lists (long addresses included), and
 the module runs once per CI run, not once per database. With ``NEWSLETTER_WRITE_SCREENSHOTS=1``
 it saves ``docs/images/admin/phone-*.png``, ``subscribers-all.png`` and ``bulk-act.png`` for
 docs/admin.md. FAILS, never skips, when
@@ -16,7 +15,6 @@ Chromium is missing.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,14 +52,6 @@ WITH_QUERY = (
     "/admin/settings/api-keys/1/revoke",
     "/admin?days=90",
     f"{paths.SUBSCRIBER_JOBS}/1",
-    f"{paths.IMPORTS}/1",
-)
-#: An upload waiting for its choices (a Mailchimp export's columns, one name a long one).
-MAILCHIMP_EXPORT = (
-    b'"Email Address","First Name","Last Name",MEMBER_RATING,CONFIRM_TIME,'
-    b"SIGNUP_SOURCE_FROM_THE_SPRING_FAIR_SHEET\n"
-    + LONG_ADDRESS.encode()
-    + b',Margaret,Featherstonehaugh,4,"2021-09-14 16:05:10",booth\n'
 )
 #: Pages whose phone screenshot docs/admin.md shows.
 PHONE_SHOTS = {paths.HOME: "phone-dashboard", paths.SUBSCRIBERS: "phone-subscribers"}
@@ -96,15 +86,18 @@ def _fill(service: NewsletterService) -> None:
         expected=1,
         expected_exact=False,
     )
-    service.import_jobs.upload(
-        io.BytesIO(MAILCHIMP_EXPORT),
-        file_name="subscribed_members_export_b7e2c19a04_with_a_long_name.csv",
-        requested_by="ada",
-    )
 
 
 @pytest.fixture(scope="module")
 def site(filled: tuple[str, NewsletterService]) -> Iterator[str]:
+    with served_site(filled[0]) as base:
+        yield base
+
+
+@pytest.fixture
+def fresh_site(filled: tuple[str, NewsletterService]) -> Iterator[str]:
+    """The same pages served anew: after the walk of every page, the walk's site stops
+    answering the next tests' browsers (seen on a 2-core CI machine; not yet understood)."""
     with served_site(filled[0]) as base:
         yield base
 
@@ -140,7 +133,8 @@ def test_every_admin_page_at_390_and_1280_px(browser: Any, site: str) -> None:
     assert {paths.HOME, paths.SUBSCRIBERS, paths.API_KEYS, *WITH_QUERY} <= set(checked)
 
 
-def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, site: str) -> None:
+def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, fresh_site: str) -> None:
+    site = fresh_site
     with scriptless_tab(browser) as page:
         sign_in(page, site)
         page.goto(f"{site}{paths.SUBSCRIBERS}?status=pending")
@@ -152,7 +146,8 @@ def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, site: str) -> N
         screen_and_shot(browser, page, "bulk-act")
 
 
-def test_the_editors_refusal_page_at_390_and_1280_px(browser: Any, site: str) -> None:
+def test_the_editors_refusal_page_at_390_and_1280_px(browser: Any, fresh_site: str) -> None:
+    site = fresh_site
     with scriptless_tab(browser) as page:
         sign_in(page, site, username="eve")
         answer = page.goto(site + paths.API_KEYS)
