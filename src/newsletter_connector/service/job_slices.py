@@ -20,6 +20,7 @@ LEASE = timedelta(seconds=60)
 #: Seconds one slice spends on jobs before the runner goes on delivering.
 SLICE_SECONDS = 20.0
 
+
 class LeasedJob(Protocol):
     @property
     def id(self) -> int: ...
