@@ -32,7 +32,10 @@ class AdminUserRepository(Protocol):
         """Every user, oldest first."""
 
     def count(self, *, role: str | None = None) -> int:
-        """How many users exist (with ``role``: how many have it)."""
+        """How many users exist (with ``role``: how many have it, and in a write transaction
+        those users stay held until it ends, so a concurrent write transaction counting them
+        waits and then sees what this one left: two admins cannot each take away one of the
+        last two owners)."""
 
     def set_password_hash(self, username: str, password_hash: str) -> bool:
         """Replace the user's password hash; whether the user exists."""

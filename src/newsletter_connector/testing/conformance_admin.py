@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -65,6 +67,30 @@ class AdminConformance(NeedsStorage):
             assert uow.admin_users.get("bob").role == "owner"
             assert uow.admin_users.count(role="owner") == 2
             assert uow.admin_users.count() == 3
+
+    def test_counting_a_role_in_a_write_holds_its_users_until_it_ends(self, storage: Any) -> None:
+        """Two admins each demoting one of the last two owners at once: the second count waits
+        for the first transaction and then sees the one owner it left."""
+        with storage.transaction() as uow:
+            for name in ("ada", "bob"):
+                uow.admin_users.add(
+                    username=name, password_hash=HASHES[0], role="owner", created_at=T0
+                )
+        seen: list[int] = []
+
+        def second() -> None:
+            with storage.transaction() as uow:
+                seen.append(uow.admin_users.count(role="owner"))
+
+        other = threading.Thread(target=second)
+        with storage.transaction() as uow:
+            assert uow.admin_users.count(role="owner") == 2
+            other.start()
+            time.sleep(0.5)  # time for the other transaction to count, were it free to
+            assert seen == []
+            uow.admin_users.set_role("bob", "editor")
+        other.join(10)
+        assert seen == [1]
 
     def test_message_handling_marks_once_and_goes_with_the_message(self, storage: Any) -> None:
         later = T0 + timedelta(hours=1)

@@ -55,10 +55,12 @@ class SqlAdminUsers(SqlRepository):
         return [record_of(AdminUserRecord, row) for row in rows]
 
     def count(self, *, role: str | None = None) -> int:
-        query = select(func.count()).select_from(admin_users)
-        if role is not None:
-            query = query.where(admin_users.c.role == role)
-        return int(self.connection.scalar(query) or 0)
+        if role is None:
+            return int(self.connection.scalar(select(func.count()).select_from(admin_users)) or 0)
+        # Locked (PostgreSQL), so two admins each taking away one of the last two owners take
+        # turns and the second sees one owner left; SQLite's writers take turns anyway.
+        holders = select(admin_users.c.id).where(admin_users.c.role == role).with_for_update()
+        return len(self.connection.execute(holders).all())
 
     def set_password_hash(self, username: str, password_hash: str) -> bool:
         result = self.connection.execute(
