@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import NotFound
+from newsletter_connector.service.subscriber_export import CSV_COLUMNS
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.admin import flash_of, followed, get_page, queued_events, submit
 
@@ -156,6 +157,21 @@ def test_a_bulk_act_without_ticks_or_with_too_many_changes_nothing(
     assert message in unescape(result.text)
     assert _audit(service)[0][0] == "login"
     assert service.subscribers.get("ann@example.org").status == "bounced"
+
+
+def test_the_column_choices_say_in_words_what_each_column_holds(
+    client: Any, session: str, people: None
+) -> None:
+    """Each CSV column is offered by what it holds, with the heading the file gives it; the
+    cadence filter names "off" as staff do."""
+    text = unescape(get_page(client, "/admin/subscribers", session).text)
+    choices = re.findall(r'name="columns" value="([^"]+)" checked>([^<]+)</label>', text)
+    assert [column for column, _ in choices] == 2 * list(CSV_COLUMNS)  # ticked, all matching
+    words = dict(choices)
+    assert words["email"] == "Email address (email)"
+    assert words["prefs_email_on_this_day"] == "On this day: how often (prefs_email_on_this_day)"
+    assert words["created_at"] == "When they signed up (created_at)"
+    assert '<option value="off">Off</option>' in text
 
 
 def test_export_the_ticked_with_the_chosen_columns_whatever_their_status(

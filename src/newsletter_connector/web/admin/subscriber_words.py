@@ -10,10 +10,30 @@ from ...storage.records import SubscriberRecord
 from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
 from ..pages.profile import masked_phone
 
-_CADENCES = dict(CADENCES)
+#: The cadences as the admin pages name them: a reader's page asks "Never", staff read "Off".
+ADMIN_CADENCES: dict[str, str] = {**dict(CADENCES), "off": "Off"}
 _CATEGORIES = dict(CATEGORIES)
 _AGE_RANGES = dict(AGE_RANGES)
 _GENDERS = dict(GENDERS)
+#: What each column of the subscribers' CSV file holds, in words (the export's column choices).
+CSV_COLUMN_WORDS: dict[str, str] = {
+    "email": "Email address",
+    "first_name": "First name",
+    "last_name": "Last name",
+    "zip": "ZIP code",
+    "phone": "Phone number",
+    "status": "Status",
+    "age_range": "Age range",
+    "gender": "Gender",
+    "gender_self": "Gender in their own words",
+    "categories": "Topics",
+    **{f"prefs_email_{topic.attr}": f"{topic.label}: how often" for topic in TOPICS},
+    "prefs_sms_enabled": "Text messages",
+    "profile_completed_at": "When they completed their profile",
+    "created_at": "When they signed up",
+    "confirmed_at": "When they confirmed",
+    "unsubscribed_at": "When they unsubscribed",
+}
 #: Shown for a field the reader left empty.
 NOT_GIVEN = "not given"
 
@@ -59,10 +79,7 @@ def details(record: SubscriberRecord) -> list[tuple[str, str]]:
     pairs = [
         ("Name", name or NOT_GIVEN),
         ("ZIP code", record.zip or NOT_GIVEN),
-        *(
-            (topic.label, _CADENCES[getattr(record.prefs, topic.attr)].replace("Never", "Off"))
-            for topic in TOPICS
-        ),
+        *((topic.label, ADMIN_CADENCES[getattr(record.prefs, topic.attr)]) for topic in TOPICS),
         (
             "Topics",
             ", ".join(_CATEGORIES.get(c, c) for c in record.categories) or "every topic",

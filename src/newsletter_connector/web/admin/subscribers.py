@@ -21,7 +21,7 @@ from ...service.events import subscriber_key
 from ...service.subscriber_export import CSV_COLUMNS, confirmed_csv
 from ...service.subscriber_list import ListPage, MatchCount
 from ...storage.records import SubscriberRecord
-from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, TOPICS
+from ..pages.choices import AGE_RANGES, CATEGORIES, TOPICS
 from .act import ActCall, Done
 from .base import AdminPages
 from .gate import signed_in
@@ -39,6 +39,7 @@ from .paths import (
 )
 from .roles import may_use
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request
+from .subscriber_words import ADMIN_CADENCES, CSV_COLUMN_WORDS
 
 #: Subscribers listed per page of search results.
 PAGE_SIZE = 50
@@ -105,7 +106,7 @@ class SubscribersPage:
             export_matching_url=self.pages.url(SUBSCRIBERS_EXPORT_MATCHING),
             imports_url=self.pages.url(IMPORTS) if may_use(admin.role, IMPORTS) else None,
             filter_query=req.query_string[:2000],
-            csv_columns=CSV_COLUMNS,
+            csv_columns=[(column, CSV_COLUMN_WORDS[column]) for column in CSV_COLUMNS],
             export_url=self.pages.url(SUBSCRIBERS_EXPORT),
         )
 
@@ -120,7 +121,7 @@ FILTER_CHOICES = {
     "category": [("", "Any topic"), *CATEGORIES],
     "cadence": [
         ("", "Any"),
-        *((value, label.replace("Never", "Off")) for value, label in CADENCES),
+        *ADMIN_CADENCES.items(),
     ],
     "sms": [("", "Either"), ("yes", "Yes"), ("no", "No")],
     "age": [("", "Any age"), *((v, label) for v, label in AGE_RANGES if v)],
