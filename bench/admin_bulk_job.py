@@ -46,10 +46,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--count", type=int, default=1_000_000)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--act", choices=("unsubscribe", "bounce", "erase"), default="unsubscribe")
+    parser.add_argument(
+        "--baseline-rows",
+        type=int,
+        default=BASELINE_ROWS,
+        help="later signups the ticked rows' path acts on (default: %(default)s)",
+    )
     parser.add_argument("--database-url", help="PostgreSQL server URL (default: SQLite)")
     args = parser.parse_args(argv)
-    if args.rows + BASELINE_ROWS > args.count:
-        parser.error("--count must exceed --rows by at least 5,000")
+    if args.rows + args.baseline_rows > args.count:
+        parser.error("--count must exceed --rows by at least --baseline-rows")
     backend = "postgresql" if args.database_url else "sqlite"
     with database(args.database_url) as url:
         storage = BuiltinSqlStorage(make_engine(url))
@@ -62,7 +68,9 @@ def main(argv: list[str] | None = None) -> None:
         service = NewsletterService.build(settings, storage=storage)
 
         # The baseline: the ticked rows' path, a page of addresses at a time.
-        later = [f"reader{i:07d}@example.org" for i in range(args.rows, args.rows + BASELINE_ROWS)]
+        later = [
+            f"reader{i:07d}@example.org" for i in range(args.rows, args.rows + args.baseline_rows)
+        ]
         began = time.perf_counter()
         for start in range(0, len(later), MAX_ADDRESSES):
             service.subscriber_bulk.apply(args.act, later[start : start + MAX_ADDRESSES])
