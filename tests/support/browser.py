@@ -8,6 +8,7 @@ FAILS, never skips, when Chromium is missing: install it with ``apt-get install 
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,7 +90,9 @@ def own_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, An
 def served_site(database_url: str, **env: str) -> Iterator[str]:
     """The app under gunicorn (2 workers) on ``database_url``, with ``env`` added to its
     environment; its base URL. ``base_url`` defaults to the bound (http) address, which the
-    development setting allows, so the browser can follow the pages' links."""
+    development setting allows, so the browser can follow the pages' links. Its log goes to
+    a file: a walk of many pages logs more than a pipe holds, and a full pipe stops the
+    workers mid-request."""
     environment = {
         "NEWSLETTER_CONFIG": "",
         "NEWSLETTER_BASE_URL": "",
@@ -100,7 +103,15 @@ def served_site(database_url: str, **env: str) -> Iterator[str]:
         "NEWSLETTER_SITE_NAME": SITE_NAME,
         **env,
     }
-    with running(["serve", "--workers", "2"], env=environment, probe_path="/signup") as (base, _):
+    with (
+        tempfile.TemporaryDirectory() as logs,
+        running(
+            ["serve", "--workers", "2"],
+            env=environment,
+            probe_path="/signup",
+            log_path=Path(logs) / "serve.log",
+        ) as (base, _),
+    ):
         yield base
 
 

@@ -74,23 +74,42 @@ def serving(
 
 @contextmanager
 def serving_to_file(
-    command: Sequence[str], *, probe_url: str, env: dict[str, str], log_path: Path
+    command: Sequence[str],
+    *,
+    probe_url: str,
+    env: dict[str, str],
+    log_path: Path,
+    cwd: Path | None = None,
 ) -> Iterator[subprocess.Popen[str]]:
     """:func:`serving` with the output in ``log_path`` rather than a pipe, for a server that
     logs more than a pipe holds (an access-log line per request would fill it and block the
     server)."""
-    with log_path.open("w") as log, started(command, env=env, output=log) as process:
+    with log_path.open("w") as log, started(command, env=env, cwd=cwd, output=log) as process:
         wait_until_listening(probe_url, process)
         yield process
 
 
 @contextmanager
 def running(
-    args: Sequence[str], *, env: dict[str, str], cwd: Path | None = None, probe_path: str = "/"
+    args: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    probe_path: str = "/",
+    log_path: Path | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """Run ``python -m newsletter_connector ARGS --bind 127.0.0.1:<port>``; yield base URL."""
+    """Run ``python -m newsletter_connector ARGS --bind 127.0.0.1:<port>``; yield base URL.
+    Its output is read from ``process.stdout``, or goes to ``log_path`` when the server will
+    log more than a pipe holds (:func:`serving_to_file`)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "newsletter_connector", *args, "--bind", f"127.0.0.1:{port}"]
-    with serving(command, probe_url=base + probe_path, env=env, cwd=cwd) as process:
-        yield base, process
+    probe_url = base + probe_path
+    if log_path is None:
+        with serving(command, probe_url=probe_url, env=env, cwd=cwd) as process:
+            yield base, process
+    else:
+        with serving_to_file(
+            command, probe_url=probe_url, env=env, log_path=log_path, cwd=cwd
+        ) as process:
+            yield base, process

@@ -94,14 +94,6 @@ def site(filled: tuple[str, NewsletterService]) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def fresh_site(filled: tuple[str, NewsletterService]) -> Iterator[str]:
-    """The same pages served anew: after the walk of every page, the walk's site stops
-    answering the next tests' browsers (seen on a 2-core CI machine; not yet understood)."""
-    with served_site(filled[0]) as base:
-        yield base
-
-
 def _pages() -> list[str]:
     """Every admin address an owner may GET, then those reached with a query."""
     addresses = sorted(
@@ -133,8 +125,7 @@ def test_every_admin_page_at_390_and_1280_px(browser: Any, site: str) -> None:
     assert {paths.HOME, paths.SUBSCRIBERS, paths.API_KEYS, *WITH_QUERY} <= set(checked)
 
 
-def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, fresh_site: str) -> None:
-    site = fresh_site
+def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, site: str) -> None:
     with scriptless_tab(browser) as page:
         sign_in(page, site)
         page.goto(f"{site}{paths.SUBSCRIBERS}?status=pending")
@@ -146,8 +137,7 @@ def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, fresh_site: str
         screen_and_shot(browser, page, "bulk-act")
 
 
-def test_the_editors_refusal_page_at_390_and_1280_px(browser: Any, fresh_site: str) -> None:
-    site = fresh_site
+def test_the_editors_refusal_page_at_390_and_1280_px(browser: Any, site: str) -> None:
     with scriptless_tab(browser) as page:
         sign_in(page, site, username="eve")
         answer = page.goto(site + paths.API_KEYS)
