@@ -105,11 +105,10 @@ def running(
     base = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "newsletter_connector", *args, "--bind", f"127.0.0.1:{port}"]
     probe_url = base + probe_path
-    if log_path is None:
-        with serving(command, probe_url=probe_url, env=env, cwd=cwd) as process:
-            yield base, process
-    else:
-        with serving_to_file(
-            command, probe_url=probe_url, env=env, log_path=log_path, cwd=cwd
-        ) as process:
-            yield base, process
+    server = (
+        serving(command, probe_url=probe_url, env=env, cwd=cwd)
+        if log_path is None
+        else serving_to_file(command, probe_url=probe_url, env=env, log_path=log_path, cwd=cwd)
+    )
+    with server as process:
+        yield base, process
