@@ -24,6 +24,7 @@ import pytest
 
 from newsletter_connector.descriptors import EDITOR
 from newsletter_connector.service import NewsletterService
+from newsletter_connector.service.subscriber_export import CSV_COLUMNS
 from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
@@ -135,6 +136,30 @@ def test_an_act_on_all_matching_at_390_and_1280_px(browser: Any, site: str) -> N
         page.get_by_role("button", name="Unsubscribe them").click()
         assert page.locator("h1").inner_text() == "Unsubscribing 1 subscriber"
         screen_and_shot(browser, page, "bulk-act")
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_csv_column_choices_open_with_each_box_beside_its_words(
+    browser: Any, site: str, width: int
+) -> None:
+    """Opened with the keyboard, each column's tick box keeps its size and sits just before its
+    words (a grid's full-width inputs must not stretch it away from them)."""
+    with scriptless_tab(browser) as page:
+        page.set_viewport_size({"width": width, "height": 900})
+        sign_in(page, site)
+        page.goto(site + paths.SUBSCRIBERS)
+        page.get_by_text("Columns of the CSV file").first.focus()
+        page.keyboard.press("Enter")
+        choices = page.locator("details[open] label:has(> input[name='columns'])")
+        assert choices.count() == len(CSV_COLUMNS)
+        for n in range(choices.count()):
+            label = choices.nth(n)
+            box = label.locator("input").bounding_box()
+            whole = label.bounding_box()
+            assert box and whole, n
+            assert box["width"] == pytest.approx(box["height"], abs=1), label.inner_text()
+            assert box["x"] - whole["x"] < 2, label.inner_text()  # the box leads its words
+        check_screens(browser, page, f"{paths.SUBSCRIBERS} with the CSV columns open")
 
 
 def test_the_editors_refusal_page_at_390_and_1280_px(browser: Any, site: str) -> None:
