@@ -8,6 +8,7 @@ with the same stylesheet, in a script-enabled context of that width.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 #: The widths every admin page is checked at: a phone (390 px) and a desktop (1280 px).
@@ -92,3 +93,24 @@ def check_screens(browser: Any, page: Any, name: str) -> None:
         finally:
             context.close()
     assert not faults, f"{name}: " + "; ".join(faults)
+
+
+def write_screenshot(page: Any, path: Path, *, clip: dict[str, float] | None = None) -> None:
+    """Save ``page`` whole (or ``clip`` of it) to ``path`` for the docs, with every frame in it
+    painted: Chromium paints a frame only once it has been on screen, and a full-page capture
+    does not scroll, so a frame below the fold came out blank. The viewport is made as tall as
+    the page while the picture is taken, then put back."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frames = page.locator("iframe").all()
+    if not frames:
+        page.screenshot(path=str(path), full_page=True, clip=clip)
+        return
+    size = page.viewport_size
+    height = page.evaluate("document.documentElement.scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": height})
+    try:
+        for frame in frames:
+            frame.content_frame.locator("body").wait_for()
+        page.screenshot(path=str(path), full_page=True, clip=clip)
+    finally:
+        page.set_viewport_size(size)

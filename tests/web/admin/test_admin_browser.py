@@ -19,7 +19,7 @@ import pytest
 from tests.support.admin import PASSWORD
 from tests.support.browser import scriptless_tab, served_site
 from tests.support.paths import ROOT
-from tests.support.screens import check_screens
+from tests.support.screens import check_screens, write_screenshot
 
 pytestmark = pytest.mark.system
 
@@ -37,8 +37,7 @@ def _audit(browser: Any, page: Any, name: str, *, screenshot: bool = True) -> No
     screenshot for the docs when ``screenshot`` and the variable ask for it."""
     check_screens(browser, page, name)
     if screenshot and os.environ.get("NEWSLETTER_WRITE_SCREENSHOTS") == "1":
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        write_screenshot(page, SCREENSHOTS / f"{name}.png")
 
 
 def test_sign_in_issue_a_key_once_and_revoke_it(

@@ -24,6 +24,7 @@ import pytest
 from tests.support import browser as browser_support
 from tests.support.admin import PASSWORD
 from tests.support.browser import scriptless_tab, sign_in
+from tests.support.screens import write_screenshot
 from tests.web.admin import test_admin_browser as admin_browser
 
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
@@ -88,10 +89,9 @@ def _screenshot_above(page: Any, name: str, heading: str) -> None:
     top = page.get_by_role("heading", name=heading).evaluate(
         "(element) => element.getBoundingClientRect().top + window.scrollY"
     )
-    admin_browser.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     width = page.viewport_size["width"]
     clip = {"x": 0, "y": 0, "width": width, "height": top - 8}
-    page.screenshot(path=str(admin_browser.SCREENSHOTS / f"{name}.png"), full_page=True, clip=clip)
+    write_screenshot(page, admin_browser.SCREENSHOTS / f"{name}.png", clip=clip)
 
 
 def _reload(page: Any) -> None:

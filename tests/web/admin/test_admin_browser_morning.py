@@ -21,7 +21,7 @@ from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support import browser as browser_support
 from tests.support.admin import PASSWORD
 from tests.support.browser import SITE_SECRET, scriptless_tab, sign_in
-from tests.support.screens import check_screens
+from tests.support.screens import check_screens, write_screenshot
 from tests.web.admin.test_admin_browser import SCREENSHOTS
 
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
@@ -69,8 +69,7 @@ def _check(browser: Any, page: Any, name: str, width: int) -> None:
     if width == 390:
         check_screens(browser, page, name)
     elif name in DOC_SHOTS and os.environ.get("NEWSLETTER_WRITE_SCREENSHOTS") == "1":
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        write_screenshot(page, SCREENSHOTS / f"{name}.png")
 
 
 @pytest.mark.parametrize("width", [390, 1280])

@@ -31,7 +31,7 @@ from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from newsletter_connector.web.admin import paths
 from tests.support.admin import PASSWORD
 from tests.support.browser import private_service, scriptless_tab, served_site, sign_in
-from tests.support.screens import check_screens
+from tests.support.screens import check_screens, write_screenshot
 from tests.web.admin.test_admin_browser import SCREENSHOTS
 from tests.web.admin.test_admin_browser import _audit as screen_and_shot
 from tests.web.admin.test_admin_browser_twins import _failed_batches
@@ -177,7 +177,6 @@ def _phone_screenshot(browser: Any, page: Any, path: Path) -> None:
         context.add_cookies(page.context.cookies())
         phone = context.new_page()
         phone.goto(page.url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        phone.screenshot(path=str(path), full_page=True)
+        write_screenshot(phone, path)
     finally:
         context.close()

@@ -22,6 +22,7 @@ import pytest
 from tests.support.browser import SITE_NAME, VIEWPORT, served_site
 from tests.support.pages_helpers import path_of
 from tests.support.paths import ROOT
+from tests.support.screens import write_screenshot
 
 pytestmark = pytest.mark.system
 
@@ -67,8 +68,7 @@ class Reader:
             if v["impact"] in ("serious", "critical")
         ]
         assert not serious, f"{name}: " + "; ".join(serious)
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        write_screenshot(self.page, SCREENSHOTS / f"{name}.png")
 
     def heading(self) -> str:
         return str(self.page.locator("h1").inner_text())

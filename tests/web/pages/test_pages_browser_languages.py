@@ -16,6 +16,7 @@ import pytest
 from tests.support.browser import private_service, served_site
 from tests.support.pages_helpers import path_of
 from tests.support.paths import ROOT
+from tests.support.screens import write_screenshot
 
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
@@ -68,8 +69,7 @@ def test_every_reader_page_in_both_languages_at_both_widths(
     def check(name: str) -> None:
         _audit(audit, page, name, width, language)
         if language == "es" and width == 1280:
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOTS / f"es-{name}.png"), full_page=True)
+            write_screenshot(page, SCREENSHOTS / f"es-{name}.png")
 
     try:
         email = f"lector{width}-{language}@example.org"
