@@ -77,20 +77,23 @@ def test_sigkill_mid_job_then_restart_acts_on_each_match_once(
     seed = random.randrange(2**32)
     rng = random.Random(seed)
     killed_unfinished = 0
+    runners: list[subprocess.Popen[bytes]] = []
     with (tmp_path / "runner.log").open("w") as log:
-        for _kill in range(KILLS):
-            before = _done(service, job.id)
-            runner = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
-            deadline = time.monotonic() + 60
-            while _done(service, job.id) == before and time.monotonic() < deadline:
-                time.sleep(0.01)
-            time.sleep(rng.uniform(0, 0.2))
-            runner.send_signal(signal.SIGKILL)
-            assert runner.wait(10) == -signal.SIGKILL
-            killed_unfinished += service.subscriber_jobs.get(job.id).finished_at is None
-            _end_the_lease(service, job.id)
-        last = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
         try:
+            for _kill in range(KILLS):
+                before = _done(service, job.id)
+                runner = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
+                runners.append(runner)
+                deadline = time.monotonic() + 60
+                while _done(service, job.id) == before and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                time.sleep(rng.uniform(0, 0.2))
+                runner.send_signal(signal.SIGKILL)
+                assert runner.wait(10) == -signal.SIGKILL
+                killed_unfinished += service.subscriber_jobs.get(job.id).finished_at is None
+                _end_the_lease(service, job.id)
+            last = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
+            runners.append(last)
             deadline = time.monotonic() + 180
             while service.subscriber_jobs.get(job.id).finished_at is None:
                 assert time.monotonic() < deadline, f"the job did not finish (seed {seed})"
@@ -98,8 +101,11 @@ def test_sigkill_mid_job_then_restart_acts_on_each_match_once(
             last.send_signal(signal.SIGTERM)
             assert last.wait(60) == 0
         finally:
-            if last.poll() is None:
-                last.kill()
+            # a failed check must not leave a runner polling on after the test
+            for process in runners:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait(10)
     assert killed_unfinished >= 1, f"every kill came after the job ended (seed {seed})"
     done = service.subscriber_jobs.get(job.id)
     assert (done.changed, done.unchanged, done.missing) == (MATCHING, 0, 0), seed

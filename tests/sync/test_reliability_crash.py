@@ -108,9 +108,11 @@ def crash_and_recover(
     rng = random.Random(seed)
     log = (tmp_path / "runner.log").open("w")
     killed_mid_request = 0
+    runners: list[subprocess.Popen[bytes]] = []
     try:
         for kill in range(kills):
             runner = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
+            runners.append(runner)
             if kill == 1:
                 # at any moment of start-up or its first claim, before it sends anything
                 time.sleep(rng.uniform(0, 1.0))
@@ -136,18 +138,20 @@ def crash_and_recover(
             receiver.release.set()
         assert undelivered(service) > 0, f"all delivered before the last kill (seed {seed})"
         last = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=log)
-        try:
-            brought_forward = drain(service)
-            assert undelivered(service) == 0, (
-                f"not everything was delivered (seed {seed}); the runners said:\n"
-                + unusual_lines(tmp_path / "runner.log")
-            )
-            last.send_signal(signal.SIGTERM)
-            assert last.wait(30) == 0
-        finally:
-            if last.poll() is None:
-                last.kill()
+        runners.append(last)
+        brought_forward = drain(service)
+        assert undelivered(service) == 0, (
+            f"not everything was delivered (seed {seed}); the runners said:\n"
+            + unusual_lines(tmp_path / "runner.log")
+        )
+        last.send_signal(signal.SIGTERM)
+        assert last.wait(30) == 0
     finally:
+        # a failed check must not leave a runner polling on after the test
+        for process in runners:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
         log.close()
     resends = assert_every_event_once_or_resent_whole([r.body for r in receiver.received], ids)
     print(
