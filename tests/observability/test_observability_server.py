@@ -329,7 +329,7 @@ def test_standalone_example_sums_metrics_over_its_workers_and_logs_json(
     ) as process:
         assert wait_until(lambda: len(child_pids(process.pid)) == 2)  # the second may still boot
         (directory,) = tmp_path.glob("newsletter-metrics-*")
-        with httpx.Client(timeout=30) as client:  # a loaded CI machine answers slowly
+        with httpx.Client(timeout=90) as client:  # a loaded CI machine answers slowly
             sent = healthz_until_both_workers_count(client, base, directory, 20)
             scrapes = [
                 client.get(base + "/metrics", headers={"Authorization": f"Bearer {token}"}).text

@@ -16,7 +16,7 @@ import httpx
 from tests.support.waiting import free_port
 
 
-def wait_until_listening(url: str, process: subprocess.Popen[str], timeout: float = 30.0) -> None:
+def wait_until_listening(url: str, process: subprocess.Popen[str], timeout: float = 90.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
