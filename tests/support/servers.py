@@ -112,3 +112,12 @@ def running(
     )
     with server as process:
         yield base, process
+
+
+def kill_survivors(processes: Sequence[subprocess.Popen[bytes]]) -> None:
+    """SIGKILL and reap each of ``processes`` still running: a test that fails part way must
+    not leave one polling on after it."""
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)

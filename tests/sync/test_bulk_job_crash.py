@@ -22,6 +22,7 @@ from sqlalchemy import update
 from newsletter_connector.plugins.sql_store.tables import bulk_jobs
 from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
+from tests.support.servers import kill_survivors
 
 pytestmark = pytest.mark.system
 
@@ -101,11 +102,7 @@ def test_sigkill_mid_job_then_restart_acts_on_each_match_once(
             last.send_signal(signal.SIGTERM)
             assert last.wait(60) == 0
         finally:
-            # a failed check must not leave a runner polling on after the test
-            for process in runners:
-                if process.poll() is None:
-                    process.kill()
-                    process.wait(10)
+            kill_survivors(runners)
     assert killed_unfinished >= 1, f"every kill came after the job ended (seed {seed})"
     done = service.subscriber_jobs.get(job.id)
     assert (done.changed, done.unchanged, done.missing) == (MATCHING, 0, 0), seed

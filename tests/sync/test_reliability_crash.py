@@ -31,6 +31,7 @@ import pytest
 from newsletter_connector.service.events import queue_event
 from tests.support import sync_payloads as p
 from tests.support.delivery_checks import assert_every_event_once_or_resent_whole
+from tests.support.servers import kill_survivors
 from tests.support.tls_receiver import TlsReceiver
 
 pytestmark = pytest.mark.system
@@ -147,11 +148,7 @@ def crash_and_recover(
         last.send_signal(signal.SIGTERM)
         assert last.wait(30) == 0
     finally:
-        # a failed check must not leave a runner polling on after the test
-        for process in runners:
-            if process.poll() is None:
-                process.kill()
-                process.wait(10)
+        kill_survivors(runners)
         log.close()
     resends = assert_every_event_once_or_resent_whole([r.body for r in receiver.received], ids)
     print(
