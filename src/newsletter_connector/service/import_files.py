@@ -1,6 +1,7 @@
 """Reading a subscriber file as it comes (docs/importing.md, "Files as they come"): UTF-8 with
-or without a byte-order mark, Latin-1 detected or any encoding named, comma, semicolon or tab
-between fields, quoted fields holding newlines, blank lines, or one address per line.
+or without a byte-order mark, UTF-16 with one, Latin-1 detected, or Windows-1252 named (no
+other encoding is read), comma, semicolon or tab between fields, quoted fields holding
+newlines, blank lines, or one address per line.
 
 A file is read twice, in constant memory: :func:`inspect` streams it once to check its size and
 its encoding (before anything is stored) and to read its first line, then :func:`records` streams
@@ -14,7 +15,6 @@ import codecs
 import csv
 import io
 import os
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.header import decode_header, make_header
@@ -26,15 +26,20 @@ from ..errors import InvalidRequest
 BLOCK = 1 << 20
 #: The delimiters a file may use, in the order a tie is settled.
 DELIMITERS = (",", ";", "\t")
-_ENCODING_WORDS = {
-    "utf-8-sig": "UTF-8 with a byte-order mark",
+#: The only encodings a file is read in, by the name this module gives each, in words.
+ENCODING_WORDS = {
     "utf-8": "UTF-8",
+    "utf-8-sig": "UTF-8 with a byte-order mark",
+    "utf-16": "UTF-16 with a byte-order mark",
     "latin-1": "Latin-1",
+    "cp1252": "Windows-1252",
 }
-#: ``Name <address>`` or a bare address: a line of a plain list (Mailman's ``members``).
-_LISTED_ADDRESS = re.compile(
-    r"^\s*(?:(?P<name>[^<>]*?)\s*<(?P<angled>[^<>\s]+)>|(?P<bare>\S+@\S+))\s*$"
-)
+#: Every spelling Python's codec registry gives one of :data:`ENCODING_WORDS` (``latin1``,
+#: ``ISO-8859-1``, ``windows-1252``, ``UTF16``...), by the registry's name for it.
+_CLOSED_CODECS = {codecs.lookup(name).name: name for name in ENCODING_WORDS}
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+#: A display name longer than a mail header line is shown as it is, not decoded.
+_MAX_ENCODED_NAME = 998
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class FileShape:
     @property
     def encoding_label(self) -> str:
         """The encoding in words, as a report shows it."""
-        label = _ENCODING_WORDS.get(self.encoding, self.encoding)
+        label = ENCODING_WORDS.get(self.encoding, self.encoding)
         return f"{label} (detected)" if self.encoding_detected else label
 
     @property
@@ -107,18 +112,27 @@ def inspect(
     delimiter: str | None = None,
 ) -> FileShape:
     """Read ``source`` once: refuse it (:class:`InvalidRequest` naming ``file``) when it holds
-    more than ``max_bytes`` bytes, holds nothing, or does not decode in ``encoding`` (naming
-    ``encoding``; without one, UTF-8 is tried and Latin-1 taken when it fails), and find its
-    delimiter (``delimiter`` when given) from its first non-blank line."""
-    codec = _named_codec(encoding) if encoding else None
+    more than ``max_bytes`` bytes or nothing, and (naming ``encoding``) when ``encoding`` is
+    not one of :data:`ENCODING_WORDS`, when UTF-16 text has no byte-order mark, or when the
+    file does not decode. Without ``encoding``, a UTF-16 byte-order mark means UTF-16, else
+    UTF-8 is tried and Latin-1 taken when it fails. The delimiter (``delimiter`` when given)
+    is found from the first non-blank line."""
+    codec = closed_codec(encoding) if encoding else None
+    if delimiter is not None and delimiter not in DELIMITERS:
+        raise InvalidRequest("delimiter must be a comma, a semicolon or a tab", field="delimiter")
     size = lines = 0
     ends_line = True
     utf8 = codecs.getincrementaldecoder("utf-8")()
-    named = codecs.getincrementaldecoder(codec)() if codec else None
+    named: codecs.IncrementalDecoder | None = None
     is_utf8 = True
     head = b""
     with source.open() as stream:
         while block := stream.read(BLOCK):
+            if size == 0:
+                codec = codec or ("utf-16" if block.startswith(_UTF16_BOMS) else None)
+                if codec == "utf-16" and not block.startswith(_UTF16_BOMS):
+                    raise _no_bom()
+                named = codecs.getincrementaldecoder(codec)() if codec else None
             size += len(block)
             if size > max_bytes:
                 raise InvalidRequest(
@@ -126,17 +140,23 @@ def inspect(
                     "(setting import_max_bytes); nothing was imported",
                     field="file",
                 )
-            lines += block.count(b"\n")
-            ends_line = block.endswith(b"\n")
             if len(head) < BLOCK:
                 head += block[: BLOCK - len(head)]
             if named is not None:
-                _decode(named, block, codec or "", size - len(block))
-            elif is_utf8:
-                try:
-                    utf8.decode(block)
-                except UnicodeDecodeError:
-                    is_utf8 = False
+                text = _decode(named, block, codec or "", size - len(block))
+            else:
+                text = ""
+                if is_utf8:
+                    try:
+                        utf8.decode(block)
+                    except UnicodeDecodeError:
+                        is_utf8 = False
+            if codec == "utf-16":  # a newline is two bytes, and 0x0A may be half of another
+                lines += text.count("\n")
+                ends_line = text.endswith("\n") if text else ends_line
+            else:
+                lines += block.count(b"\n")
+                ends_line = block.endswith(b"\n")
         if named is not None:
             _decode(named, b"", codec or "", size, final=True)
         elif is_utf8:
@@ -148,15 +168,13 @@ def inspect(
         raise InvalidRequest("the file is empty; nothing was imported", field="file")
     if not ends_line:
         lines += 1
-    detected = codec is None
+    detected = encoding is None
     if codec is None:
         if not is_utf8:
             codec = "latin-1"
         else:
             codec = "utf-8-sig" if head.startswith(codecs.BOM_UTF8) else "utf-8"
     first = _first_line(head.decode(codec, errors="replace"))
-    if delimiter is not None and delimiter not in DELIMITERS:
-        raise InvalidRequest("delimiter must be a comma, a semicolon or a tab", field="delimiter")
     found = delimiter or _delimiter_of(first)
     fields = tuple(_fields_of(first, found))
     return FileShape(
@@ -168,6 +186,24 @@ def inspect(
         first_fields=fields,
         first_line=first,
     )
+
+
+def closed_codec(encoding: str) -> str:
+    """The name :data:`ENCODING_WORDS` gives ``encoding`` (any spelling Python knows of one
+    of them); :class:`InvalidRequest` naming ``encoding`` for any other name, a codec that
+    is not a text encoding (``hex``, ``rot13``) included."""
+    try:
+        found = _CLOSED_CODECS.get(codecs.lookup(encoding).name)
+    except (LookupError, TypeError, ValueError):
+        found = None
+    if found is None:
+        raise InvalidRequest(
+            f"an import is not read in the encoding {encoding[:40]!r}; name UTF-8, UTF-16 "
+            "(with a byte-order mark), Latin-1 or Windows-1252, or leave it out to detect "
+            "UTF-8, UTF-16 or Latin-1",
+            field="encoding",
+        )
+    return found
 
 
 def records(source: ImportSource, shape: FileShape) -> Iterator[Record | Malformed]:
@@ -203,19 +239,28 @@ def is_listed_line(line: str) -> bool:
 
 def listed_address(line: str) -> tuple[str, str | None] | None:
     """``(address, name or None)`` of a plain list's line (``Name <address>`` or a bare
-    address), or ``None`` when the line is neither."""
-    match = _LISTED_ADDRESS.match(line)
-    if match is None:
-        return None
-    if match["bare"] is not None:
-        return match["bare"], None
-    return match["angled"], (_display_name(match["name"]) or None)
+    address), or ``None`` when the line is neither. Each character is looked at a bounded
+    number of times: the time is linear in the line, whatever it holds."""
+    text = line.strip()
+    if text.endswith(">"):
+        opens = text.rfind("<")
+        name, angled = text[: max(opens, 0)], text[opens + 1 : -1]
+        well_formed = opens >= 0 and angled and ">" not in angled and not _has_space(angled)
+        if well_formed and "<" not in name and ">" not in name:
+            return angled, (_display_name(name) or None)
+    if "@" in text[1:-1] and not _has_space(text):
+        return text, None
+    return None
+
+
+def _has_space(text: str) -> bool:
+    return any(char.isspace() for char in text)
 
 
 def _display_name(text: str) -> str:
     """A display name as Mailman prints it: quotes taken off, encoded words decoded."""
     text = text.strip().strip('"').strip()
-    if "=?" not in text:
+    if "=?" not in text or len(text) > _MAX_ENCODED_NAME:
         return text
     try:
         return str(make_header(decode_header(text)))
@@ -229,13 +274,12 @@ def _plain_lines(text: io.TextIOWrapper) -> Iterator[Record]:
             yield Record(number, [line.rstrip("\r\n")])
 
 
-def _named_codec(encoding: str) -> str:
-    try:
-        return codecs.lookup(encoding).name
-    except LookupError:
-        raise InvalidRequest(
-            f"unknown encoding {encoding[:40]!r}; try utf-8 or latin-1", field="encoding"
-        ) from None
+def _no_bom() -> InvalidRequest:
+    return InvalidRequest(
+        "UTF-16 text must start with a byte-order mark, and this file does not; save it "
+        "again as UTF-16 with one (Excel's Unicode text), or as UTF-8",
+        field="encoding",
+    )
 
 
 def _decode(
@@ -245,13 +289,14 @@ def _decode(
     offset: int,
     *,
     final: bool = False,
-) -> None:
+) -> str:
     try:
-        decoder.decode(block, final=final)
+        return decoder.decode(block, final=final)
     except UnicodeDecodeError as exc:
         raise InvalidRequest(
-            f"the file is not {codec} text (byte {offset + exc.start + 1:,} does not decode); "
-            "name its encoding, or leave it out to detect UTF-8 or Latin-1",
+            f"the file is not {ENCODING_WORDS.get(codec, codec)} text (byte "
+            f"{offset + exc.start + 1:,} does not decode); name its encoding, or leave it out "
+            "to detect UTF-8, UTF-16 or Latin-1",
             field="encoding",
         ) from None
 
@@ -282,4 +327,11 @@ def _delimiter_of(line: str) -> str | None:
 def _fields_of(line: str, delimiter: str | None) -> list[str]:
     if delimiter is None:
         return [line.strip()]
-    return next(csv.reader([line], delimiter=delimiter), [])
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:  # a field longer than the CSV reader's limit
+        raise InvalidRequest(
+            f"the first line holds a field of more than {csv.field_size_limit():,} characters, "
+            "so it cannot name the columns; check its quotes and delimiters",
+            field="file",
+        ) from None

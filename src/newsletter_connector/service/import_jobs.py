@@ -26,6 +26,7 @@ from ..storage.import_jobs import (
 )
 from ..storage.unit_of_work import UnitOfWork
 from .import_files import ImportSource
+from .import_text import ArrivingText, given_back, latin1_as_utf8
 from .job_slices import LEASE, SLICE_SECONDS, work_in_slice
 from .subscriber_import import ImportOptions, ImportPlan, LineOutcome, SubscriberImportService
 
@@ -69,14 +70,16 @@ class ImportJobService:
     # -- the editor's steps ----------------------------------------------------------------------
 
     def upload(self, stream: BinaryIO, *, file_name: str, requested_by: str) -> ImportJobRecord:
-        """Store an uploaded file as a new job waiting for the editor's choices.
+        """Store an uploaded file as a new job waiting for the editor's choices: decoded as it
+        arrives (:class:`~.import_text.ArrivingText`) and kept as UTF-8 text, with the encoding
+        it came in.
 
-        :raises InvalidRequest: naming ``file`` when it is empty or larger than
-            ``import_max_bytes`` (nothing is stored).
+        :raises InvalidRequest: naming ``file`` when it is empty, larger than
+            ``import_max_bytes`` or UTF-16 that does not decode (nothing is stored).
         """
         limit = self.context.settings.import_max_bytes
-        size = lines = 0
-        last = b""
+        size = seq = 0
+        arriving = ArrivingText()
         with self.context.storage.transaction() as uow:
             job_id = uow.import_jobs.add(
                 file_name=file_name.strip()[:200] or "upload",
@@ -85,7 +88,6 @@ class ImportJobService:
                 requested_by=requested_by,
                 requested_at=self.context.clock(),
             )
-            seq = 0
             while block := stream.read(PART_BYTES):
                 size += len(block)
                 if size > limit:
@@ -94,15 +96,17 @@ class ImportJobService:
                         "(setting import_max_bytes); nothing was stored",
                         field="file",
                     )
-                lines += block.count(b"\n")
-                last = block
-                uow.import_jobs.add_part(job_id, seq, block)
+                uow.import_jobs.add_part(job_id, seq, arriving.part(block))
                 seq += 1
             if size == 0:
                 raise InvalidRequest("the file is empty; nothing was stored", field="file")
-            if not last.endswith(b"\n"):
-                lines += 1
-            uow.import_jobs.set_size(job_id, size=size, lines=lines)
+            if arriving.finish():
+                for stored in range(seq):
+                    data = uow.import_jobs.part(job_id, stored) or b""
+                    uow.import_jobs.replace_part(job_id, stored, latin1_as_utf8(data))
+            uow.import_jobs.set_size(
+                job_id, size=size, lines=arriving.lines, encoding=arriving.encoding
+            )
         return self.get(job_id)
 
     def plan(self, job: ImportJobRecord, options: ImportOptions | None = None) -> ImportPlan:
@@ -115,8 +119,17 @@ class ImportJobService:
         return self.importer.plan(self.source(job), chosen)
 
     def source(self, job: ImportJobRecord) -> ImportSource:
-        """The job's stored file."""
-        return ImportSource(job.file_name, lambda: io.BufferedReader(StoredFile(self, job.id)))
+        """The job's stored file, in the bytes of the encoding it arrived in."""
+        return ImportSource(
+            job.file_name,
+            lambda: given_back(io.BufferedReader(StoredFile(self, job.id)), job.encoding),
+        )
+
+    def head(self, job: ImportJobRecord) -> bytes:
+        """The first part of the job's file (about a MiB) as :meth:`source` gives it: what
+        the choices form reads the first line from."""
+        with self.source(job).open() as stream:
+            return stream.read(PART_BYTES)
 
     def part(self, job_id: int, seq: int) -> bytes | None:
         """Part ``seq`` of the job's file (``None`` past its end)."""
@@ -203,7 +216,7 @@ class ImportJobService:
             try:
                 with self.context.storage.transaction() as uow:
                     outcomes = self.importer.apply_chunk(uow, chunk, plan.options, dry_run=dry_run)
-                    chunk_counts = counts + Counter(outcome.action for outcome in outcomes)
+                    chunk_counts = counts + _counted(outcomes)
                     kept = _kept_refusals(refusals, outcomes)
                     progress = ImportJobProgress(chunk.last_line, dict(chunk_counts), kept, False)
                     now = self.context.clock()
@@ -240,11 +253,19 @@ def _import_jobs(uow: UnitOfWork) -> ImportJobRepository:
     return uow.import_jobs
 
 
+def _counted(outcomes: list[LineOutcome]) -> Counter[str]:
+    """How many lines of the file each action covers (lines refused together each count)."""
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        counts[outcome.action] += outcome.lines
+    return counts
+
+
 def _kept_refusals(kept: list[Any], outcomes: list[LineOutcome]) -> list[dict[str, Any]]:
     """``kept`` with the chunk's refused lines added, up to :data:`KEPT_REFUSALS`."""
     room = KEPT_REFUSALS - len(kept)
     added = [
-        {"line": o.line, "field": o.field, "reason": o.reason}
+        {"line": o.line, "through": o.through, "field": o.field, "reason": o.reason}
         for o in outcomes
         if o.action == "refused"
     ][: max(room, 0)]

@@ -2,9 +2,10 @@
 as bulk acts are (:mod:`.bulk_jobs`): a job row leased by one runner at a time, advanced a chunk
 per transaction by the line it stopped at. Always the built-in tables.
 
-An upload is kept in parts beside its job until the import ends, is stopped or is discarded;
-then the file is forgotten (it holds people's addresses) and only the counts and the refused
-lines' numbers and reasons stay.
+An upload is decoded once, as it arrives, and its text kept in UTF-8 (whatever encoding it came
+in: erasure finds an address in it in any letter case), in parts beside its job until the
+import ends, is stopped or is discarded; then the file is forgotten (it holds people's
+addresses) and only the counts and the refused lines' numbers and reasons stay.
 
 A job goes through these phases: ``uploaded`` (waiting for the editor's choices), ``checking``
 (the dry run, worked by the runner), ``checked`` (waiting for the go), ``importing`` (worked by
@@ -32,7 +33,9 @@ class ImportJobRecord:
     as JSON values); ``lines`` the file's line count; ``position`` the last line done in the
     current phase, ``counts`` its outcomes by action and ``refusals`` its first
     :data:`KEPT_REFUSALS` refused lines (``{"line", "field", "reason"}``). ``checked_counts``
-    keeps the dry run's counts once the import starts."""
+    keeps the dry run's counts once the import starts. ``encoding`` is the one the file
+    arrived in (a name of :data:`~..service.import_files.ENCODING_WORDS`); its parts hold
+    its text in UTF-8."""
 
     id: int
     file_name: str
@@ -50,6 +53,7 @@ class ImportJobRecord:
     started_at: datetime | None
     finished_at: datetime | None
     stopped_by: str | None
+    encoding: str = "utf-8"
 
     @property
     def worked(self) -> bool:
@@ -82,11 +86,15 @@ class ImportJobRepository(Protocol):
         """Store a new job in phase ``uploaded``; its id (add its parts in the same unit of
         work)."""
 
-    def set_size(self, job_id: int, *, size: int, lines: int) -> None:
-        """Record the size and line count of the job's file, once its parts are stored."""
+    def set_size(self, job_id: int, *, size: int, lines: int, encoding: str = "utf-8") -> None:
+        """Record the size, line count and arrival encoding of the job's file, once its parts
+        are stored."""
 
     def add_part(self, job_id: int, seq: int, data: bytes) -> None:
-        """Store part ``seq`` (from 0) of the job's file."""
+        """Store part ``seq`` (from 0) of the job's file (UTF-8 text)."""
+
+    def replace_part(self, job_id: int, seq: int, data: bytes) -> None:
+        """Put ``data`` in place of part ``seq`` of the job's file."""
 
     def part(self, job_id: int, seq: int) -> bytes | None:
         """Part ``seq`` of the job's file, or ``None`` past its end (or once forgotten)."""
@@ -132,6 +140,7 @@ class ImportJobRepository(Protocol):
         being worked on), its file forgotten; whether it had not ended."""
 
     def discard_holding(self, needle: bytes, *, by: str, at: datetime) -> int:
-        """End every job whose file is kept and holds ``needle`` (ASCII letters in any case),
-        as :meth:`stop` does: an erased address must not stay in an upload, nor come back with
-        its import. How many were ended."""
+        """End every job whose file is kept and holds ``needle`` (an address's UTF-8 bytes) in
+        any letter case, whatever encoding the file arrived in, as :meth:`stop` does: an
+        erased address must not stay in an upload, nor come back with its import. How many
+        were ended."""

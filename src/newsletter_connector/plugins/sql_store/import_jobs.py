@@ -3,6 +3,7 @@ of :mod:`.leases`."""
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -50,13 +51,22 @@ class SqlImportJobs(SqlRepository):
         )
         return int(self.connection.execute(statement.returning(_c.id)).scalar_one())
 
-    def set_size(self, job_id: int, *, size: int, lines: int) -> None:
+    def set_size(self, job_id: int, *, size: int, lines: int, encoding: str = "utf-8") -> None:
         self.connection.execute(
-            update(import_jobs).where(_c.id == job_id).values(size=size, lines=lines)
+            update(import_jobs)
+            .where(_c.id == job_id)
+            .values(size=size, lines=lines, encoding=encoding)
         )
 
     def add_part(self, job_id: int, seq: int, data: bytes) -> None:
         self.connection.execute(insert(import_file_parts).values(job_id=job_id, seq=seq, data=data))
+
+    def replace_part(self, job_id: int, seq: int, data: bytes) -> None:
+        self.connection.execute(
+            update(import_file_parts)
+            .where(import_file_parts.c.job_id == job_id, import_file_parts.c.seq == seq)
+            .values(data=data)
+        )
 
     def part(self, job_id: int, seq: int) -> bytes | None:
         data = self.connection.scalar(
@@ -160,22 +170,25 @@ class SqlImportJobs(SqlRepository):
         kept = self.connection.scalars(
             select(_c.id).where(_c.phase.in_(FILE_KEPT_PHASES)).order_by(_c.id)
         ).all()
+        address = needle.decode("utf-8", errors="replace").lower()
         ended = 0
         for job_id in kept:
-            if self._holds(job_id, needle.lower()) and self.stop(job_id, by=by, at=at):
+            if self._holds(job_id, address) and self.stop(job_id, by=by, at=at):
                 ended += 1
         return ended
 
-    def _holds(self, job_id: int, needle: bytes) -> bool:
-        """Whether the job's file holds ``needle`` (lowercase), read a part at a time, each
-        searched with the end of the one before (a match may straddle two parts)."""
-        tail = b""
+    def _holds(self, job_id: int, address: str) -> bool:
+        """Whether the job's text holds ``address`` (lowercase) in any letter case, read a
+        part at a time, each searched with the end of the one before (a match may straddle
+        two parts, a character too)."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        tail = ""
         seq = 0
         while (data := self.part(job_id, seq)) is not None:
-            window = tail + data.lower()
-            if needle in window:
+            window = tail + decoder.decode(data).lower()
+            if address in window:
                 return True
-            tail = window[-(len(needle) - 1) :] if len(needle) > 1 else b""
+            tail = window[-(len(address) - 1) :] if len(address) > 1 else ""
             seq += 1
         return False
 

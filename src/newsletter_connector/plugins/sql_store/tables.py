@@ -415,6 +415,8 @@ import_jobs = Table(
     Column("lines", Integer, nullable=False),
     Column("phase", String(16), nullable=False),
     Column("options", JSON, nullable=False),
+    # The encoding the file arrived in; its parts hold its text in UTF-8.
+    Column("encoding", String(16), nullable=False, server_default="utf-8"),
     Column("requested_by", String(200), nullable=False),
     Column("requested_at", DateTime, nullable=False),
     Column("position", Integer, nullable=False),
@@ -434,7 +436,8 @@ import_jobs = Table(
 import_file_parts = Table(
     "nc_import_file_parts",
     metadata,
-    # An uploaded file in parts of about a MiB, read back in order by the runner.
+    # An uploaded file's text in UTF-8, in parts of about a MiB, read back in order by the
+    # runner and searched by erasure.
     Column("job_id", Id, ForeignKey("nc_import_jobs.id", ondelete="CASCADE"), primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("data", LargeBinary, nullable=False),

@@ -68,10 +68,11 @@ MODE_WORDS = {
     ),
 }
 ENCODINGS = (
-    ("", "Find out from the file (UTF-8, else Latin-1)"),
+    ("", "Find out from the file (UTF-8, UTF-16, else Latin-1)"),
     ("utf-8", "UTF-8"),
+    ("utf-16", "UTF-16 (Excel's Unicode text)"),
     ("latin-1", "Latin-1"),
-    ("cp1252", "Windows (cp1252)"),
+    ("cp1252", "Windows-1252"),
 )
 DELIMITERS = (
     ("", "Find out from the first line"),
@@ -221,7 +222,7 @@ def _head_shape(
 ) -> tuple[FileShape, str | None]:
     """The shape of the file's first part (what the columns form shows), and a problem
     reading it with ``options`` (``None``: none)."""
-    head = service.import_jobs.part(job.id, 0) or b"\n"
+    head = service.import_jobs.head(job) or b"\n"
     chosen = options or ImportOptions.from_json(job.options)
     source = ImportSource.from_bytes(head, job.file_name)
     try:
