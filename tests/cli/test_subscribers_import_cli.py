@@ -32,8 +32,8 @@ WITHOUT_CONSENT = (
     "pia@example.org,Pia,,\n"
 )
 NO_CONSENT_REASON = (
-    "no consent: give consent_source and consent_collected_at (in the line or for the whole "
-    "file), or import lines without consent as pending"
+    "No record of where and when they agreed: give both in the line's columns or for the "
+    "whole file, or import lines without consent as pending"
 )
 ADDRESS = re.compile(r"[^\s,;<>\"]+@[^\s,;<>\"]+")
 
@@ -111,7 +111,7 @@ def test_a_file_with_consent_imports_and_says_what_it_read_and_did(
         "  column 'consent_source' -> consent_source",
         "  column 'consent_collected_at' -> consent_collected_at",
         "  not imported: 'Favourite colour'",
-        "4 lines read; done",
+        "3 lines read after the header; done",
         "  added, confirmed: 3",
     ]
     assert subscriber_count(newsletter_service) == 3
@@ -129,7 +129,10 @@ def test_a_file_with_consent_imports_and_says_what_it_read_and_did(
 
     again = run("subscribers", "import", write(CONSENTED))
     assert again.exit_code == 0, again.output
-    assert output_lines(again)[-2:] == ["4 lines read; done", "  unchanged: 3"]
+    assert output_lines(again)[-2:] == [
+        "3 lines read after the header; done",
+        "  unchanged: 3",
+    ]
     assert len(outbox(newsletter_service)) == 6
 
 
@@ -147,7 +150,10 @@ def test_consent_options_give_the_whole_file_a_provenance(
         "2024-01-02T03:04:05Z",
     )
     assert result.exit_code == 0, result.output
-    assert output_lines(result)[-2:] == ["3 lines read; done", "  added, confirmed: 2"]
+    assert output_lines(result)[-2:] == [
+        "2 lines read after the header; done",
+        "  added, confirmed: 2",
+    ]
     ann = stored(newsletter_service, "ann@example.org")
     assert (ann.status, ann.consent_source) == ("confirmed", "old list signup form")
     assert ann.consent_collected_at.isoformat() == "2024-01-02T03:04:05"
@@ -166,9 +172,9 @@ def test_without_consent_lines_are_refused_by_number_field_and_reason(
         "  column 'first_name' -> first_name",
         "  column 'consent_source' -> consent_source",
         "  column 'consent_collected_at' -> consent_collected_at",
-        f"line 3: refused: consent: {NO_CONSENT_REASON}",
-        f"line 4: refused: consent: {NO_CONSENT_REASON}",
-        "4 lines read; done",
+        f"line 3: refused: Where and when they agreed: {NO_CONSENT_REASON}",
+        f"line 4: refused: Where and when they agreed: {NO_CONSENT_REASON}",
+        "3 lines read after the header; done",
         "  added, confirmed: 1",
         "  refused: 2",
     ]
@@ -196,7 +202,7 @@ def test_pending_without_yes_exits_1_says_how_many_mails_and_stores_nothing(
     assert confirmed.exit_code == 0, confirmed.output
     assert output_lines(confirmed)[-4:] == [
         "2 new readers without consent: the platform will mail each one a confirmation (2 mails).",
-        "4 lines read; done",
+        "3 lines read after the header; done",
         "  added, confirmed: 1",
         "  added, pending (the platform mails a confirmation): 2",
     ]
@@ -238,13 +244,15 @@ def test_a_dry_run_prints_each_lines_outcome_and_stores_nothing(
     assert output_lines(result)[5:] == [
         "line 2: unchanged",
         "line 3: added, confirmed",
-        "line 5: refused: email: email is not a valid email address",
+        "line 4: blank, skipped",
+        "line 5: refused: Email address: Not a valid email address",
         "line 6: added, pending (the platform mails a confirmation)",
-        "line 7: refused: the line has 5 fields; the first line has 4",
-        "7 lines read; nothing stored (dry run)",
+        "line 7: refused: The whole line: The line has 5 fields; the first line has 4",
+        "6 lines read after the header; nothing stored (dry run)",
         "  added, confirmed: 1",
         "  added, pending (the platform mails a confirmation): 1",
         "  unchanged: 1",
+        "  blank, skipped: 1",
         "  refused: 2",
     ]
     assert "--yes" not in result.output  # a dry run mails nobody
@@ -270,13 +278,14 @@ def test_refused_lines_name_their_number_and_field_never_the_address(
     assert result.exit_code == 0, result.output
     refusals = [line for line in output_lines(result) if line.startswith("line ")]
     assert [line.split(": ")[:3] for line in refusals] == [
-        ["line 2", "refused", "email"],
-        ["line 3", "refused", "zip"],
-        ["line 4", "refused", "prefs.sms.enabled"],
-        ["line 5", "refused", "age_range"],
-        ["line 6", "refused", "not a readable CSV record (unexpected end of data)"],
+        ["line 2", "refused", "Email address"],
+        ["line 3", "refused", "ZIP code"],
+        ["line 4", "refused", "Agreed to text messages (yes or no)"],
+        ["line 5", "refused", "Age range"],
+        ["line 6", "refused", "The whole line"],
     ]
-    assert output_lines(result)[-2:] == ["6 lines read; done", "  refused: 5"]
+    assert "A quote opened on line 6 never closes" in refusals[-1]
+    assert output_lines(result)[-2:] == ["5 lines read after the header; done", "  refused: 5"]
     assert subscriber_count(newsletter_service) == 0
     assert_no_address(result, text)
 
@@ -387,11 +396,12 @@ def test_mode_suppress_with_a_plain_list(run: Any, write: Any, newsletter_servic
     assert result.exit_code == 0, result.output
     assert output_lines(result) == [
         "file: a plain list, one address per line; UTF-8 (detected); one address per line; 5 lines",
-        "line 5: refused: email: the line is not an address or Name <address>",
+        "line 5: refused: Email address: The line is not an address or Name <address>",
         "5 lines read; done",
         "  unchanged: 1",
         "  unsubscribed: 1",
         "  suppressed (no subscriber; kept from being added as mailable): 1",
+        "  blank, skipped: 1",
         "  refused: 1",
     ]
     assert stored(newsletter_service, "ann@example.org").status == "unsubscribed"
@@ -417,3 +427,31 @@ def test_mode_suppress_with_a_plain_list(run: Any, write: Any, newsletter_servic
     )
     assert stored(newsletter_service, "zed@example.org").status == "unsubscribed"
     assert len(outbox(newsletter_service)) == 2
+
+
+def test_a_quote_left_open_names_the_lines_it_swallowed(
+    run: Any, write: Any, newsletter_service: Any
+) -> None:
+    text = (
+        "email,first_name\n"
+        "ann@example.org,Ann\n"
+        "bob@example.org,Bob\n"
+        'cy@example.org,"Cy\n'
+        "dee@example.org,Dee\n"
+        "eve@example.org,Eve\n"
+    )
+    consent = ["--consent-source", "fair", "--consent-collected-at", "2025-05-01T10:00:00Z"]
+    result = run("subscribers", "import", write(text), "--dry-run", *consent)
+    assert result.exit_code == 0, result.output
+    assert output_lines(result)[-6:] == [
+        "line 2: added, confirmed",
+        "line 3: added, confirmed",
+        "lines 4 to 6: refused: The whole line: A quote opened on line 4 never closes, so "
+        "lines 4 to 6 (to the end of the file) could not be read; close the quote and import "
+        "the file again",
+        "5 lines read after the header; nothing stored (dry run)",
+        "  added, confirmed: 2",
+        "  refused: 3",
+    ]
+    assert subscriber_count(newsletter_service) == 0
+    assert_no_address(result, text)

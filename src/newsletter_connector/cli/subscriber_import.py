@@ -14,6 +14,7 @@ from ..service import NewsletterService
 from ..service.import_columns import SOURCE_LABELS
 from ..service.import_files import ImportSource
 from ..service.import_rows import Provenance
+from ..service.import_words import refusal_words
 from ..service.subscriber_import import (
     ACTION_WORDS,
     MODES,
@@ -99,7 +100,7 @@ def subscribers_import(
     if dry_run:
         with _progress(plan) as progress:
             report = importer.dry_run(plan, on_line=_print_line, progress=progress)
-        _summarise(report)
+        _summarise(plan, report)
         return
     if pending:
         _confirm_mails(service, plan, yes)
@@ -107,7 +108,7 @@ def subscribers_import(
     state.audit("subscribers.import", f"{mode}: {_counted(plan.shape.lines, 'line')}")
     with _progress(plan) as progress:
         report = importer.run(plan, on_line=_print_refusal, progress=progress)
-    _summarise(report)
+    _summarise(plan, report)
 
 
 def _counted(count: int, noun: str) -> str:
@@ -175,15 +176,21 @@ def _print_line(outcome: LineOutcome) -> None:
 
 
 def _print_refusal(outcome: LineOutcome) -> None:
+    """A refused line, its column and why in words; lines refused together by their span."""
     if outcome.action != "refused":
         return
-    field = f"{outcome.field}: " if outcome.field else ""
-    click.echo(f"line {outcome.line}: refused: {field}{outcome.reason}")
+    column, reason = refusal_words(outcome.field, outcome.reason or "")
+    if outcome.through is not None and outcome.through > outcome.line:
+        lines = f"lines {outcome.line} to {outcome.through}"
+    else:
+        lines = f"line {outcome.line}"
+    click.echo(f"{lines}: refused: {column}: {reason}")
 
 
-def _summarise(report: ImportReport) -> None:
+def _summarise(plan: ImportPlan, report: ImportReport) -> None:
     done = "nothing stored (dry run)" if report.dry_run else "done"
-    click.echo(f"{_counted(report.lines_read, 'line')} read; {done}")
+    after = "" if plan.columns.source == "plain" else " after the header"
+    click.echo(f"{_counted(report.lines_read, 'line')} read{after}; {done}")
     for action, count in iter_actions(report):
         click.echo(f"  {ACTION_WORDS[action]}: {count:,}")
     if report.unread_attributes:

@@ -32,7 +32,8 @@ from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .events import new_subscriber_events, subscriber_key
 from .import_columns import ColumnMap, header_names_fields, map_columns, plain_list
-from .import_files import FileShape, ImportSource, Malformed, inspect, is_listed_line, records
+from .import_files import FileShape, ImportSource, Record, inspect, is_listed_line
+from .import_records import Blank, Line, read_lines
 from .import_rows import ImportRow, Provenance, Refusal, RowReader
 from .subscribers import STATUS_AFTER, SubscriberService, new_signup_data, stored_as_reported
 
@@ -53,6 +54,7 @@ ACTIONS = (
     "unsubscribed",
     "bounced",
     "suppressed",
+    "blank",
     "refused",
 )
 #: The action, in words.
@@ -65,6 +67,7 @@ ACTION_WORDS = {
     "unsubscribed": "unsubscribed",
     "bounced": "marked bounced",
     "suppressed": "suppressed (no subscriber; kept from being added as mailable)",
+    "blank": "blank, skipped",
     "refused": "refused",
 }
 
@@ -112,12 +115,19 @@ class ImportOptions:
 @dataclass(frozen=True)
 class LineOutcome:
     """What one line did: an action of :data:`ACTIONS`; for ``refused``, the field at fault
-    (``None``: the line as a whole) and the reason."""
+    (``None``: the line as a whole) and the reason. ``through`` is the last line it covers,
+    when lines the CSV rules cannot read are refused together."""
 
     line: int
     action: str
     field: str | None = None
     reason: str | None = None
+    through: int | None = None
+
+    @property
+    def lines(self) -> int:
+        """How many lines of the file the outcome covers."""
+        return 1 if self.through is None else self.through - self.line + 1
 
 
 @dataclass(frozen=True)
@@ -132,18 +142,21 @@ class ImportPlan:
 
 @dataclass(frozen=True)
 class ImportChunk:
-    """Up to :data:`CHUNK` lines read: the rows, the lines refused as they were read, and the
-    number of the chunk's last line."""
+    """Up to :data:`CHUNK` lines read: the rows, the lines decided as they were read (blank,
+    or refused), and the number of the chunk's last line."""
 
     rows: list[ImportRow]
-    refused: list[LineOutcome]
+    decided: list[LineOutcome]
     last_line: int
+    #: The header's line (``0``: a plain list has none); lines up to it are not counted.
+    header_line: int = 0
 
 
 @dataclass
 class ImportReport:
     """The totals of an import (or a dry run): how many lines did each action, how many
-    lines were read, the columns not imported and the ``attributes`` keys not imported."""
+    lines were read (the header is not counted, so the actions' counts add up to it), the
+    columns not imported and the ``attributes`` keys not imported."""
 
     dry_run: bool
     counts: Counter[str] = field(default_factory=Counter)
@@ -252,10 +265,10 @@ class SubscriberImportService:
             with self.context.storage.transaction(write=not dry_run) as uow:
                 outcomes = self.apply_chunk(uow, chunk, plan.options, dry_run=dry_run)
             for outcome in outcomes:
-                report.counts[outcome.action] += 1
+                report.counts[outcome.action] += outcome.lines
                 if on_line is not None:
                     on_line(outcome)
-            report.lines_read = chunk.last_line
+            report.lines_read = chunk.last_line - chunk.header_line
             if progress is not None:
                 progress(report.lines_read)
         report.unread_attributes = tuple(sorted(reader.unread_attributes))
@@ -272,33 +285,36 @@ class SubscriberImportService:
     @staticmethod
     def chunks(plan: ImportPlan, reader: RowReader, after_line: int = 0) -> Iterator[ImportChunk]:
         """The file's lines after line ``after_line``, :data:`CHUNK` at a time, each read
-        into a row or refused."""
-        read = iter(records(plan.source, plan.shape))
+        into a row, skipped as blank or refused: every line after the header is in one."""
+        read = iter(read_lines(plan.source, plan.shape))
+        header_line = 0
         if plan.columns.source != "plain":
-            next(read, None)  # the header
+            header_line = _header_line(read)
         while chunk := list(islice(read, CHUNK)):
             rows: list[ImportRow] = []
-            refused: list[LineOutcome] = []
-            for record in chunk:
-                if record.line <= after_line:
+            decided: list[LineOutcome] = []
+            for line in chunk:
+                if line.line <= after_line:
                     continue
-                if isinstance(record, Malformed):
-                    refused.append(LineOutcome(record.line, "refused", None, record.reason))
-                    continue
-                row = reader.read(record)
-                if isinstance(row, Refusal):
-                    refused.append(LineOutcome(row.line, "refused", row.field, row.reason))
+                if isinstance(line, Blank):
+                    decided.append(LineOutcome(line.line, "blank"))
+                elif not isinstance(line, Record):
+                    decided.append(
+                        LineOutcome(line.line, "refused", None, line.reason, line.through)
+                    )
+                elif isinstance(row := reader.read(line), Refusal):
+                    decided.append(LineOutcome(row.line, "refused", row.field, row.reason))
                 else:
                     rows.append(row)
-            if rows or refused:
-                yield ImportChunk(rows, refused, chunk[-1].line)
+            if rows or decided:
+                yield ImportChunk(rows, decided, _last_line(chunk[-1]), header_line)
 
     def apply_chunk(
         self, uow: UnitOfWork, chunk: ImportChunk, options: ImportOptions, *, dry_run: bool
     ) -> list[LineOutcome]:
         """Every line of ``chunk`` decided and (unless ``dry_run``) applied in ``uow``, with
         the events it queues; the outcomes in line order."""
-        outcomes = list(chunk.refused)
+        outcomes = list(chunk.decided)
         if chunk.rows:
             outcomes += _Chunk(self, uow, chunk.rows, options, dry_run=dry_run).apply()
         outcomes.sort(key=lambda outcome: outcome.line)
@@ -382,8 +398,8 @@ class _Chunk:
             return _refused(
                 row,
                 "consent",
-                "no consent: give consent_source and consent_collected_at (in the line or for "
-                "the whole file), or import lines without consent as pending",
+                "no record of where and when they agreed: give both in the line's columns or "
+                "for the whole file, or import lines without consent as pending",
             )
         try:
             data = new_signup_data(row.signup, self.now)
@@ -469,6 +485,18 @@ class _Chunk:
         self, event_types: tuple[str, ...], payload: dict[str, Any], key: str
     ) -> list[NewEvent]:
         return new_subscriber_events(self.context, event_types, payload, key)
+
+
+def _header_line(read: Iterator[Line]) -> int:
+    """Take the header (and any blank lines before it) from ``read``: the header's line."""
+    for line in read:
+        if not isinstance(line, Blank):
+            return _last_line(line)
+    return 0
+
+
+def _last_line(line: Line) -> int:
+    return line.through if not isinstance(line, Record | Blank) else line.line
 
 
 def _refused(row: ImportRow, field_name: str | None, reason: str) -> LineOutcome:

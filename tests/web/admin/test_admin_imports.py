@@ -82,8 +82,8 @@ def test_a_mailchimp_export_is_checked_then_imported(
     text = _text(get_page(client, f"/admin/imports/{job_id}", session))
     assert "What importing it would do" in text
     assert "Added, confirmed 1" in text and "Refused 2" in text
-    assert "3 consent consent needs both source and collected_at" in text  # line, field, why
-    assert "4 email email is not a valid email address" in text
+    assert "3 Where and when they agreed Both where and when they agreed are needed" in text
+    assert "4 Email address Not a valid email address" in text  # line, column, why
     assert "{" not in text  # words and tables, never raw JSON
     with service.storage.transaction(write=False) as uow:
         assert uow.subscribers.count() == 0

@@ -18,38 +18,15 @@ from ...service.import_columns import (
 )
 from ...service.import_files import FileShape, ImportSource, inspect
 from ...service.import_rows import Provenance
+from ...service.import_words import FIELD_WORDS, refusal_words
 from ...service.subscriber_import import ACTION_WORDS, ACTIONS, MODES, ImportOptions
 from ...storage.import_jobs import ImportJobRecord
-from ..pages.choices import TOPICS
 from .act import ActCall, Done, posted_id
 from .base import AdminPages
 from .gate import signed_in
 from .paths import IMPORT_CHOOSE, IMPORT_START, IMPORT_STOP, IMPORT_UPLOAD, IMPORTS
 from .subscriber_words import when
 
-#: What each field an import takes is, in words (the column choices).
-FIELD_WORDS = {
-    "email": "Email address",
-    "first_name": "First name",
-    "last_name": "Last name",
-    "zip": "ZIP code",
-    "phone": "Phone number",
-    "categories": "Topics, separated by ;",
-    **{f"prefs.email.{topic.wire}": f"{topic.label}: how often" for topic in TOPICS},
-    "prefs.sms.enabled": "Agreed to text messages (yes or no)",
-    "age_range": "Age range",
-    "gender": "Gender",
-    "gender_self": "Gender in their own words",
-    "consent_source": "Where they agreed to the newsletter",
-    "consent_collected_at": "When they agreed to the newsletter",
-    "name": "Whole name (the first word is the first name)",
-    "attributes": "listmonk attributes",
-    "source_status": "listmonk status (blocklisted: opted out)",
-    "confirmed_time": "Mailchimp confirmation time (when they agreed)",
-    "optin_time": "Mailchimp opt-in time (when they agreed)",
-    "unsubscribed_time": "Mailchimp unsubscribe time (opted out)",
-    "cleaned_time": "Mailchimp clean time (the address bounced)",
-}
 #: The modes, in words: (label, what it does).
 MODE_WORDS = {
     "add": (
@@ -90,7 +67,7 @@ PHASE_WORDS = {
     "discarded": "Discarded.",
 }
 #: Actions that change nothing.
-_NOTHING_DONE = ("refused", "unchanged")
+_NOTHING_DONE = ("refused", "unchanged", "blank")
 
 
 def import_path(job_id: int) -> str:
@@ -221,7 +198,8 @@ def _head_shape(
     service: Any, job: ImportJobRecord, options: ImportOptions | None = None
 ) -> tuple[FileShape, str | None]:
     """The shape of the file's first part (what the columns form shows), and a problem
-    reading it with ``options`` (``None``: none)."""
+    reading it with ``options`` (``None``: none). A first line that cannot be read at all
+    (a field too long for the CSV reader) gives a shape with no columns, and the problem."""
     head = service.import_jobs.head(job) or b"\n"
     chosen = options or ImportOptions.from_json(job.options)
     source = ImportSource.from_bytes(head, job.file_name)
@@ -230,7 +208,11 @@ def _head_shape(
             source, max_bytes=len(head), encoding=chosen.encoding, delimiter=chosen.delimiter
         ), None
     except InvalidRequest as problem:
-        return inspect(source, max_bytes=len(head)), problem.message
+        try:
+            return inspect(source, max_bytes=len(head)), problem.message
+        except InvalidRequest as unreadable:
+            nothing = ImportSource.from_bytes(b"\n", job.file_name)
+            return inspect(nothing, max_bytes=1), unreadable.message
 
 
 def show_imports(
@@ -358,15 +340,21 @@ def _job_words(job: ImportJobRecord) -> dict[str, Any]:
             (ACTION_WORDS[action], counts[action]) for action in ACTIONS if counts.get(action)
         ],
         "checked_counts": _in_words(job.checked_counts),
-        "refusals": job.refusals,
+        "refusals": [_refusal_words(refusal) for refusal in job.refusals],
         "more_refused": max(0, counts.get("refused", 0) - len(job.refusals)),
         "mails": counts.get("added_pending", 0),
-        "to_import": sum(
-            n for action, n in counts.items() if action not in ("refused", "unchanged")
-        ),
+        "to_import": sum(n for action, n in counts.items() if action not in _NOTHING_DONE),
         "ended": job.phase in ("imported", "stopped", "discarded"),
         "options": _options_words(job.options),
     }
+
+
+def _refusal_words(refusal: dict[str, Any]) -> dict[str, str]:
+    """A kept refusal as the table shows it: its line (or lines), the column and why in words."""
+    line, through = refusal["line"], refusal.get("through")
+    column, reason = refusal_words(refusal.get("field"), refusal["reason"])
+    lines = f"{line} to {through}" if through and through > line else str(line)
+    return {"line": lines, "field": column, "reason": reason}
 
 
 def _in_words(counts: dict[str, int]) -> list[tuple[str, int]]:

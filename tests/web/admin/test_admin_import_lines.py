@@ -1,0 +1,92 @@
+"""Admin → Import a list: every line of the file is accounted for (added, unchanged, blank or
+refused with its number and why, in an editor's words); a line the CSV rules cannot read never
+hides the lines after it, nor keeps the import's page from opening."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support.admin import get_page
+from tests.web.admin.test_admin_imports import _choose, _job_id, _text, _upload
+
+CONSENT = {"consent_source": "Spring fair", "consent_collected_at": "2024-03-05T14:22:10Z"}
+
+
+def _checked(client: Any, service: Any, session: str, data: bytes, **fields: str) -> str:
+    """The page of ``data`` uploaded and checked (its dry run done), as text."""
+    job_id = _job_id(_upload(client, session, "list.csv", data))
+    assert _job_id(_choose(client, session, job_id, **fields)) == job_id
+    service.import_jobs.work()
+    page = get_page(client, f"/admin/imports/{job_id}", session)
+    assert page.status_code == 200
+    return _text(page)
+
+
+def test_a_quote_left_open_names_every_line_it_swallowed(
+    client: Any, service: Any, session: str
+) -> None:
+    data = (
+        b"email,first_name\n"
+        b"ann@example.org,Ann\n"
+        b"bob@example.org,Bob\n"
+        b'cy@example.org,"Cy\n'
+        b"dee@example.org,Dee\n"
+        b"eve@example.org,Eve\n"
+    )
+    text = _checked(client, service, session, data, **CONSENT)
+    assert "Added, confirmed 2" in text and "Refused 3" in text  # 2 + 3: the 5 lines read
+    assert (
+        "4 to 6 The whole line A quote opened on line 4 never closes, so lines 4 to 6 "
+        "(to the end of the file) could not be read"
+    ) in text
+
+
+def test_blank_lines_are_counted_and_every_line_after_a_bad_one_is_read(
+    client: Any, service: Any, session: str
+) -> None:
+    data = b'email,first_name\nann@example.org,"A"nn\n\nbob@example.org,Bob\n'
+    text = _checked(client, service, session, data, **CONSENT)
+    assert "Added, confirmed 1" in text and "Blank, skipped 1" in text and "Refused 1" in text
+    assert "2 The whole line A quote inside a field that does not start with one" in text
+
+
+def test_a_field_over_the_csv_limit_is_a_refused_line_and_the_page_opens(
+    client: Any, service: Any, session: str
+) -> None:
+    data = (
+        b"email,first_name\n"
+        b"ann@example.org,Ann\n"
+        b"bob@example.org," + b"x" * 140_000 + b"\n"
+        b"cy@example.org,Cy\n"
+    )
+    text = _checked(client, service, session, data, **CONSENT)
+    assert "Added, confirmed 2" in text and "Refused 1" in text
+    assert "3 The whole line A field holds more than 131,072 characters" in text
+
+
+def test_a_header_over_the_csv_limit_is_refused_and_the_page_opens(
+    client: Any, service: Any, session: str
+) -> None:
+    data = b"email," + b"x" * 140_000 + b"\nann@example.org,Ann\n"
+    job_id = _job_id(_upload(client, session, "list.csv", data))
+    page = get_page(client, f"/admin/imports/{job_id}", session)
+    assert page.status_code == 200
+    result = _choose(client, session, job_id, **CONSENT)
+    assert result.status_code == 400
+    assert "more than 131,072 characters" in _text(result)
+    with service.storage.transaction(write=False) as uow:
+        assert uow.subscribers.count() == 0
+
+
+def test_refused_lines_are_said_in_words(client: Any, service: Any, session: str) -> None:
+    data = (
+        b"email,zip,consent_source,consent_collected_at\n"
+        b"ann@example.org,123,Fair,2024-03-05T14:22:10Z\n"
+        b"not-an-address,,Fair,2024-03-05T14:22:10Z\n"
+        b"bob@example.org,,Fair,\n"
+    )
+    text = _checked(client, service, session, data)
+    assert "2 ZIP code Must be exactly 5 digits" in text
+    assert "3 Email address Not a valid email address" in text
+    assert "4 Where and when they agreed Both where and when they agreed are needed" in text
+    assert "collected_at" not in text.split("Lines refused")[1].split("Import it")[0]
