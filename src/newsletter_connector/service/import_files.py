@@ -4,9 +4,8 @@ other encoding is read), comma, semicolon or tab between fields, quoted fields h
 newlines, blank lines, or one address per line.
 
 A file is read twice, in constant memory: :func:`inspect` streams it once to check its size and
-its encoding (before anything is stored) and to read its first line, then :func:`records` streams
-its records, each with the number of the line it starts on. A malformed record is yielded as a
-:class:`Malformed` line and the reading goes on.
+its encoding (before anything is stored) and to read its first line, then
+:func:`~.import_records.read_lines` streams its lines, every one accounted for.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import codecs
 import csv
 import io
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.header import decode_header, make_header
 from typing import BinaryIO
@@ -94,14 +93,6 @@ class Record:
 
     line: int
     fields: list[str]
-
-
-@dataclass(frozen=True)
-class Malformed:
-    """A line that could not be read as a record, and why."""
-
-    line: int
-    reason: str
 
 
 def inspect(
@@ -206,29 +197,6 @@ def closed_codec(encoding: str) -> str:
     return found
 
 
-def records(source: ImportSource, shape: FileShape) -> Iterator[Record | Malformed]:
-    """The file's records in order, blank lines skipped, each with the line it starts on; a
-    record the CSV rules cannot read (a stray quote, a quote left open) is :class:`Malformed`,
-    and reading goes on after it. A plain list (no delimiter) gives each line as one field."""
-    with source.open() as raw:
-        text = io.TextIOWrapper(raw, encoding=shape.encoding, newline="")
-        if shape.delimiter is None:
-            yield from _plain_lines(text)
-            return
-        reader = csv.reader(text, delimiter=shape.delimiter, strict=True)
-        while True:
-            start = reader.line_num + 1
-            try:
-                fields = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                yield Malformed(start, f"not a readable CSV record ({exc})")
-                continue
-            if any(field.strip() for field in fields):
-                yield Record(start, fields)
-
-
 def is_listed_line(line: str) -> bool:
     """Whether ``line`` is a plain list's line: ``Name <address>`` (the name may hold a comma,
     as Mailman prints ``Last, First <address>``), or an address alone."""
@@ -266,12 +234,6 @@ def _display_name(text: str) -> str:
         return str(make_header(decode_header(text)))
     except (LookupError, UnicodeDecodeError, ValueError):
         return text
-
-
-def _plain_lines(text: io.TextIOWrapper) -> Iterator[Record]:
-    for number, line in enumerate(text, start=1):
-        if line.strip():
-            yield Record(number, [line.rstrip("\r\n")])
 
 
 def _no_bom() -> InvalidRequest:
