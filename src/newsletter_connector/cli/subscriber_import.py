@@ -52,7 +52,11 @@ _DELIMITERS = {"comma": ",", "semicolon": ";", "tab": "\t"}
 )
 @click.option("--yes", is_flag=True, help="Confirm the confirmation mails --pending causes.")
 @click.option("--dry-run", is_flag=True, help="Say what each line would do; store nothing.")
-@click.option("--encoding", help="The file's encoding (default: UTF-8, else Latin-1, detected).")
+@click.option(
+    "--encoding",
+    help="The file's encoding: utf-8, utf-16 (with a byte-order mark), latin-1 or windows-1252 "
+    "(default: detected, UTF-16 by its byte-order mark, else UTF-8, else Latin-1).",
+)
 @click.option(
     "--delimiter",
     type=click.Choice(sorted(_DELIMITERS)),
