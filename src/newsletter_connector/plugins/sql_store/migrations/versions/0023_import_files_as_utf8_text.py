@@ -14,7 +14,7 @@ Create Date: 2026-11-28 16:30:00.000000
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
@@ -45,16 +45,22 @@ def _arrived(data: bytes) -> tuple[str, str]:
     return ("utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"), text
 
 
-def _rewrite(convert: Callable[[int, bytes], bytes]) -> None:
-    """Each kept file read whole, passed through ``convert(job_id, data)`` (which gives its
-    new bytes), and stored again in parts."""
+def _kept_files() -> dict[int, bytes]:
+    """Each kept file, whole, by its job."""
     connection = op.get_bind()
-    jobs = connection.scalars(sa.select(_parts.c.job_id).distinct()).all()
-    for job_id in jobs:
-        rows = connection.scalars(
-            sa.select(_parts.c.data).where(_parts.c.job_id == job_id).order_by(_parts.c.seq)
-        )
-        data = convert(job_id, b"".join(bytes(row) for row in rows))
+    rows = connection.execute(
+        sa.select(_parts.c.job_id, _parts.c.data).order_by(_parts.c.job_id, _parts.c.seq)
+    )
+    files: dict[int, bytes] = {}
+    for job_id, data in rows:
+        files[job_id] = files.get(job_id, b"") + bytes(data)
+    return files
+
+
+def _store(files: dict[int, bytes]) -> None:
+    """Store each file again, in parts."""
+    connection = op.get_bind()
+    for job_id, data in files.items():
         connection.execute(sa.delete(_parts).where(_parts.c.job_id == job_id))
         for seq, start in enumerate(range(0, max(len(data), 1), _PART)):
             connection.execute(
@@ -68,24 +74,24 @@ def upgrade() -> None:
             sa.Column("encoding", sa.String(length=16), server_default="utf-8", nullable=False)
         )
     connection = op.get_bind()
-
-    def as_text(job_id: int, data: bytes) -> bytes:
+    files = _kept_files()
+    for job_id, data in files.items():
         encoding, text = _arrived(data)
         connection.execute(sa.update(_jobs).where(_jobs.c.id == job_id).values(encoding=encoding))
-        return data if encoding in ("utf-8", "utf-8-sig") else text.encode("utf-8")
-
-    _rewrite(as_text)
+        if encoding not in ("utf-8", "utf-8-sig"):
+            files[job_id] = text.encode("utf-8")
+    _store(files)
 
 
 def downgrade() -> None:
     connection = op.get_bind()
-
-    def as_arrived(job_id: int, data: bytes) -> bytes:
+    files = _kept_files()
+    for job_id, data in files.items():
         encoding = connection.scalar(sa.select(_jobs.c.encoding).where(_jobs.c.id == job_id))
-        if encoding in (None, "utf-8", "utf-8-sig"):
-            return data
-        return data.decode("utf-8").encode(encoding, errors="replace")
-
-    _rewrite(as_arrived)
+        if encoding not in (None, "utf-8", "utf-8-sig"):
+            files[job_id] = data.decode("utf-8").encode(encoding, errors="replace")
+    # On SQLite the table is copied to drop a column, and dropping the old one deletes the
+    # parts through their foreign key: they are stored again after.
     with op.batch_alter_table("nc_import_jobs", schema=None) as batch_op:
         batch_op.drop_column("encoding")
+    _store(files)
