@@ -455,3 +455,36 @@ def test_a_quote_left_open_names_the_lines_it_swallowed(
     ]
     assert subscriber_count(newsletter_service) == 0
     assert_no_address(result, text)
+
+
+def test_leaving_out_an_opt_out_column_needs_ignore_opt_outs(
+    run: Any, write: Any, newsletter_service: Any
+) -> None:
+    text = (
+        "Email Address,First Name,UNSUB_TIME\n"
+        "ann@example.org,Ann,\n"
+        "bob@example.org,Bob,2024-05-01 10:00:00\n"
+    )
+    path = write(text)
+    consent = ["--consent-source", "fair", "--consent-collected-at", "2025-05-01T10:00:00Z"]
+    refused = run("subscribers", "import", path, "--column", "UNSUB_TIME=", *consent)
+    assert refused.exit_code == 1
+    assert (
+        "“UNSUB_TIME” marks the readers who unsubscribed, were blocklisted or bounced; not "
+        "imported, those readers would be imported as subscribed although they opted out. "
+        "Import the column, or confirm that they are to be imported as subscribed (run again "
+        "with --ignore-opt-outs)."
+    ) in refused.output
+    assert subscriber_count(newsletter_service) == 0
+    assert audit_acts(newsletter_service) == []
+
+    confirmed = run(
+        "subscribers", "import", path, "--column", "UNSUB_TIME=", "--ignore-opt-outs", *consent
+    )
+    assert confirmed.exit_code == 0, confirmed.output
+    assert "  warning: “UNSUB_TIME” marks the readers who unsubscribed" in confirmed.output
+    assert output_lines(confirmed)[-2:] == [
+        "2 lines read after the header; done",
+        "  added, confirmed: 2",
+    ]
+    assert stored(newsletter_service, "bob@example.org").status == "confirmed"

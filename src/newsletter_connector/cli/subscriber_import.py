@@ -10,8 +10,9 @@ from contextlib import contextmanager
 
 import click
 
+from ..errors import InvalidRequest
 from ..service import NewsletterService
-from ..service.import_columns import SOURCE_LABELS
+from ..service.import_columns import SOURCE_LABELS, dropped_opt_outs
 from ..service.import_files import ImportSource
 from ..service.import_rows import Provenance
 from ..service.import_words import refusal_words
@@ -24,6 +25,7 @@ from ..service.subscriber_import import (
     LineOutcome,
     Progress,
     iter_actions,
+    opt_outs_warning,
 )
 from .context import CliState, fail, pass_state, reports_errors
 
@@ -51,6 +53,12 @@ _DELIMITERS = {"comma": ",", "semicolon": ";", "tab": "\t"}
     help="Import lines without consent as pending: the platform mails each a confirmation.",
 )
 @click.option("--yes", is_flag=True, help="Confirm the confirmation mails --pending causes.")
+@click.option(
+    "--ignore-opt-outs",
+    is_flag=True,
+    help="Confirm that a column marking opt-outs (listmonk's status, Mailchimp's UNSUB_TIME or "
+    "CLEAN_TIME) is not imported: the readers it marks are imported as subscribed.",
+)
 @click.option("--dry-run", is_flag=True, help="Say what each line would do; store nothing.")
 @click.option(
     "--encoding",
@@ -79,6 +87,7 @@ def subscribers_import(
     consent_collected_at: str | None,
     pending: bool,
     yes: bool,
+    ignore_opt_outs: bool,
     dry_run: bool,
     encoding: str | None,
     delimiter: str | None,
@@ -87,8 +96,9 @@ def subscribers_import(
     """Import the subscribers in FILE (CSV, or one address per line): each line obeys the
     rules of POST /subscribers. Importing a file again changes nothing; an import stopped half
     way finishes when started again. Recorded in the audit log as it starts. Exit status 1
-    when the file or an option is refused, or when --pending would cause confirmation mails
-    and --yes is not given."""
+    when the file or an option is refused, when --pending would cause confirmation mails
+    and --yes is not given, or when a column marking opt-outs is not imported and
+    --ignore-opt-outs is not given."""
     service = state.service()
     options = ImportOptions(
         mode=mode,
@@ -97,9 +107,15 @@ def subscribers_import(
         encoding=encoding,
         delimiter=_DELIMITERS[delimiter] if delimiter else None,
         columns=_chosen_columns(columns),
+        opt_outs_dropped=ignore_opt_outs,
     )
     importer = service.subscriber_import
-    plan = importer.plan(ImportSource.from_path(file), options)
+    try:
+        plan = importer.plan(ImportSource.from_path(file), options)
+    except InvalidRequest as exc:
+        if exc.field != "confirm_opt_outs":
+            raise
+        fail(f"{exc.message} (run again with --ignore-opt-outs).")
     _describe(plan)
     if dry_run:
         with _progress(plan) as progress:
@@ -141,6 +157,9 @@ def _describe(plan: ImportPlan) -> None:
     if columns.not_imported:
         quoted = ", ".join(repr(name) for name in columns.not_imported)
         click.echo(f"  not imported: {quoted}")
+    dropped = dropped_opt_outs(columns)
+    if dropped and plan.options.mode != "suppress":
+        click.echo(f"  warning: {opt_outs_warning(dropped)} (--ignore-opt-outs)")
 
 
 def _confirm_mails(service: NewsletterService, plan: ImportPlan, yes: bool) -> None:

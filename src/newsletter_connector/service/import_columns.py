@@ -45,6 +45,10 @@ SOURCE_FIELDS = (
     "cleaned_time",
 )
 TARGETS = API_FIELDS + SOURCE_FIELDS
+#: The source's fields that say a reader opted out or bounced (listmonk's status, Mailchimp's
+#: unsubscribe and clean times): a column of them not imported imports those readers as
+#: subscribed.
+OPT_OUT_FIELDS = ("source_status", "unsubscribed_time", "cleaned_time")
 
 #: listmonk's subscriber export (``GET /api/subscribers/export``).
 LISTMONK_COLUMNS = {
@@ -166,6 +170,25 @@ def map_columns(header: tuple[str, ...], chosen: Mapping[str, str] | None = None
             field="columns",
         )
     return ColumnMap(source=_source_of(keys), header=header, targets=tuple(targets))
+
+
+def opt_out_columns(header: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of ``header`` that, by their names, mark readers who opted out or bounced."""
+    return tuple(
+        name
+        for name, target in zip(header, suggested_targets(header), strict=True)
+        if target in OPT_OUT_FIELDS
+    )
+
+
+def dropped_opt_outs(columns: ColumnMap) -> tuple[str, ...]:
+    """The columns marking opt-outs by their names that ``columns`` does not read as such."""
+    marking = opt_out_columns(columns.header)
+    return tuple(
+        name
+        for name, target in zip(columns.header, columns.targets, strict=True)
+        if name in marking and target not in OPT_OUT_FIELDS
+    )
 
 
 def _key(name: str) -> str:

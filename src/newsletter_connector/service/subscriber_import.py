@@ -31,7 +31,13 @@ from ..storage.unit_of_work import UnitOfWork
 from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .events import new_subscriber_events, subscriber_key
-from .import_columns import ColumnMap, header_names_fields, map_columns, plain_list
+from .import_columns import (
+    ColumnMap,
+    dropped_opt_outs,
+    header_names_fields,
+    map_columns,
+    plain_list,
+)
 from .import_files import FileShape, ImportSource, Record, inspect, is_listed_line
 from .import_records import Blank, Line, read_lines
 from .import_rows import ImportRow, Provenance, Refusal, RowReader
@@ -78,7 +84,8 @@ class ImportOptions:
     consent become pending subscribers (each mailed a confirmation) instead of being refused;
     ``provenance``: the consent of every line without its own; ``encoding`` and ``delimiter``
     (``None``: found from the file); ``columns``: what a column holds, by its header name,
-    where matching by name is not wanted (``""``: nothing)."""
+    where matching by name is not wanted (``""``: nothing); ``opt_outs_dropped``: the owner
+    confirmed that a column marking opt-outs is not read (see :func:`check_opt_out_columns`)."""
 
     mode: str = "add"
     pending: bool = False
@@ -86,6 +93,7 @@ class ImportOptions:
     encoding: str | None = None
     delimiter: str | None = None
     columns: Mapping[str, str] = field(default_factory=dict)
+    opt_outs_dropped: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """The options as JSON values (an import job stores them)."""
@@ -97,6 +105,7 @@ class ImportOptions:
             "encoding": self.encoding,
             "delimiter": self.delimiter,
             "columns": dict(self.columns),
+            "opt_outs_dropped": self.opt_outs_dropped,
         }
 
     @classmethod
@@ -109,6 +118,7 @@ class ImportOptions:
             encoding=value.get("encoding"),
             delimiter=value.get("delimiter"),
             columns=dict(value.get("columns") or {}),
+            opt_outs_dropped=bool(value.get("opt_outs_dropped", False)),
         )
 
 
@@ -192,8 +202,9 @@ class SubscriberImportService:
         """Read ``source`` once and match its columns: nothing is stored.
 
         :raises InvalidRequest: naming ``mode``, ``file`` (too large, empty, no header naming
-            the email column), ``encoding``, ``delimiter``, ``columns`` or ``consent`` (see
-            :func:`check_consent_options`).
+            the email column), ``encoding``, ``delimiter``, ``columns``, ``consent`` (see
+            :func:`check_consent_options`) or ``confirm_opt_outs`` (see
+            :func:`check_opt_out_columns`).
         """
         if options.mode not in MODES:
             raise InvalidRequest(f"mode must be one of {', '.join(MODES)}", field="mode")
@@ -228,6 +239,7 @@ class SubscriberImportService:
 
     def _checked(self, plan: ImportPlan) -> ImportPlan:
         check_consent_options(plan.options, plan.columns, self.context.clock())
+        check_opt_out_columns(plan.options, plan.columns)
         return plan
 
     def dry_run(
@@ -539,6 +551,33 @@ def check_consent_options(options: ImportOptions, columns: ColumnMap, now: datet
     if collected and not source and "consent_source" not in read:
         raise InvalidRequest(
             "give where consent was collected too (no column holds it)", field="consent"
+        )
+
+
+def opt_outs_warning(columns: tuple[str, ...]) -> str:
+    """What not reading ``columns`` (columns marking opt-outs) does, in words."""
+    names = ", ".join(f"“{name}”" for name in columns)
+    return (
+        f"{names} {'marks' if len(columns) == 1 else 'mark'} the readers who unsubscribed, "
+        "were blocklisted or bounced; not imported, those readers would be imported as "
+        "subscribed although they opted out"
+    )
+
+
+def check_opt_out_columns(options: ImportOptions, columns: ColumnMap) -> None:
+    """Refuse, before any line is read, to leave a column marking opt-outs unread (listmonk's
+    ``status``, Mailchimp's ``UNSUB_TIME`` or ``CLEAN_TIME``) in mode ``add`` or ``update``
+    unless ``options.opt_outs_dropped`` confirms it (mode ``suppress`` treats every line as an
+    opt-out).
+
+    :raises InvalidRequest: naming ``confirm_opt_outs``.
+    """
+    dropped = dropped_opt_outs(columns)
+    if dropped and options.mode != "suppress" and not options.opt_outs_dropped:
+        raise InvalidRequest(
+            f"{opt_outs_warning(dropped)}. Import the column, or confirm that they are to be "
+            "imported as subscribed",
+            field="confirm_opt_outs",
         )
 
 

@@ -90,3 +90,42 @@ def test_refused_lines_are_said_in_words(client: Any, service: Any, session: str
     assert "3 Email address Not a valid email address" in text
     assert "4 Where and when they agreed Both where and when they agreed are needed" in text
     assert "collected_at" not in text.split("Lines refused")[1].split("Import it")[0]
+
+
+LISTMONK = (
+    b"uuid,email,name,status\n"
+    b"6f1c,ann@example.org,Ann Lee,enabled\n"
+    b"7a2d,bob@example.org,Bob Ray,blocklisted\n"
+)
+
+
+def test_leaving_out_an_opt_out_column_is_said_and_must_be_confirmed(
+    client: Any, service: Any, session: str
+) -> None:
+    job_id = _job_id(_upload(client, session, "subscribers.csv", LISTMONK))
+    text = _text(get_page(client, f"/admin/imports/{job_id}", session))
+    assert (
+        "If it is set to “Not imported”: “status” marks the readers who unsubscribed, were "
+        "blocklisted or bounced; not imported, those readers would be imported as subscribed "
+        "although they opted out."
+    ) in text
+    status_column = {"column_3": ""}  # uuid, email, name, status
+    refused = _choose(client, session, job_id, **CONSENT, **status_column)
+    assert refused.status_code == 400
+    assert "Nothing was changed" in _text(refused)
+    assert 'id="confirm_opt_outs-error"' in refused.text
+    assert "would be imported as subscribed although they opted out" in _text(refused)
+    assert service.import_jobs.get(job_id).phase == "uploaded"
+
+    confirmed = _choose(client, session, job_id, **CONSENT, **status_column, confirm_opt_outs="yes")
+    assert _job_id(confirmed) == job_id
+    service.import_jobs.work()
+    text = _text(get_page(client, f"/admin/imports/{job_id}", session))
+    assert "Added, confirmed 2" in text  # the blocklisted reader too, as confirmed
+
+
+def test_an_opt_out_column_read_as_such_needs_no_confirmation(
+    client: Any, service: Any, session: str
+) -> None:
+    text = _checked(client, service, session, LISTMONK, **CONSENT)
+    assert "Added, confirmed 1" in text and "Suppressed" in text

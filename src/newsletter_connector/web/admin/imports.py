@@ -14,12 +14,19 @@ from ...errors import InvalidRequest, NotFound
 from ...service.import_columns import (
     TARGETS,
     header_names_fields,
+    opt_out_columns,
     suggested_targets,
 )
 from ...service.import_files import FileShape, ImportSource, inspect
 from ...service.import_rows import Provenance
 from ...service.import_words import FIELD_WORDS, refusal_words
-from ...service.subscriber_import import ACTION_WORDS, ACTIONS, MODES, ImportOptions
+from ...service.subscriber_import import (
+    ACTION_WORDS,
+    ACTIONS,
+    MODES,
+    ImportOptions,
+    opt_outs_warning,
+)
 from ...storage.import_jobs import ImportJobRecord
 from .act import ActCall, Done, posted_id
 from .base import AdminPages
@@ -181,6 +188,7 @@ def options_from(call: ActCall) -> ImportOptions:
         encoding=form.get("encoding") or None,
         delimiter=form.get("delimiter") or None,
         columns=columns,
+        opt_outs_dropped=form.get("confirm_opt_outs") == "yes",
     )
 
 
@@ -262,7 +270,13 @@ def show_job(
     """One import's page, by its phase: the choices form, the progress of its dry run or
     import, or what it did."""
     chosen = options or ImportOptions.from_json(job.options)
-    context: dict[str, Any] = {"shape": None, "plain": False, "columns": [], "targets": []}
+    context: dict[str, Any] = {
+        "shape": None,
+        "plain": False,
+        "columns": [],
+        "targets": [],
+        "opt_outs": "",
+    }
     if job.phase in ("uploaded", "checked"):
         context = _choices(pages, job, chosen)
     pages.show(
@@ -309,8 +323,18 @@ def _choices(pages: AdminPages, job: ImportJobRecord, chosen: ImportOptions) -> 
         },
         "plain": plain,
         "columns": [] if plain else columns,
+        "opt_outs": "" if plain else _opt_outs_words(header),
         "targets": [("", "Not imported"), *((t, FIELD_WORDS[t]) for t in TARGETS)],
     }
+
+
+def _opt_outs_words(header: tuple[str, ...]) -> str:
+    """What leaving the file's opt-out columns unread would do (``""``: it has none)."""
+    marking = opt_out_columns(header)
+    if not marking:
+        return ""
+    which = "it is" if len(marking) == 1 else "they are"
+    return f"If {which} set to “Not imported”: {opt_outs_warning(marking)}."
 
 
 def _job_words(job: ImportJobRecord) -> dict[str, Any]:
