@@ -207,7 +207,7 @@ def test_python_example(
     run_block("importing-python")
     printed = capsys.readouterr().out.splitlines()
     assert printed == [
-        "dry run: 8 lines read, 0 refused, 0 mails",
+        "dry run: 7 lines read, 0 refused, 0 mails",
         "stored up to line 8",
         "added, confirmed: 6",
     ]

@@ -282,7 +282,7 @@ class SubscriberImportService:
                     on_line(outcome)
             report.lines_read = chunk.last_line - chunk.header_line
             if progress is not None:
-                progress(report.lines_read)
+                progress(chunk.last_line)
         report.unread_attributes = tuple(sorted(reader.unread_attributes))
         return report
 
