@@ -159,7 +159,7 @@ def inspect(
         raise InvalidRequest("the file is empty; nothing was imported", field="file")
     if not ends_line:
         lines += 1
-    detected = encoding is None
+    detected = not encoding
     if codec is None:
         if not is_utf8:
             codec = "latin-1"
