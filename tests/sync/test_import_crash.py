@@ -98,7 +98,7 @@ def test_sigkill_mid_file_then_again_stores_each_line_once_with_its_events(
         )
     assert last.returncode == 0, (last.stdout, seed)
     assert last.stdout.splitlines()[-3:] == [
-        f"{LINES + 1:,} lines read; done",
+        f"{LINES:,} lines read after the header; done",
         f"  added, confirmed: {LINES - kills[-1]:,}",
         f"  unchanged: {kills[-1]:,}",
     ], (kills, seed)
