@@ -488,3 +488,6 @@ def test_leaving_out_an_opt_out_column_needs_ignore_opt_outs(
         "  added, confirmed: 2",
     ]
     assert stored(newsletter_service, "bob@example.org").status == "confirmed"
+    assert audit_acts(newsletter_service) == [
+        ("subscribers.import", "add: 3 lines; opt-out column left out (--ignore-opt-outs)")
+    ]

@@ -125,7 +125,10 @@ def subscribers_import(
     if pending:
         _confirm_mails(service, plan, yes)
     # Audited before the first chunk commits: a run stopped half way has still been recorded.
-    state.audit("subscribers.import", f"{mode}: {_counted(plan.shape.lines, 'line')}")
+    detail = f"{mode}: {_counted(plan.shape.lines, 'line')}"
+    if dropped_opt_outs(plan.columns) and mode != "suppress":
+        detail += "; opt-out column left out (--ignore-opt-outs)"
+    state.audit("subscribers.import", detail)
     with _progress(plan) as progress:
         report = importer.run(plan, on_line=_print_refusal, progress=progress)
     _summarise(plan, report)

@@ -119,6 +119,9 @@ def test_leaving_out_an_opt_out_column_is_said_and_must_be_confirmed(
 
     confirmed = _choose(client, session, job_id, **CONSENT, **status_column, confirm_opt_outs="yes")
     assert _job_id(confirmed) == job_id
+    check = service.admin_audit.latest(1)[0]
+    assert check.action == "subscribers.import_check"
+    assert "an opt-out column may be left out (confirmed)" in check.detail
     service.import_jobs.work()
     text = _text(get_page(client, f"/admin/imports/{job_id}", session))
     assert "Added, confirmed 2" in text  # the blocklisted reader too, as confirmed

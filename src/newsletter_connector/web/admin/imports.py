@@ -196,6 +196,8 @@ def _mode_detail(call: ActCall) -> str:
     detail = f"mode {call.form.get('mode') or 'add'}"
     if call.form.get("without_consent") == "pending":
         detail += "; lines without consent as pending"
+    if call.form.get("confirm_opt_outs") == "yes":
+        detail += "; an opt-out column may be left out (confirmed)"
     return detail
 
 
