@@ -24,11 +24,22 @@ _TOKEN_PATH = re.compile(
     r"(?<![A-Za-z0-9])(" + "|".join(TOKEN_SEGMENTS) + r")[/\\]+[^/\\?#\s]+", re.IGNORECASE
 )
 #: How many layers of percent-encoding are undone looking for a token (``%252F`` is two).
-_DECODE_LAYERS = 3
+_DECODE_LAYERS = 6
+#: The shape of the service's own link tokens (``secrets.token_urlsafe(24)``: 32 URL-safe
+#: characters), as a whole word. Each start tries at most 32 characters: linear.
+_TOKEN_SHAPE = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
+#: The most characters of one value any pattern here reads; the rest is cut, so the cost of
+#: redacting a value is bounded whatever its size.
+MAX_VALUE_LENGTH = 2048
 REDACTED = "[redacted]"
 
-#: An email address in free text, also percent-encoded once or twice (``%40``, ``%2540``).
-_EMAIL = re.compile(r"[^\s@/?&=;,:\"'<>()\[\]]+(?:@|%40|%2540)[^\s@/?&=;,\"'<>()\[\]]+", re.I)
+#: The spellings of ``@`` an email address is found by: plain, percent-encoded once or twice.
+_AT_SIGNS = ("@", "%40", "%2540")
+#: Characters that end an address's local part (before ``@``) and its domain (after it).
+_LOCAL_STOP = frozenset(" \t\n\r\f\v@/?&=;,:\"'<>()[]")
+_DOMAIN_STOP = _LOCAL_STOP - {":"}
+#: The longest local part and domain an address has (RFC 5321): the scans stop there.
+_MAX_LOCAL, _MAX_DOMAIN = 64, 255
 #: A Newsletter API key (``nlk_`` and its random part).
 _API_KEY = re.compile(r"nlk_[A-Za-z0-9_-]+")
 #: A query string (or fragment) in free text: everything up to the next blank.
@@ -151,13 +162,60 @@ def substitute_decoded(
     return "".join(pieces) + text[done:] if pieces else text
 
 
+def _cut(value: str) -> str:
+    """``value`` cut to :data:`MAX_VALUE_LENGTH` characters."""
+    return value[:MAX_VALUE_LENGTH]
+
+
+def _email_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds an email address: each ``@`` (or ``%40``, ``%2540``, any case) is
+    found with ``str.find`` and grown left and right over address characters, at most
+    :data:`_MAX_LOCAL` and :data:`_MAX_DOMAIN` of them, so the time is linear in ``text``."""
+    lowered = text.lower()
+    spans: list[tuple[int, int]] = []
+    for sign in _AT_SIGNS:
+        at = lowered.find(sign)
+        while at != -1:
+            start = at
+            while start > 0 and at - start < _MAX_LOCAL and text[start - 1] not in _LOCAL_STOP:
+                start -= 1
+            end = at + len(sign)
+            while end < len(text) and end - at < _MAX_DOMAIN and text[end] not in _DOMAIN_STOP:
+                end += 1
+            if start < at and end > at + len(sign):
+                spans.append((start, end))
+            at = lowered.find(sign, at + len(sign))
+    return sorted(spans)
+
+
+def redact_emails(text: str, replacement: str = REDACTED) -> str:
+    """``text`` with every email address (``@`` plain or percent-encoded once or twice)
+    replaced by ``replacement``; linear in the length of ``text``."""
+    pieces: list[str] = []
+    done = 0
+    for start, end in _email_spans(text):
+        if end <= done:
+            continue
+        pieces += [text[done : max(start, done)], replacement]
+        done = end
+    return "".join(pieces) + text[done:] if pieces else text
+
+
+def redact_token_shapes(text: str, replacement: str = REDACTED) -> str:
+    """``text`` with every word shaped as one of the service's link tokens (32 URL-safe
+    characters, found percent-decoded) replaced, wherever it stands: a token is redacted
+    even where no ``/profile/`` comes before it, whatever stands between them."""
+    return substitute_decoded(text, _TOKEN_SHAPE, lambda m: replacement)
+
+
 def redact_tokens(text: str, replacement: str = REDACTED) -> str:
     """``text`` with every token after ``confirm``, ``unsubscribe`` and ``profile`` (wherever
     it occurs, in any case, after ``/``, ``\\`` or their percent-encodings, percent-encoded up
     to three times) replaced: the part of ``text`` spelling the segment and its token becomes
     ``{segment}/{replacement}``. Everything else comes back exactly as it was given, still
     percent-encoded (without a token, ``text`` itself)."""
-    return substitute_decoded(text, _TOKEN_PATH, lambda m: f"{m.group(1)}/{replacement}")
+    text = substitute_decoded(text, _TOKEN_PATH, lambda m: f"{m.group(1)}/{replacement}")
+    return redact_token_shapes(text, replacement)
 
 
 def quote_controls(text: str) -> str:
@@ -171,7 +229,7 @@ def redact_path(path: str) -> str:
     ``/unsubscribe/`` and ``/profile/`` and any segment holding an email address (plain or
     percent-encoded, any case) replaced by ``[redacted]``; under any mount prefix. Control
     characters (a decoded ``PATH_INFO`` holds them) come back percent-encoded."""
-    path = path.split("?", 1)[0].split("#", 1)[0]
+    path = _cut(path.split("?", 1)[0].split("#", 1)[0])
     path = redact_tokens(path)
     segments = path.split("/")
     return quote_controls("/".join(REDACTED if _is_personal_segment(s) else s for s in segments))
@@ -179,6 +237,7 @@ def redact_path(path: str) -> str:
 
 def redact_url(value: str) -> str:
     """A URL or path as :func:`redact_path` leaves a path, and without user info."""
+    value = _cut(value)
     parts = urlsplit(without_credentials(value))
     if not parts.scheme and not parts.netloc:
         return redact_path(value)
@@ -189,16 +248,24 @@ def redact_url(value: str) -> str:
 def redact_text(value: str) -> str:
     """Free text (a user agent, a header) without query strings, link tokens, API keys or
     email addresses, and with control characters percent-encoded."""
-    value = _QUERY.sub("", value)
+    value = _QUERY.sub("", _cut(value))
     value = redact_tokens(value)
     value = _API_KEY.sub(REDACTED, value)
-    return quote_controls(_EMAIL.sub(REDACTED, value))
+    return quote_controls(redact_emails(value))
+
+
+def redact_message(text: str) -> str:
+    """A log message (gunicorn's error log: ``Invalid request from ip=...: Invalid HTTP method:
+    '...'``, a traceback) with link tokens, API keys and email addresses redacted; its line
+    breaks kept. Linear in the length of ``text``."""
+    return redact_emails(_API_KEY.sub(REDACTED, redact_tokens(text)))
 
 
 def _redact_variable(key: str, value: Any) -> Any:
     """One ``{name}i`` (request header), ``{name}o`` (response header) or ``{name}e`` atom."""
     if not isinstance(value, str):
         return "-"  # objects such as the socket: their repr may name the client's address
+    value = _cut(value)
     name = key[1:].rsplit("}", 1)[0].lower().replace("-", "_")
     if key.endswith("}e"):
         name = name.removeprefix("http_")
@@ -222,7 +289,19 @@ def _wsgi_text(value: str) -> str:
         return value
 
 
-def redact_access_atoms(atoms: Mapping[str, Any]) -> dict[str, Any]:
+#: The atoms the JSON access log writes as fields, whatever the format says.
+JSON_ATOMS = frozenset("mUHsBLfap")
+_FORMAT_ATOM = re.compile(r"%\(([^()]{1,200})\)s")
+
+
+def format_atoms(access_log_format: str) -> frozenset[str]:
+    """The atoms an access-log format uses (``%(U)s`` gives ``U``), with :data:`JSON_ATOMS`."""
+    return JSON_ATOMS | frozenset(_FORMAT_ATOM.findall(access_log_format))
+
+
+def redact_access_atoms(
+    atoms: Mapping[str, Any], used: frozenset[str] | None = None
+) -> dict[str, Any]:
     """gunicorn access-log atoms with nothing secret or personal left in any of them.
 
     ``h`` and ``u`` are ``-``, ``q`` is empty; ``U`` and ``r``'s path (``U`` read as UTF-8)
@@ -230,12 +309,19 @@ def redact_access_atoms(atoms: Mapping[str, Any]) -> dict[str, Any]:
     :func:`redact_text`;
     ``{name}i/o/e`` atoms are ``[redacted]`` (credentials, cookies), ``-`` (client addresses,
     non-text values) or redacted as ``f`` (URLs) or ``a`` (the rest). Any other atom is left
-    out, so one added by a later gunicorn is never logged unchecked.
+    out, so one added by a later gunicorn is never logged unchecked. With ``used`` (the atoms
+    the format asks for, :func:`format_atoms`), only those ``{name}`` atoms are redacted and
+    kept: a request's other headers cost nothing. Each value is cut to
+    :data:`MAX_VALUE_LENGTH` characters before it is read, so the time is bounded per atom.
     """
-    path = redact_path(_wsgi_text(str(atoms.get("U") or "")))
+    path = redact_path(_wsgi_text(_cut(str(atoms.get("U") or ""))))
     redacted: dict[str, Any] = {key: atoms[key] for key in _SAFE_ATOMS if key in atoms}
     redacted.update(
-        {key: _redact_variable(key, value) for key, value in atoms.items() if key[:1] == "{"}
+        {
+            key: _redact_variable(key, value)
+            for key, value in atoms.items()
+            if key[:1] == "{" and (used is None or key in used)
+        }
     )
     redacted.update(
         h="-",
