@@ -42,6 +42,8 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: A word of URL-safe characters as long as a link token (``secrets.token_urlsafe(16)`` and
 #: longer); :func:`redact_bare_tokens` judges whether it is random.
 _TOKEN_LIKE_WORD = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22,}(?![A-Za-z0-9_-])")
+#: Control characters (NUL included), DEL, C1 controls and line separators: dropped from props.
+_PROP_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 #: The characters quoted paths keep as they are.
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
@@ -213,8 +215,9 @@ def clean_seconds(value: Any) -> float:
 
 def clean_props(value: Any) -> dict[str, Any]:
     """Free-form props: up to ten scalar values under short snake_case keys. Values that look
-    personal are dropped silently (the event is still recorded); tokens in texts redacted,
-    after a token segment or bare (:func:`redact_bare_tokens`)."""
+    personal are dropped silently (the event is still recorded); control characters (NUL
+    included) are dropped from texts; tokens in texts redacted, after a token segment or bare
+    (:func:`redact_bare_tokens`)."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -241,6 +244,7 @@ def clean_props(value: Any) -> dict[str, Any]:
             if not _number_looks_like_phone(item):
                 cleaned[key] = item
         elif isinstance(item, str):
+            item = _PROP_CONTROLS.sub("", item)
             if len(item) > MAX_PROP_STRING:
                 raise InvalidRequest(
                     f"{field} must be at most {MAX_PROP_STRING} characters", field=field
