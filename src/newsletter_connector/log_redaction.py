@@ -26,8 +26,9 @@ _TOKEN_PATH = re.compile(
 #: How many layers of percent-encoding are undone looking for a token (``%252F`` is two).
 _DECODE_LAYERS = 6
 #: The shape of the service's own link tokens (``secrets.token_urlsafe(24)``: 32 URL-safe
-#: characters), as a whole word. Each start tries at most 32 characters: linear.
-_TOKEN_SHAPE = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
+#: characters), as a whole word, or a longer word a token is glued into. A start inside a word
+#: fails at once on the look-behind, so the search is linear.
+_TOKEN_SHAPE = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32,}")
 #: The most characters of one value any pattern here reads; the rest is cut, so the cost of
 #: redacting a value is bounded whatever its size.
 MAX_VALUE_LENGTH = 2048
@@ -201,11 +202,25 @@ def redact_emails(text: str, replacement: str = REDACTED) -> str:
     return "".join(pieces) + text[done:] if pieces else text
 
 
+def looks_random(word: str) -> bool:
+    """Whether ``word`` mixes at least two of upper case, lower case and digits, as a random
+    token does (a slug or a snake_case label keeps to lower case and separators)."""
+    kinds = (
+        any(c.isupper() for c in word),
+        any(c.islower() for c in word),
+        any(c.isdigit() for c in word),
+    )
+    return sum(kinds) >= 2
+
+
 def redact_token_shapes(text: str, replacement: str = REDACTED) -> str:
-    """``text`` with every word shaped as one of the service's link tokens (32 URL-safe
-    characters, found percent-decoded) replaced, wherever it stands: a token is redacted
-    even where no ``/profile/`` comes before it, whatever stands between them."""
-    return substitute_decoded(text, _TOKEN_SHAPE, lambda m: replacement)
+    """``text`` with every word that could hold one of the service's link tokens (32 or more
+    URL-safe characters mixing cases or letters and digits, found percent-decoded) replaced,
+    wherever it stands: a token is redacted even where no ``/profile/`` comes before it,
+    whatever stands between them or is glued to it."""
+    return substitute_decoded(
+        text, _TOKEN_SHAPE, lambda m: replacement if looks_random(m.group(0)) else None
+    )
 
 
 def redact_tokens(text: str, replacement: str = REDACTED) -> str:
