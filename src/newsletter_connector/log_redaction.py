@@ -2,7 +2,10 @@
 
 Our gunicorn access log passes every atom through :func:`redact_access_atoms`; a host logging
 paths itself uses :func:`redact_path`. :func:`redact_tokens`, the one recogniser of link tokens,
-finds them anywhere in a text (any mount prefix, absolute URLs on any host).
+finds them anywhere in a text (any mount prefix, absolute URLs on any host), after a token
+segment or by their shape alone. Every function here runs in time linear in its input: no
+pattern retries a long run from each of its characters, and values are cut to
+:data:`MAX_VALUE_LENGTH` before the access log reads them.
 """
 
 from __future__ import annotations
