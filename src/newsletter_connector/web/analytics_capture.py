@@ -10,7 +10,6 @@ stores nothing; sanitising happens in the service.
 
 from __future__ import annotations
 
-import re
 from importlib import resources
 from typing import Any
 
@@ -31,8 +30,6 @@ ACCEPTED_MEDIA = ("application/json", "text/plain")
 #: Deepest nesting of arrays and objects a body may have: the event object is level 1 and
 #: ``props`` level 2; one level more lets a nested prop value be refused naming its prop.
 MAX_NESTING = 3
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def _json_error(resp: falcon.Response, status: str, code: str, message: str) -> None:
@@ -42,13 +39,24 @@ def _json_error(resp: falcon.Response, status: str, code: str, message: str) -> 
 
 def nesting_depth(text: str) -> int:
     """How deeply arrays and objects nest in the JSON text ``text`` (brackets inside strings
-    do not count), found without parsing so a deep text costs no recursion."""
+    do not count), found without parsing so a deep text costs no recursion, in one pass: a
+    string left open hides the rest of the text from the parser too."""
     depth = deepest = 0
-    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
-        if bracket in "[{":
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
             depth += 1
             deepest = max(deepest, depth)
-        else:
+        elif char in "]}":
             depth -= 1
     return deepest
 
