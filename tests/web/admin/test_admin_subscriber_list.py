@@ -253,6 +253,20 @@ def test_a_mistake_in_any_parameter_is_a_400_naming_it(
     assert _listed(page) == []
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{"to": "9999-12-31"}, {"from": "0001-01-01", "to": "9999-12-31"}, {"from": "9999-12-31"}],
+)
+def test_the_first_and_last_days_there_are_filter_without_an_error(
+    client: Any, session: str, readers: list[str], params: dict[str, str]
+) -> None:
+    """``to=9999-12-31`` has no day after it to end the range at: it means no end."""
+    page = _list(client, session, **params)
+    assert page.status_code == 200, page.text
+    expected = [] if params.get("from") == "9999-12-31" else readers[::-1]
+    assert _listed(page) == expected
+
+
 def test_the_list_is_a_search_landmark_with_labelled_fields(
     client: Any, session: str, readers: list[str]
 ) -> None:

@@ -112,7 +112,7 @@ def parse_list_request(params: Mapping[str, str]) -> ListRequest:
         zip_prefix=pick("zip", _zip_prefix),
         age_range=pick("age", _choice(AGE_RANGES)),
         signed_up_from=datetime.combine(first, time()) if first else None,
-        signed_up_before=datetime.combine(last + timedelta(days=1), time()) if last else None,
+        signed_up_before=_end_of(last),
         address_prefix=pick("address", _lowered_text),
         name_prefix=pick("name", _lowered_text),
     )
@@ -172,6 +172,14 @@ def _day(value: str, name: str) -> date:
     except ValueError:
         pass
     raise _bad(name, "a date (YYYY-MM-DD)")
+
+
+def _end_of(last: date | None) -> datetime | None:
+    """The moment after the day ``last`` (``None``: no end, as on the last day there is,
+    9999-12-31, which has no day after it)."""
+    if last is None or last == date.max:
+        return None
+    return datetime.combine(last + timedelta(days=1), time())
 
 
 def _lowered_text(value: str, name: str) -> str:
