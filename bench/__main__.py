@@ -35,6 +35,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "signups": (["--seconds", "10"], ["--seconds", "2"]),
     "signup_cpu": (["--count", "3000"], ["--count", "300"]),
+    "hostile_requests": (["--count", "20"], ["--count", "5"]),
     "sync": (["--events", "100000"], ["--events", "5000"]),
     "export_walk": (["--size", "1000000"], ["--size", "50000"]),
     "rollups": (["--size", "1000000"], ["--size", "50000"]),

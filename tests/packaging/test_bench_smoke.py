@@ -127,6 +127,12 @@ def test_signup_cpu_bench_runs() -> None:
     assert "ms/signup" in result_line(output, "signup_cpu")
 
 
+def test_hostile_requests_bench_runs() -> None:
+    output = run_bench("bench.hostile_requests", "--count", "2", *db_args())
+    assert "ms/request" in result_line(output, "hostile_headers_cpu")
+    assert "ms/request" in result_line(output, "hostile_body_cpu")
+
+
 def test_signups_bench_runs() -> None:
     output = run_bench("bench.signups", "--seconds", "1", "--workers", "2", *db_args())
     assert "MISSING" not in output
