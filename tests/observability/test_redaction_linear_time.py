@@ -59,12 +59,13 @@ def build(unit: str, size: int) -> str:
 
 
 def cost(function: Callable[[str], Any], text: str) -> float:
-    """The least of two timings of ``function(text)``, in seconds."""
+    """The least of three timings of ``function(text)``, in seconds of this process's CPU
+    time: a loaded machine (CI runs its jobs side by side) stretches wall time, not this."""
     best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
+    for _ in range(3):
+        start = time.process_time()
         function(text)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -74,8 +75,9 @@ def test_each_redaction_scales_linearly_on_adversarial_input(name: str, unit: st
     function = FUNCTIONS[name]
     small = cost(function, build(unit, 32 * 1024))
     large = cost(function, build(unit, 64 * 1024))
-    # 0.05 s of slack so that timer noise on microsecond runs cannot fail the ratio.
-    assert large <= 3 * small + 0.05, (name, unit, small, large)
+    # 0.1 s of slack so that timer noise on millisecond runs cannot fail the ratio; a
+    # quadratic step takes seconds here.
+    assert large <= 3 * small + 0.1, (name, unit, small, large)
     assert large < 5, (name, unit, large)
 
 
