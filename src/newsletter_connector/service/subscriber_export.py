@@ -40,13 +40,33 @@ CSV_COLUMNS = (
 #: letter, so at most it reads as arithmetic, and stays exact.
 _FREE_TEXT = frozenset({"email", "first_name", "last_name", "gender_self"})
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Where a spreadsheet may start a new cell inside ours: a comma or a semicolon (the list
+#: separator of many locales, which splits a comma file's quoted cell on opening).
+_CELL_BREAKS = (",", ";")
+
+
+def spreadsheet_safe(text: str) -> str:
+    """``text`` as a cell no spreadsheet reads as a formula, in a comma or a semicolon locale:
+    a ``'`` before a formula start (``= + - @``, tab, carriage return) at its beginning or
+    right after a ``,`` or ``;`` inside it. One pass, and ``text`` unchanged when it holds
+    none."""
+    if not text.startswith(_FORMULA_STARTS) and not any(b in text for b in _CELL_BREAKS):
+        return text
+    out = []
+    starts_cell = True
+    for char in text:
+        if starts_cell and char in _FORMULA_STARTS:
+            out.append("'")
+        out.append(char)
+        starts_cell = char in _CELL_BREAKS
+    return "".join(out)
 
 
 def csv_row(contact: dict[str, Any], columns: Iterable[str] = CSV_COLUMNS) -> list[str]:
     """The CSV cells of a contact in JSON values (as ``shown_contact`` returns it):
     ``categories`` joined by spaces, booleans ``true``/``false``, ``null`` empty, and an
-    address or free-text cell starting like a formula prefixed with ``'`` so a spreadsheet shows
-    it as text."""
+    address or free-text cell made :func:`spreadsheet_safe`, so a spreadsheet shows it as
+    text."""
     email_prefs = contact["prefs"]["email"]
     flat = {
         **{name: value for name, value in contact.items() if name not in LINK_FIELDS},
@@ -61,9 +81,7 @@ def csv_row(contact: dict[str, Any], columns: Iterable[str] = CSV_COLUMNS) -> li
     for column in columns:
         value = flat.get(column)
         text = "" if value is None else str(value)
-        if column in _FREE_TEXT and text.startswith(_FORMULA_STARTS):
-            text = "'" + text
-        cells.append(text)
+        cells.append(spreadsheet_safe(text) if column in _FREE_TEXT else text)
     return cells
 
 

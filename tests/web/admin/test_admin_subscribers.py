@@ -307,6 +307,26 @@ def test_export_is_a_csv_attachment_of_confirmed_subscribers_without_tokens(
     assert (act.action, act.target) == ("subscribers.export", "confirmed")
 
 
+@pytest.mark.parametrize("separator", [",", ";"])
+def test_export_keeps_a_formula_after_a_separator_inside_a_name_from_running(
+    client: Any, service: Any, admin_user: str, separator: str
+) -> None:
+    """Opened in a locale whose list separator is ``;``, a comma file's quoted cell
+    ``Ann;=cmd|' /C calc'!A0`` splits in two, and the second would run as a formula."""
+    _add(service, "ann@example.org", status="confirmed", first_name="Ann;=cmd|' /C calc'!A0",
+         last_name="Lee,+SUM(A1);@x;\tz;-1")  # fmt: skip
+    session = sign_in(client)
+    result = _act(client, "/admin/subscribers/export", session, {})
+    assert result.status_code == 200
+    row = dict(zip(CSV_COLUMNS, list(csv.reader(io.StringIO(result.text)))[1], strict=True))
+    assert row["first_name"] == "Ann;'=cmd|' /C calc'!A0"
+    assert row["last_name"] == "Lee,'+SUM(A1);'@x;'\tz;'-1"
+    # However a spreadsheet splits the raw line, no piece starts like a formula.
+    line = result.text.splitlines()[1]
+    for piece in line.replace('"', "").split(separator):
+        assert not piece.startswith(("=", "+", "-", "@", "\t", "\r")), piece
+
+
 def test_export_streams_reading_the_list_lazily(client: Any, service: Any, admin_user: str) -> None:
     _add(service, "first@example.org", status="confirmed")
     session = sign_in(client)
