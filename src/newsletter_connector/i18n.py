@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import gettext
 import re
-from functools import cached_property
+from datetime import date as Date
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from babel.core import Locale, UnknownLocaleError
+from babel.dates import format_date
 from babel.support import Translations
 
+from .model.issue import long_date
 from .settings import Settings, SettingsError
 
 #: The package's compiled catalogs: ``locale/<language>/LC_MESSAGES/messages.mo``.
@@ -136,6 +139,21 @@ def locale_of(language: str) -> Locale:
         return Locale.parse(language)
     except (ValueError, UnknownLocaleError):
         return Locale.parse(SOURCE_LANGUAGE)
+
+
+@lru_cache(maxsize=16)
+def edition_translations(language: str, catalog_dir: str | None) -> gettext.NullTranslations:
+    """The translations an edition in ``language`` is written with: its subject and body
+    (made once per process)."""
+    return Languages(language=language, catalog_dir=catalog_dir).translations(language)
+
+
+def edition_date(day: Date, language: str) -> str:
+    """``day`` spelled out as an edition shows it in ``language``: "Saturday, November 28,
+    2026", "sábado, 28 de noviembre de 2026"."""
+    if language == SOURCE_LANGUAGE:
+        return long_date(day)
+    return format_date(day, format="full", locale=locale_of(language))
 
 
 def language_words(language: str) -> str:

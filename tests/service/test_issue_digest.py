@@ -98,6 +98,42 @@ def test_default_subject_per_kind(service: NewsletterService, kind: str, subject
     assert service.issues.run_digest(kind).subject == subject
 
 
+@pytest.mark.parametrize(
+    ("kind", "subject"),
+    [
+        ("daily", "Test News: sábado, 21 de noviembre de 2026"),
+        ("weekly", "Test News, resumen semanal: semana del sábado, 21 de noviembre de 2026"),
+        ("manual", "Test News, edición especial: sábado, 21 de noviembre de 2026"),
+        ("test", "[PRUEBA] Test News: sábado, 21 de noviembre de 2026"),
+    ],
+)
+def test_a_spanish_site_gets_its_default_subjects_and_test_mark_in_spanish(
+    newsletter_settings: Any, newsletter_storage: Any, kind: str, subject: str
+) -> None:
+    """The subject speaks the language of the body: no English "weekly", "[TEST]" or date."""
+    service = build(
+        newsletter_settings, newsletter_storage, ContentPlugin(subject=None), language="es"
+    )
+    record = service.issues.run_digest(kind)
+    assert record.subject == subject
+    assert record.text is not None and "sábado, 21 de noviembre de 2026" in record.text
+    assert "Saturday" not in record.subject + record.text
+
+
+def test_a_spanish_test_issue_is_marked_once_even_when_its_content_names_the_mark(
+    newsletter_settings: Any, newsletter_storage: Any
+) -> None:
+    service = build(
+        newsletter_settings, newsletter_storage, ContentPlugin(subject="[PRUEBA] Gripe"),
+        language="es",
+    )  # fmt: skip
+    assert service.issues.run_digest("test").subject == "[PRUEBA] Gripe"
+    assert (
+        service.issues.run_digest("test", content=sample_issue_content(subject="Gripe")).subject
+        == "[PRUEBA] Gripe"
+    )
+
+
 def test_subject_from_content_wins_and_test_runs_are_marked(
     newsletter_settings: Any, newsletter_storage: Any
 ) -> None:

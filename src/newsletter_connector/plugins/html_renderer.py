@@ -16,14 +16,13 @@ from datetime import date as Date
 from functools import lru_cache
 from typing import Any
 
-from babel.dates import format_date
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from ..descriptors import IssueRenderer
 from ..hookspecs import hookimpl
-from ..i18n import N_, SOURCE_LANGUAGE, Languages, locale_of
-from ..model.issue import is_http_url, long_date
+from ..i18n import N_, edition_date, edition_translations
+from ..model.issue import is_http_url
 from ..settings import Settings
 
 TEMPLATE_PACKAGE = "newsletter_connector"
@@ -77,14 +76,9 @@ def _environment(*, html: bool, translations: gettext.NullTranslations) -> Envir
 
 
 @lru_cache(maxsize=16)
-def _translations(language: str, catalog_dir: str | None) -> gettext.NullTranslations:
-    return Languages(language=language, catalog_dir=catalog_dir).translations(language)
-
-
-@lru_cache(maxsize=16)
 def _environments(language: str, catalog_dir: str | None) -> tuple[Environment, Environment]:
     """The HTML and text environments of an edition in ``language`` (made once each)."""
-    translations = _translations(language, catalog_dir)
+    translations = edition_translations(language, catalog_dir)
     return (
         _environment(html=True, translations=translations),
         _environment(html=False, translations=translations),
@@ -101,9 +95,7 @@ def _long_date(value: Any, language: str) -> str:
         day = Date.fromisoformat(str(value))
     except ValueError:
         return str(value)
-    if language == SOURCE_LANGUAGE:
-        return long_date(day)
-    return format_date(day, format="full", locale=locale_of(language))
+    return edition_date(day, language)
 
 
 def template_context(issue: dict[str, Any], settings: Settings) -> dict[str, Any]:
@@ -128,7 +120,7 @@ def template_context(issue: dict[str, Any], settings: Settings) -> dict[str, Any
         for topic in sections.get("topics") or []
     ]
     language = settings.language
-    gettext_of = _translations(language, settings.catalog_dir).gettext
+    gettext_of = edition_translations(language, settings.catalog_dir).gettext
     kind = issue["kind"]
     return {
         "lang": language.replace("_", "-"),

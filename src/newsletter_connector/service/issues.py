@@ -19,7 +19,8 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidRequest, NewsletterError, NotFound
-from ..model.issue import IssueContent, issue_object, long_date, parse_content, parse_date
+from ..i18n import N_, edition_date, edition_translations
+from ..model.issue import IssueContent, issue_object, parse_content, parse_date
 from ..plugin_manager import has_issue_content, issue_renderers, pick
 from ..storage.outbox_records import SubscriberEventRecord
 from ..storage.records import IssueRecord, NewIssue
@@ -31,7 +32,15 @@ from .events import queue_event
 log = logging.getLogger(__name__)
 
 UNSUBSCRIBE_PLACEHOLDER = "{{unsubscribe_url}}"
-TEST_SUBJECT_PREFIX = "[TEST] "
+#: The mark a test issue's subject starts with (in the site's language).
+TEST_SUBJECT_PREFIX = N_("[TEST] ")
+#: An issue's default subject by kind: ``{site}`` the site's name, ``{date}`` its date spelled
+#: out, both in the site's language.
+_SUBJECTS = {
+    "weekly": N_("{site} weekly: the week of {date}"),
+    "manual": N_("{site} special edition: {date}"),
+}
+_DAILY_SUBJECT = N_("{site}: {date}")
 MAX_LIST_LIMIT = 500
 DEFAULT_LIST_LIMIT = 100
 #: The keyed-hash purpose of :meth:`IssueService.draft_seal`.
@@ -47,13 +56,18 @@ class IssueAlreadyRecorded(InvalidRequest):
         self.existing = existing
 
 
-def default_subject(site_name: str, kind: str, day: Date) -> str:
-    """The subject of an issue whose content gives none."""
-    if kind == "weekly":
-        return f"{site_name} weekly: the week of {long_date(day)}"
-    if kind == "manual":
-        return f"{site_name} special edition: {long_date(day)}"
-    return f"{site_name}: {long_date(day)}"
+def default_subject(
+    site_name: str, kind: str, day: Date, language: str = "en", catalog_dir: str | None = None
+) -> str:
+    """The subject of an issue whose content gives none, in ``language``."""
+    words = edition_translations(language, catalog_dir)
+    subject = words.gettext(_SUBJECTS.get(kind, _DAILY_SUBJECT))
+    return subject.format(site=site_name, date=edition_date(day, language))
+
+
+def test_mark(language: str = "en", catalog_dir: str | None = None) -> str:
+    """What a test issue's subject starts with, in ``language``."""
+    return edition_translations(language, catalog_dir).gettext(TEST_SUBJECT_PREFIX)
 
 
 class IssueService:
@@ -253,9 +267,13 @@ class IssueService:
     ) -> NewIssue:
         settings = self.context.settings
         subject = content.subject.strip() if content.subject else None
-        subject = subject or default_subject(settings.site_name, kind, issue_date)
-        if kind == "test" and not subject.startswith(TEST_SUBJECT_PREFIX):
-            subject = TEST_SUBJECT_PREFIX + subject
+        language, catalogs = settings.language, settings.catalog_dir
+        subject = subject or default_subject(
+            settings.site_name, kind, issue_date, language, catalogs
+        )
+        mark = test_mark(language, catalogs)
+        if kind == "test" and not subject.startswith(mark):
+            subject = mark + subject
         unrendered: dict[str, Any] = {
             "kind": kind,
             "cadence": kind,
