@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 
+from newsletter_connector.descriptors import EDITOR
 from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.storage.records import EmailPrefs
 from newsletter_connector.testing.pytest_plugin import TEST_BASE_URL as BASE
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.admin import (
     COOKIE_NAME,
+    PASSWORD,
     audit_acts,
     flash_of,
     followed,
@@ -128,6 +130,27 @@ def test_an_edit_saves_as_the_api_does_and_is_audited_once(
     assert audit_acts(service)[0] == ("subscriber.edit", "ann@example.org")
     again = _edit(client, session, **CHANGES)
     assert flash_of(followed(client, again, session)) == "Nothing changed."
+
+
+@pytest.mark.parametrize("role", ["owner", "editor"])
+@pytest.mark.parametrize(
+    "phone_fields", [{"phone": "+1 555 000 0000"}, {"phone": "", "phone_clear": "yes"}]
+)
+def test_a_crafted_edit_form_neither_changes_nor_clears_the_phone_number(
+    client: Any, service: Any, admin_user: str, role: str, phone_fields: dict[str, str]
+) -> None:
+    """The page offers no phone field; a form posted with one (a new number, or the reader
+    page's "remove" box) saves the rest and keeps the number as stored."""
+    _ann(service)
+    username = admin_user
+    if role == "editor":
+        service.admin_access.create_user("eve", PASSWORD, role=EDITOR)
+        username = "eve"
+    session = sign_in(client, username)
+    result = _edit(client, session, first_name="Annie", **phone_fields)
+    assert result.status_code == 303
+    record = service.subscribers.get("ann@example.org")
+    assert record.first_name == "Annie" and record.phone == "+1 555 123 4567"
 
 
 def test_a_rejected_edit_shows_the_form_again_and_changes_nothing(

@@ -134,10 +134,12 @@ def _subscriber_of(call: ActCall) -> SubscriberRecord:
 
 
 def save_details(call: ActCall) -> Done:
-    """Save the edit form (as ``PATCH /subscribers/{email}``); the target is the address.
-    Turning text messages on needs the consent's provenance, audited as the act's detail."""
+    """Save the edit form (as ``PATCH /subscribers/{email}``, less the phone number, which the
+    admin area never edits); the target is the address. Turning text messages on needs the
+    consent's provenance, audited as the act's detail."""
     before = _subscriber_of(call)
     fields = profile_fields(call.form)
+    fields.pop("phone", None)  # not edited here: a crafted form must not change or clear it
     detail = None
     if fields["prefs"]["sms"]["enabled"] and not before.sms_enabled:
         detail = f"text messages turned on; consent: {_sms_consent(call)}"
