@@ -272,10 +272,20 @@ def redact_text(value: str) -> str:
     return quote_controls(redact_emails(value))
 
 
+#: The client's address in gunicorn's messages (``Invalid request from ip=192.0.2.1: ...``);
+#: hex digits, dots and colons only, so no run of it holds another ``ip=``.
+_CLIENT_IP = re.compile(r"\bip=[0-9A-Fa-f.:]+")
+
+
+def _without_client_ip(match: re.Match[str]) -> str:
+    return "ip=-:" if match.group(0).endswith(":") else "ip=-"
+
+
 def redact_message(text: str) -> str:
     """A log message (gunicorn's error log: ``Invalid request from ip=...: Invalid HTTP method:
-    '...'``, a traceback) with link tokens, API keys and email addresses redacted; its line
-    breaks kept. Linear in the length of ``text``."""
+    '...'``, a traceback) with link tokens, API keys, email addresses and the client's address
+    redacted; its line breaks kept. Linear in the length of ``text``."""
+    text = _CLIENT_IP.sub(_without_client_ip, text)
     return redact_emails(_API_KEY.sub(REDACTED, redact_tokens(text)))
 
 

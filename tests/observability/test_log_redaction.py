@@ -191,3 +191,24 @@ def test_redacting_writes_no_character_the_text_did_not_hold(text: str) -> None:
     """Only the redaction itself is new: decoding to find a token adds nothing else."""
     for redacted in (redact_tokens(text), redact_tokens(f"/profile/{text}")):
         assert set(redacted) <= set(text) | set("/profile[redacted]")
+
+
+@pytest.mark.parametrize(
+    ("message", "redacted"),
+    [
+        (
+            "Invalid request from ip=192.0.2.17: Invalid HTTP method: 'GET'",
+            "Invalid request from ip=-: Invalid HTTP method: 'GET'",
+        ),
+        (
+            "Invalid request from ip=2001:db8::1: Invalid HTTP Version",
+            "Invalid request from ip=-: Invalid HTTP Version",
+        ),
+        ("Invalid request from ip=::1", "Invalid request from ip=-"),
+    ],
+)
+def test_an_error_log_message_keeps_no_client_address(message: str, redacted: str) -> None:
+    """gunicorn names the client in a refused request's message; the access log never does."""
+    from newsletter_connector.log_redaction import redact_message
+
+    assert redact_message(message) == redacted

@@ -187,6 +187,7 @@ INVENTORY: dict[tuple[str, str], Audited | Inside] = {
     ("log_redaction.py", "_TOKEN_PATH"): Audited(attr("log_redaction", "_TOKEN_PATH")),
     ("log_redaction.py", "_TOKEN_SHAPE"): Audited(attr("log_redaction", "_TOKEN_SHAPE")),
     ("log_redaction.py", "_API_KEY"): Audited(attr("log_redaction", "_API_KEY")),
+    ("log_redaction.py", "_CLIENT_IP"): Audited(attr("log_redaction", "_CLIENT_IP")),
     ("log_redaction.py", "_QUERY"): Audited(attr("log_redaction", "_QUERY")),
     ("log_redaction.py", "_CONTROL"): Audited(attr("log_redaction", "_CONTROL")),
     ("log_redaction.py", "_SECRET_NAME"): Audited(attr("log_redaction", "_SECRET_NAME")),
