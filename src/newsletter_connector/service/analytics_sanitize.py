@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import InvalidRequest
-from ..log_redaction import redact_tokens, substitute_decoded
+from ..log_redaction import looks_random, redact_tokens, substitute_decoded
 
 EVENT_TYPES = ("pageview", "link click", "engagement ping")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
@@ -105,24 +105,13 @@ def _redact_path(path: str) -> str:
     return redact_path_tokens(segments)
 
 
-def _random_looking(word: str) -> bool:
-    """Whether ``word`` mixes at least two of upper case, lower case and digits, as a random
-    token does (a slug or a snake_case label keeps to lower case and separators)."""
-    kinds = (
-        any(c.isupper() for c in word),
-        any(c.islower() for c in word),
-        any(c.isdigit() for c in word),
-    )
-    return sum(kinds) >= 2
-
-
 def redact_bare_tokens(text: str) -> str:
     """``text`` with every word that could be a link token on its own (22 or more URL-safe
     characters mixing cases or letters and digits, found percent-decoded) replaced by
     ``redacted``, the rest of ``text`` left as given: a token copied into a prop without its
     path is still a live credential."""
     return substitute_decoded(
-        text, _TOKEN_LIKE_WORD, lambda m: REDACTED if _random_looking(m.group(0)) else None, 1
+        text, _TOKEN_LIKE_WORD, lambda m: REDACTED if looks_random(m.group(0)) else None, 1
     )
 
 
