@@ -30,7 +30,17 @@ from tests.web.admin.test_admin_host_hook import host_site
 
 OUTSIDE = "Not open to editors"
 OWNERS_PAGES = [
-    a for a in ADDRESSES if a.startswith(("/admin/settings", "/admin/audit", "/admin/imports"))
+    a
+    for a in ADDRESSES
+    if a.startswith(
+        (
+            "/admin/settings",
+            "/admin/audit",
+            "/admin/imports",
+            "/admin/subscribers/bulk/erase",
+            "/admin/subscribers/all/erase",
+        )
+    )
 ]
 EDITORS_PAGES = [a for a in ADDRESSES if a not in OWNERS_PAGES and a not in OPEN_TO_VISITORS]
 #: Every method a signed-in browser sends with its cookie (falcon's test client, as browsers
@@ -53,8 +63,16 @@ def editor(service: Any, admin_user: str) -> str:
     return "eve"
 
 
-def test_the_owners_pages_are_the_settings_the_audit_log_and_imports() -> None:
-    assert OWNERS_ONLY == (paths.SETTINGS, paths.AUDIT, paths.IMPORTS)
+def test_the_owners_pages_are_the_settings_the_audit_log_imports_and_bulk_erasing() -> None:
+    assert set(OWNERS_ONLY) == {
+        paths.SETTINGS,
+        paths.AUDIT,
+        paths.IMPORTS,
+        paths.SUBSCRIBERS_BULK_ERASE,
+        paths.SUBSCRIBERS_ALL_ERASE,
+    }
+    assert not may_use(EDITOR, paths.SUBSCRIBERS_ALL_ERASE)
+    assert may_use(EDITOR, paths.SUBSCRIBERS_BULK_UNSUBSCRIBE)
     assert {paths.API_KEYS, paths.CONNECTION, paths.ADMIN_USERS, paths.OUTBOX_FAILED} <= set(
         OWNERS_PAGES
     )

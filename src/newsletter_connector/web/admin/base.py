@@ -164,7 +164,7 @@ class AdminPages:
     def outside_role(
         self, req: falcon.Request, resp: falcon.Response, ex: OutsideRole, params: Any
     ) -> None:
-        """403: a page the admin's role may not use (error handler of
+        """403: a page or act the admin's role may not use, and why (error handler of
         :class:`~.gate.OutsideRole`); the menu shows what it may use."""
         self.show(
             req,
@@ -173,9 +173,7 @@ class AdminPages:
             "message.html",
             status=falcon.HTTP_403,
             title="Not open to editors",
-            message="This page is for the newsletter's owners: it holds the site's keys, "
-            "settings and the record of admin acts. Ask an owner if something here needs "
-            "changing.",
+            message=ex.why,
             link_url=self.url(HOME),
             link_text="Back to the dashboard",
         )

@@ -17,7 +17,7 @@ import falcon
 
 from .gate import AdminGate, OutsideRole
 from .paths import LOGIN, ROOT, STYLESHEET
-from .roles import may_use
+from .roles import may_use, why_not
 
 #: The admin addresses a signed-out visitor may reach (with the host hook, only the
 #: stylesheet: the built-in login is not used, so its page is the host's answer too).
@@ -46,7 +46,7 @@ class AdminDoorMiddleware:
         if not open_to_visitors(self._gate, req.path):
             admin = self._gate.admin(req)
             if not may_use(admin.role, req.path):
-                raise OutsideRole(admin)
+                raise OutsideRole(admin, why_not(req.path))
 
 
 class AdminUnknownPages:

@@ -136,8 +136,10 @@ class HostSignInRequired(Exception):
 
 
 class OutsideRole(Exception):
-    """A signed-in ``admin`` asking for a page its role may not use (:mod:`.roles`)."""
+    """A signed-in ``admin`` asking for a page or act its role may not use (:mod:`.roles`);
+    ``why`` tells them, in words."""
 
-    def __init__(self, admin: Admin) -> None:
+    def __init__(self, admin: Admin, why: str) -> None:
         super().__init__(f"{admin.role} may not use this page")
         self.admin = admin
+        self.why = why

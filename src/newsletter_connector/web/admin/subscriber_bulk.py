@@ -19,7 +19,9 @@ from ...errors import InvalidRequest, NotFound
 from ...service.subscriber_bulk import MAX_ADDRESSES, BulkOutcome
 from ...service.subscriber_export import CSV_COLUMNS, csv_chunks
 from .act import ActCall, Done
+from .gate import OutsideRole
 from .paths import SUBSCRIBERS, SUBSCRIBERS_BULK
+from .roles import may_use, why_not
 from .subscriber_filter import without_people
 from .subscribers import answer_csv
 
@@ -59,12 +61,21 @@ def _people(n: int) -> str:
 
 def confirm_bulk(call: ActCall) -> Done:
     """The list's act buttons: the confirm step of the chosen act for the ticked addresses.
-    Changes nothing (not audited); ticking none shows the reason on a page of its own."""
+    Changes nothing (not audited); ticking none shows the reason on a page of its own; an
+    editor choosing to erase gets the 403 page (erasing in bulk is for owners)."""
     act = call.form.get("act")
     if act not in ACT_WORDS:
         raise InvalidRequest("choose unsubscribe, mark bounced or erase", field="act")
+    owners_only(call, bulk_path(act))
     picked = _picked(call)
     return Done(None, answer=lambda: _confirm_page(call, act, picked))
+
+
+def owners_only(call: ActCall, path: str) -> None:
+    """:class:`~.gate.OutsideRole` when the admin's role may not use the act at ``path``: its
+    confirm step is refused as the act itself is."""
+    if not may_use(call.admin.role, path):
+        raise OutsideRole(call.admin, why_not(path))
 
 
 def _confirm_page(call: ActCall, act: str, picked: list[str], *, error: str | None = None) -> None:

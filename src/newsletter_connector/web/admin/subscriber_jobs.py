@@ -22,9 +22,10 @@ from ...service.subscriber_list import MatchCount
 from ...storage.bulk_jobs import BulkJobRecord
 from .act import ActCall, Done, posted_id
 from .base import AdminPages
-from .gate import signed_in
+from .gate import OutsideRole, signed_in
 from .paths import SUBSCRIBER_JOB_STOP, SUBSCRIBER_JOBS, SUBSCRIBERS, SUBSCRIBERS_ALL
-from .subscriber_bulk import chosen_columns, list_url, nothing_changed
+from .roles import may_stop
+from .subscriber_bulk import chosen_columns, list_url, nothing_changed, owners_only
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request, without_people
 from .subscriber_words import when
 from .subscribers import FILTER_CHOICES, answer_csv, how_many
@@ -107,10 +108,12 @@ def _number(count: MatchCount) -> int:
 
 def confirm_all(call: ActCall) -> Done:
     """The list's "all matching" buttons: the confirm step of the chosen act on every
-    subscriber matching the list's filter. Changes nothing (not audited)."""
+    subscriber matching the list's filter. Changes nothing (not audited); an editor choosing to
+    erase gets the 403 page (erasing in bulk is for owners)."""
     act = call.form.get("act")
     if act not in ALL_WORDS:
         raise InvalidRequest("choose unsubscribe, mark bounced or erase", field="act")
+    owners_only(call, all_path(act))
     wanted = _wanted(call)
     count = call.service.subscriber_list.count(wanted.filter)
     if _number(count) == 0:
@@ -222,17 +225,28 @@ def export_matching(call: ActCall) -> Done:
 
 def stop_job(call: ActCall) -> Done:
     """Stop the form's job (a 404 for no such job): the chunk in flight is undone, the
-    subscribers done stay done."""
+    subscribers done stay done. Only the admin who asked for it or an owner may stop it (the
+    403 page for anyone else)."""
     job_id = posted_id(call, "job_id")
     try:
-        call.service.subscriber_jobs.get(job_id)
+        job = call.service.subscriber_jobs.get(job_id)
     except NotFound:
         raise falcon.HTTPNotFound() from None
+    if not may_stop(call.admin, job.requested_by):
+        raise OutsideRole(call.admin, stop_words(job))
     stopped = call.service.subscriber_jobs.stop(job_id, by=call.admin.name)
     return Done(
         f"bulk act {job_id}",
         flash="Stopped." if stopped else "It had already ended.",
         redirect_to=job_path(job_id),
+    )
+
+
+def stop_words(job: BulkJobRecord) -> str:
+    """Who may stop ``job``, for an admin who may not."""
+    return (
+        f"Only {job.requested_by}, who asked for this act, or one of the newsletter's owners "
+        "can stop it."
     )
 
 
@@ -266,8 +280,9 @@ def job_words(job: BulkJobRecord) -> dict[str, object]:
 
 
 class SubscriberJobPage:
-    """GET: one job's progress, in words, with a way to stop it while it runs (404 for no
-    such job)."""
+    """GET: one job's progress, in words, with a way to stop it while it runs for the admin
+    who asked for it and for owners, and who else may stop it for the rest (404 for no such
+    job)."""
 
     def __init__(self, pages: AdminPages) -> None:
         self.pages = pages
@@ -277,13 +292,15 @@ class SubscriberJobPage:
             job = self.pages.service.subscriber_jobs.get(job_id)
         except NotFound:
             raise falcon.HTTPNotFound() from None
+        admin = signed_in(req)
         self.pages.show(
             req,
             resp,
-            signed_in(req),
+            admin,
             "subscriber_job.html",
             current="Subscribers",
             job=job_words(job),
+            stop_refused=None if may_stop(admin, job.requested_by) else stop_words(job),
             page_url=self.pages.url(job_path(job_id)),
             stop_url=self.pages.url(SUBSCRIBER_JOB_STOP),
             jobs_url=self.pages.url(SUBSCRIBER_JOBS),
