@@ -10,6 +10,11 @@ checkbox), the import under way, the import finished, and the Import page listin
 control Tab reaches on the way shows its focus ring. With ``NEWSLETTER_WRITE_SCREENSHOTS=1`` it
 saves ``docs/images/admin/import-choices.png`` and ``import-checked.png`` (down to the choices
 form, which the first shows) for docs/admin.md.
+
+A second walk meets the two warnings a file can raise: a listmonk export's ``status`` column
+set to "Not imported" without the confirmation (the box to tick, marked, with why), then
+confirmed, and the checked import naming the quote line 4 leaves open and the line it
+swallowed.
 """
 
 from __future__ import annotations
@@ -175,7 +180,7 @@ def test_import_a_mailchimp_export_with_the_keyboard_at_390_and_1280_px(
         main = page.locator("main").inner_text()
         assert "Checked: this is what importing it would do." in main
         assert "{" not in main  # words and tables, never raw JSON
-        refused = page.get_by_role("region", name=re.compile("^All 2"))
+        refused = page.get_by_role("region", name=re.compile("^All 2 refused lines;"))
         assert refused.locator("tbody tr").count() == 2
         mails = page.get_by_label(
             "The platform will mail the 1 pending reader a confirmation (1 mail)", exact=False
@@ -221,3 +226,69 @@ def test_import_a_mailchimp_export_with_the_keyboard_at_390_and_1280_px(
             "subscribers.import_upload",
             "login",
         ]
+
+
+#: A listmonk export whose ``status`` column marks a blocklisted reader, and whose line 4
+#: opens a quote it never closes.
+LISTMONK_OPEN_QUOTE = (
+    b"uuid,email,name,status\n"
+    b"6f1c,ann@example.org,Ann Lee,enabled\n"
+    b"7a2d,bob@example.org,Bob Ray,blocklisted\n"
+    b'8b3e,cy@example.org,"Cy Do,enabled\n'
+    b"9c4f,dee@example.org,Dee Park,enabled\n"
+)
+
+
+def test_an_opt_out_column_left_out_and_an_open_quote_with_the_keyboard_at_390_and_1280_px(
+    browser: Any, own_site: tuple[str, Any], tmp_path: Path
+) -> None:
+    site, service = own_site
+    service.admin_access.create_user("bea", PASSWORD)  # the module's site has the first's ada
+    export = tmp_path / "subscribers.csv"
+    export.write_bytes(LISTMONK_OPEN_QUOTE)
+    with scriptless_tab(browser) as page:
+        sign_in(page, site, path="/admin/login", username="bea")
+        page.goto(site + "/admin/imports")
+        page.get_by_label("The file").set_input_files(str(export))
+        page.get_by_role("button", name="Upload").click()
+        page.wait_for_url(re.compile(r"/admin/imports/\d+$"))
+        job_id = int(page.url.rsplit("/", 1)[1])
+        main = page.locator("main").inner_text()
+        assert "If it is set to “Not imported”: “status” marks the readers who unsubscribed" in main
+
+        # "status" set to "Not imported" with the keyboard, and the form sent unconfirmed: the
+        # page says what that would do beside the box to tick, nothing changed.
+        _from_main(page)
+        _tab_to(page, "select[name=column_3]")
+        page.keyboard.type("Not imported")
+        columns = page.get_by_role("group", name="What each column holds")
+        assert columns.get_by_label("Column “status”").input_value() == ""
+        _tab_to(page, "input#consent_source")
+        page.keyboard.type("Spring fair")
+        _tab_to(page, "input#consent_collected_at")
+        page.keyboard.type("2024-03-05T14:22:10Z")
+        _tab_to(page, "form[action$='/admin/imports/choose'] button")
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(r"/admin/imports/choose$"))
+        confirm = page.locator("input[name=confirm_opt_outs]")
+        assert confirm.get_attribute("aria-invalid") == "true"
+        assert "opted out" in page.locator("#confirm_opt_outs-error").inner_text()
+        assert service.import_jobs.get(job_id).phase == "uploaded"
+        admin_browser._audit(browser, page, "import-opt-outs-unconfirmed", screenshot=False)
+
+        # Confirmed with Space, then the dry run: line 4's quote and the lines it swallowed are
+        # named in the refused lines' table.
+        _from_main(page)
+        _tab_to(page, "input[name=confirm_opt_outs]")
+        page.keyboard.press("Space")
+        assert confirm.is_checked()
+        _tab_to(page, "form[action$='/admin/imports/choose'] button")
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(rf"/admin/imports/{job_id}$"))
+        service.import_jobs.work()
+        _reload(page)
+        assert service.import_jobs.get(job_id).phase == "checked"
+        refused = page.get_by_role("region", name=re.compile("^All 2 refused lines;"))
+        assert "A quote opened on line 4 never closes, so lines 4 to 5" in refused.inner_text()
+        assert "{" not in page.locator("main").inner_text()
+        admin_browser._audit(browser, page, "import-checked-open-quote", screenshot=False)

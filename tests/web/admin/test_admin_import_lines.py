@@ -39,6 +39,16 @@ def test_a_quote_left_open_names_every_line_it_swallowed(
         "4 to 6 The whole line A quote opened on line 4 never closes, so lines 4 to 6 "
         "(to the end of the file) could not be read"
     ) in text
+    assert "All 3 refused lines;" in text  # the span's lines, not the table's one row
+
+
+def test_the_refused_table_says_how_many_lines_it_leaves_out(
+    client: Any, service: Any, session: str
+) -> None:
+    data = b"email\n" + b"".join(b"no-address-%d\n" % n for n in range(102)) + b'"open\nx\n'
+    text = _checked(client, service, session, data, **CONSENT)
+    assert "Refused 104" in text
+    assert "The first 100 refused lines (4 more);" in text
 
 
 def test_blank_lines_are_counted_and_every_line_after_a_bad_one_is_read(

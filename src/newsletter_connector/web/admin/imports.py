@@ -351,6 +351,7 @@ def _job_words(job: ImportJobRecord) -> dict[str, Any]:
         state = f"{PHASE_WORDS[job.phase]} Waiting for the sync runner to take it up."
     else:
         state = PHASE_WORDS[job.phase]
+    shown = sum(_lines_of(refusal) for refusal in job.refusals)
     return {
         "id": job.id,
         "phase": job.phase,
@@ -367,12 +368,19 @@ def _job_words(job: ImportJobRecord) -> dict[str, Any]:
         ],
         "checked_counts": _in_words(job.checked_counts),
         "refusals": [_refusal_words(refusal) for refusal in job.refusals],
-        "more_refused": max(0, counts.get("refused", 0) - len(job.refusals)),
+        "refused_shown": shown,
+        "more_refused": max(0, counts.get("refused", 0) - shown),
         "mails": counts.get("added_pending", 0),
         "to_import": sum(n for action, n in counts.items() if action not in _NOTHING_DONE),
         "ended": job.phase in ("imported", "stopped", "discarded"),
         "options": _options_words(job.options),
     }
+
+
+def _lines_of(refusal: dict[str, Any]) -> int:
+    """How many lines of the file a kept refusal covers (a span of lines refused together)."""
+    through = refusal.get("through")
+    return through - refusal["line"] + 1 if through and through > refusal["line"] else 1
 
 
 def _refusal_words(refusal: dict[str, Any]) -> dict[str, str]:
