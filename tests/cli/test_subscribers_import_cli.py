@@ -86,7 +86,7 @@ def events_of(service: Any, email: str) -> list[str]:
 def output_lines(result: Any) -> list[str]:
     """The command's lines without the progress bar's label (click prints it once on stderr
     when stderr is not a terminal)."""
-    return [line for line in result.output.splitlines() if line != "importing"]
+    return [line for line in result.output.splitlines() if line not in ("importing", "checking")]
 
 
 def assert_no_address(result: Any, text: str) -> None:
@@ -104,7 +104,8 @@ def test_a_file_with_consent_imports_and_says_what_it_read_and_did(
     result = run("subscribers", "import", write(CONSENTED))
     assert result.exit_code == 0, result.output
     assert output_lines(result) == [
-        "file: columns named as the API's fields; UTF-8 (detected); comma; 4 lines",
+        "file: columns named as the API's fields; UTF-8 (detected); comma; 4 lines, the first "
+        "a header",
         "  column 'email' -> email",
         "  column 'first_name' -> first_name",
         "  column 'zip' -> zip",
@@ -225,7 +226,7 @@ def test_pending_when_every_line_has_consent_needs_no_yes(
     assert subscriber_count(newsletter_service) == 3
 
 
-def test_a_dry_run_prints_each_lines_outcome_and_stores_nothing(
+def test_a_dry_run_prints_each_lines_outcome_when_asked_and_stores_nothing(
     run: Any, write: Any, newsletter_service: Any
 ) -> None:
     with newsletter_service.storage.transaction() as uow:
@@ -239,7 +240,7 @@ def test_a_dry_run_prints_each_lines_outcome_and_stores_nothing(
         "pat@example.org,Pat,,\n"
         "two@example.org,too,many,fields,here\n"
     )
-    result = run("subscribers", "import", write(text), "--dry-run", "--pending")
+    result = run("subscribers", "import", write(text), "--dry-run", "--pending", "--every-line")
     assert result.exit_code == 0, result.output
     assert output_lines(result)[5:] == [
         "line 2: unchanged",
@@ -260,6 +261,27 @@ def test_a_dry_run_prints_each_lines_outcome_and_stores_nothing(
     assert outbox(newsletter_service) == []
     assert audit_acts(newsletter_service) == []
     assert_no_address(result, text)
+
+
+def test_a_dry_run_prints_the_refused_lines_and_the_totals_by_default(
+    run: Any, write: Any, newsletter_service: Any
+) -> None:
+    lines = "".join(f"reader{n}@example.org,fair,2025-05-01T10:00:00Z\n" for n in range(500))
+    text = "email,consent_source,consent_collected_at\n" + lines + "late@example.org,fair,\n"
+    result = run("subscribers", "import", write(text), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert output_lines(result) == [
+        "file: columns named as the API's fields; UTF-8 (detected); comma; 502 lines, the "
+        "first a header",
+        "  column 'email' -> email",
+        "  column 'consent_source' -> consent_source",
+        "  column 'consent_collected_at' -> consent_collected_at",
+        "line 502: refused: Where and when they agreed: Both where and when they agreed are needed",
+        "501 lines read after the header; nothing stored (dry run)",
+        "  added, confirmed: 500",
+        "  refused: 1",
+    ]
+    assert "checking" in result.stderr.splitlines()  # the progress bar's label
 
 
 def test_refused_lines_name_their_number_and_field_never_the_address(
@@ -441,7 +463,7 @@ def test_a_quote_left_open_names_the_lines_it_swallowed(
         "eve@example.org,Eve\n"
     )
     consent = ["--consent-source", "fair", "--consent-collected-at", "2025-05-01T10:00:00Z"]
-    result = run("subscribers", "import", write(text), "--dry-run", *consent)
+    result = run("subscribers", "import", write(text), "--dry-run", "--every-line", *consent)
     assert result.exit_code == 0, result.output
     assert output_lines(result)[-6:] == [
         "line 2: added, confirmed",

@@ -59,7 +59,16 @@ _DELIMITERS = {"comma": ",", "semicolon": ";", "tab": "\t"}
     help="Confirm that a column marking opt-outs (listmonk's status, Mailchimp's UNSUB_TIME or "
     "CLEAN_TIME) is not imported: the readers it marks are imported as subscribed.",
 )
-@click.option("--dry-run", is_flag=True, help="Say what each line would do; store nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Say what importing would do (the totals and the refused lines); store nothing.",
+)
+@click.option(
+    "--every-line",
+    is_flag=True,
+    help="Print what each line does (or would do, with --dry-run), not only the refused ones.",
+)
 @click.option(
     "--encoding",
     help="The file's encoding: utf-8, utf-16 (with a byte-order mark), latin-1 or windows-1252 "
@@ -89,6 +98,7 @@ def subscribers_import(
     yes: bool,
     ignore_opt_outs: bool,
     dry_run: bool,
+    every_line: bool,
     encoding: str | None,
     delimiter: str | None,
     columns: tuple[str, ...],
@@ -117,9 +127,10 @@ def subscribers_import(
             raise
         fail(f"{exc.message} (run again with --ignore-opt-outs).")
     _describe(plan)
+    on_line = _print_line if every_line else _print_refusal
     if dry_run:
-        with _progress(plan) as progress:
-            report = importer.dry_run(plan, on_line=_print_line, progress=progress)
+        with _progress(plan, "checking") as progress:
+            report = importer.dry_run(plan, on_line=on_line, progress=progress)
         _summarise(plan, report)
         return
     if pending:
@@ -129,8 +140,8 @@ def subscribers_import(
     if dropped_opt_outs(plan.columns) and mode != "suppress":
         detail += "; opt-out column left out (--ignore-opt-outs)"
     state.audit("subscribers.import", detail)
-    with _progress(plan) as progress:
-        report = importer.run(plan, on_line=_print_refusal, progress=progress)
+    with _progress(plan, "importing") as progress:
+        report = importer.run(plan, on_line=on_line, progress=progress)
     _summarise(plan, report)
 
 
@@ -151,9 +162,10 @@ def _chosen_columns(columns: tuple[str, ...]) -> dict[str, str]:
 
 def _describe(plan: ImportPlan) -> None:
     shape, columns = plan.shape, plan.columns
+    header = "" if columns.source == "plain" else ", the first a header"
     click.echo(
         f"file: {SOURCE_LABELS[columns.source]}; {shape.encoding_label}; "
-        f"{shape.delimiter_label}; {shape.lines:,} lines"
+        f"{shape.delimiter_label}; {_counted(shape.lines, 'line')}{header}"
     )
     for header, field in columns.mapped:
         click.echo(f"  column {header!r} -> {field}")
@@ -180,10 +192,10 @@ def _confirm_mails(service: NewsletterService, plan: ImportPlan, yes: bool) -> N
 
 
 @contextmanager
-def _progress(plan: ImportPlan) -> Iterator[Progress]:
+def _progress(plan: ImportPlan, label: str) -> Iterator[Progress]:
     """A progress bar over the file's lines on stderr (off a terminal, ``click`` draws no bar,
-    only its label once)."""
-    with click.progressbar(length=plan.shape.lines, label="importing", file=sys.stderr) as bar:
+    only its ``label`` once)."""
+    with click.progressbar(length=plan.shape.lines, label=label, file=sys.stderr) as bar:
         done = 0
 
         def advance(line: int) -> None:

@@ -99,7 +99,7 @@ def test_refused_lines_are_said_in_words(client: Any, service: Any, session: str
     assert "2 ZIP code Must be exactly 5 digits" in text
     assert "3 Email address Not a valid email address" in text
     assert "4 Where and when they agreed Both where and when they agreed are needed" in text
-    assert "collected_at" not in text.split("Lines refused")[1].split("Import it")[0]
+    assert "collected_at" not in text.split("Lines refused")[1].split("Nothing to import")[0]
 
 
 LISTMONK = (
@@ -142,3 +142,12 @@ def test_an_opt_out_column_read_as_such_needs_no_confirmation(
 ) -> None:
     text = _checked(client, service, session, LISTMONK, **CONSENT)
     assert "Added, confirmed 1" in text and "Suppressed" in text
+
+
+def test_a_file_with_nothing_to_import_offers_no_import_button(
+    client: Any, service: Any, session: str
+) -> None:
+    text = _checked(client, service, session, b"email\nnot-an-address\n", **CONSENT)
+    assert "Nothing to import" in text and "Import 0" not in text
+    one = _checked(client, service, session, b"email\nann@example.org\nnope\n", **CONSENT)
+    assert "Import 1 line " in one and "Import 1 lines" not in one

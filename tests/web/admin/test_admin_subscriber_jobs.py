@@ -83,6 +83,7 @@ def test_unsubscribe_all_matching_as_a_job_with_a_progress_page(
     path = done.headers["location"].split("/admin/", 1)[1]
     finished = _text(get_page(client, f"/admin/{path}", session))
     assert "Finished at" in finished and "Changed 3" in finished and "Stop it" not in finished
+    assert "Unsubscribed 3 subscribers" in finished and "Unsubscribing" not in finished
     for email in MATCHING:
         assert service.subscribers.get(email).status == "unsubscribed"
         assert queued_events(service, email) == ["newsletter.unsubscribed"]
@@ -154,6 +155,7 @@ def test_a_job_can_be_stopped_from_its_page(
     page = followed(client, stopped, session)
     assert flash_of(page) == "Stopped."
     assert "Stopped by ada" in _text(page)
+    assert "Marking bounced 3 subscribers: stopped" in _text(page)
     assert _audit(service)[0][:2] == ("subscribers.job_stop", f"bulk act {job.id}")
     assert service.subscriber_jobs.work() == 0
     again = _post(client, session, "/admin/subscribers/job-stop", {"job_id": str(job.id)})

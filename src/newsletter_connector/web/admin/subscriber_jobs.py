@@ -36,6 +36,8 @@ ALL_WORDS = {
     "bounce": ("Mark {n} bounced?", "Mark them bounced", "Marking bounced"),
     "erase": ("Erase everything stored about {n}?", "Erase them", "Erasing"),
 }
+#: act -> what a finished job did, as its page's title says it.
+DONE_WORDS = {"unsubscribe": "Unsubscribed", "bounce": "Marked bounced", "erase": "Erased"}
 #: The filter's parameters in the words of the list's form.
 FILTER_LABELS = {
     "address": "address begins with",
@@ -250,6 +252,17 @@ def stop_words(job: BulkJobRecord) -> str:
     )
 
 
+def _title(job: BulkJobRecord) -> str:
+    """ "Unsubscribing 7 subscribers" while it runs, "Unsubscribed 7 subscribers" once done,
+    and "Unsubscribing 7 subscribers: stopped" when it was stopped."""
+    people = _people(None, job.expected, job.expected_exact)
+    if job.stopped_by:
+        return f"{ALL_WORDS[job.act][2]} {people}: stopped"
+    if job.finished_at:
+        return f"{DONE_WORDS[job.act]} {people}"
+    return f"{ALL_WORDS[job.act][2]} {people}"
+
+
 def job_words(job: BulkJobRecord) -> dict[str, object]:
     """A job as its pages show it."""
     wanted = parse_list_request(dict(parse_qsl(job.filter_text)))
@@ -264,7 +277,7 @@ def job_words(job: BulkJobRecord) -> dict[str, object]:
     return {
         "id": job.id,
         "doing": ALL_WORDS[job.act][2],
-        "title": f"{ALL_WORDS[job.act][2]} {_people(None, job.expected, job.expected_exact)}",
+        "title": _title(job),
         "words": filter_words(wanted.values) or ["everyone"],
         "expected": job.expected if job.expected_exact else None,
         "about": job.expected,
