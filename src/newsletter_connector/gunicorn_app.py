@@ -62,6 +62,24 @@ def freeze_loaded_app(worker: Any) -> None:
     worker.log.info("%d long-lived objects frozen out of garbage collection", gc.get_freeze_count())
 
 
+def start_worker_runner(worker: Any) -> None:
+    """gunicorn ``post_worker_init`` hook of ``run(..., sync_runner=True)``: freeze the loaded
+    app as :func:`freeze_loaded_app` does, then start a sync runner on a background thread of
+    the worker, on the service of the worker's app (``quickstart``: one process does all)."""
+    from .sync.background import start_background_sync
+
+    freeze_loaded_app(worker)
+    worker.newsletter_sync = start_background_sync(worker.wsgi.service)
+    worker.log.info("sync runner started beside the app, in worker %s", worker.pid)
+
+
+def stop_worker_runner(server: Any, worker: Any) -> None:
+    """gunicorn ``worker_exit`` hook: the worker's runner finishes the batch in flight."""
+    sync = getattr(worker, "newsletter_sync", None)
+    if sync is not None:
+        sync.stop()
+
+
 class _Server(BaseApplication):  # type: ignore[misc]
     """A gunicorn application whose workers each build their own app (and engine) after fork."""
 
@@ -96,9 +114,19 @@ def observability_options(settings: Settings) -> dict[str, Any]:
     return options
 
 
-def run(settings: Settings, *, bind: str, workers: int, timeout: int, **options: Any) -> None:
+def run(
+    settings: Settings,
+    *,
+    bind: str,
+    workers: int,
+    timeout: int,
+    sync_runner: bool = False,
+    **options: Any,
+) -> None:
     """Serve ``settings``' app on ``bind`` with ``workers`` processes until stopped; a worker
-    busy with one request for ``timeout`` seconds is restarted.
+    busy with one request for ``timeout`` seconds is restarted. With ``sync_runner`` each
+    worker also runs a sync runner on a background thread (leases keep two from sending one
+    batch).
 
     gunicorn's control socket (``gunicornc``, gunicorn 25.1 and later) is off: its default path is
     one per user, so a second instance on the host would take it over from the first and either one
@@ -114,6 +142,8 @@ def run(settings: Settings, *, bind: str, workers: int, timeout: int, **options:
         "preload_app": False,
         "post_worker_init": freeze_loaded_app,
     }
+    if sync_runner:
+        defaults.update(post_worker_init=start_worker_runner, worker_exit=stop_worker_runner)
     if any(setting.name == "control_socket_disable" for setting in KNOWN_SETTINGS):
         defaults["control_socket_disable"] = True
     _Server(settings, {**defaults, **observability_options(settings), **options}).run()

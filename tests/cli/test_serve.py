@@ -171,6 +171,51 @@ def test_quickstart_prints_a_working_curl_line(tmp_path: Path) -> None:
     assert (tmp_path / "newsletter.db").exists()
 
 
+def test_quickstart_runs_a_sync_runner_and_says_where_the_admin_area_is(tmp_path: Path) -> None:
+    """A bulk act asked for while quickstart serves is done without a second command: the
+    runner beside the app leaves its heartbeat and works through it. quickstart names the
+    admin area's address and the command that makes its first owner."""
+    from newsletter_connector.service import NewsletterService
+    from newsletter_connector.settings import Settings
+    from newsletter_connector.storage.subscriber_query import SubscriberFilter
+    from newsletter_connector.testing.subscriber_samples import make_subscriber_data
+    from tests.support.waiting import wait_until
+
+    env = {"NEWSLETTER_CONFIG": "", "NEWSLETTER_DATABASE_URL": "", "NEWSLETTER_BASE_URL": ""}
+    with running(["quickstart"], env=env, cwd=tmp_path, probe_path=STATUS) as (base, process):
+        lines: list[str] = []
+        assert process.stdout is not None
+        while not any("sync runner runs beside the app" in line for line in lines):
+            lines.append(process.stdout.readline())
+        assert f"Admin area: {base}/admin\n" in lines
+        assert any("newsletter-connector admin create-user NAME" in line for line in lines)
+        settings = Settings.load(
+            {
+                "NEWSLETTER_DATABASE_URL": f"sqlite:///{tmp_path / 'newsletter.db'}",
+                "NEWSLETTER_BASE_URL": base,
+                "NEWSLETTER_ALLOW_INSECURE_HTTP_LINKS": "true",
+            }
+        )
+        service = NewsletterService.build(settings)
+        try:
+            with service.storage.transaction() as uow:
+                for name in ("ann", "bob"):
+                    uow.subscribers.add(make_subscriber_data(f"{name}@example.org"))
+            job = service.subscriber_jobs.start(
+                "unsubscribe",
+                SubscriberFilter(),
+                filter_text="",
+                requested_by="ada",
+                expected=2,
+                expected_exact=True,
+            )
+            assert wait_until(lambda: service.subscriber_jobs.get(job.id).finished_at, 30)
+            assert service.subscriber_jobs.get(job.id).changed == 2
+            assert not service.runner_status.seen().quiet
+        finally:
+            service.close()
+
+
 def test_serve_workers_freeze_the_app_they_loaded(
     newsletter_settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -71,7 +71,8 @@ def serve(state: CliState, bind: str, workers: int, base_url: str | None, timeou
 @pass_state
 @reports_errors
 def quickstart(state: CliState, bind: str) -> None:
-    """Migrate the database, issue a first API key, print a curl line, and serve.
+    """Migrate the database, issue a first API key, print a curl line, and serve, with a sync
+    runner beside the app.
 
     Without a base_url it serves http://<bind> and allows insecure http links for that local
     address only, saying so: a trial, not a deployment. Unless a settings file is named or
@@ -113,17 +114,28 @@ def quickstart(state: CliState, bind: str) -> None:
         click.echo(f"API key (shown once): {key}")
     click.echo("Try it:")
     click.echo(f"  curl -H 'Authorization: Bearer {key}' {base_url}/api/newsletter/v1/status")
+    click.echo(f"Admin area: {base_url}/admin")
+    if not service.admin_access.list_users():
+        click.echo("  make its first owner with: newsletter-connector admin create-user NAME")
+    click.echo(
+        "The sync runner runs beside the app: imports, acts on many subscribers and deliveries "
+        "to a connected platform are done without another command."
+    )
     settings = service.settings
     service.close()
-    serve_under_gunicorn(settings, bind=bind, workers=1, timeout=DEFAULT_WORKER_TIMEOUT)
+    serve_under_gunicorn(
+        settings, bind=bind, workers=1, timeout=DEFAULT_WORKER_TIMEOUT, sync_runner=True
+    )
 
 
-def serve_under_gunicorn(settings: Settings, *, bind: str, workers: int, timeout: int) -> None:
+def serve_under_gunicorn(
+    settings: Settings, *, bind: str, workers: int, timeout: int, sync_runner: bool = False
+) -> None:
     """:func:`..gunicorn_app.run`, imported only now: gunicorn is needed to serve, not to
     import the package or run any other command."""
     from ..gunicorn_app import run
 
-    run(settings, bind=bind, workers=workers, timeout=timeout)
+    run(settings, bind=bind, workers=workers, timeout=timeout, sync_runner=sync_runner)
 
 
 def report_settings_file(state: CliState, settings: Settings, *, development_http: bool) -> None:

@@ -37,6 +37,7 @@ from .import_jobs import ImportJobService
 from .issues import IssueService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
+from .runner_status import RunnerStatusService
 from .subscriber_bulk import SubscriberBulkService
 from .subscriber_import import SubscriberImportService
 from .subscriber_jobs import SubscriberJobService
@@ -68,6 +69,7 @@ class NewsletterService:
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)
         self.dashboard = DashboardService(context)
+        self.runner_status = RunnerStatusService(context)
 
     @classmethod
     def build(

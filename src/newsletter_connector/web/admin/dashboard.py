@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import falcon
 
+from ...descriptors import OWNER
 from ...errors import InvalidRequest
 from ...i18n import Languages, language_words
 from ...service.dashboard import DASHBOARD_RANGES, Dashboard
@@ -23,6 +24,7 @@ from ..params import decimal_integer, reject_unknown_params, single_param
 from .base import AdminPages
 from .gate import signed_in
 from .paths import HOME
+from .runner_words import runner_quiet
 
 
 class DashboardPage:
@@ -61,6 +63,9 @@ class DashboardPage:
             oldest_pending=_duration(board.oldest_pending_age),
             platform_host=urlsplit(board.connection.platform).netloc if board.connection else None,
             languages=_languages(self.pages.service.settings),
+            runner_quiet=runner_quiet(self.pages.service.runner_status.seen())
+            if admin.role == OWNER
+            else None,
         )
 
 

@@ -32,6 +32,7 @@ from .act import ActCall, Done, posted_id
 from .base import AdminPages
 from .gate import signed_in
 from .paths import IMPORT_CHOOSE, IMPORT_START, IMPORT_STOP, IMPORT_UPLOAD, IMPORTS
+from .runner_words import runner_quiet
 from .subscriber_words import when
 
 #: The modes, in words: (label, what it does).
@@ -299,6 +300,7 @@ def show_job(
         start_url=pages.url(IMPORT_START),
         stop_url=pages.url(IMPORT_STOP),
         page_url=pages.url(import_path(job.id)),
+        runner_quiet=runner_quiet(pages.service.runner_status.seen()) if job.worked else None,
         imports_url=pages.url(IMPORTS),
         **context,
     )

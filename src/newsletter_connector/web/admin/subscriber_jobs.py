@@ -25,6 +25,7 @@ from .base import AdminPages
 from .gate import OutsideRole, signed_in
 from .paths import SUBSCRIBER_JOB_STOP, SUBSCRIBER_JOBS, SUBSCRIBERS, SUBSCRIBERS_ALL
 from .roles import may_stop
+from .runner_words import runner_quiet
 from .subscriber_bulk import chosen_columns, list_url, nothing_changed, owners_only
 from .subscriber_filter import FILTER_PARAMS, ListRequest, parse_list_request, without_people
 from .subscriber_words import when
@@ -314,6 +315,9 @@ class SubscriberJobPage:
             current="Subscribers",
             job=job_words(job),
             stop_refused=None if may_stop(admin, job.requested_by) else stop_words(job),
+            runner_quiet=None
+            if job.finished_at
+            else runner_quiet(self.pages.service.runner_status.seen()),
             page_url=self.pages.url(job_path(job_id)),
             stop_url=self.pages.url(SUBSCRIBER_JOB_STOP),
             jobs_url=self.pages.url(SUBSCRIBER_JOBS),
