@@ -278,3 +278,24 @@ def test_outbox_retry_now_moves_only_waiting_batches_keeping_attempts(
     assert now < moved.next_attempt_at <= utcnow()
     assert (kept.state, kept.attempts, kept.last_error) == ("failed", 1, "HTTP 400")
     assert run("outbox", "retry-now").stdout.startswith("0 waiting batch(es)")
+
+
+def test_outbox_status_names_the_platform_connection_or_says_there_is_none(
+    run: Any, newsletter_service: Any
+) -> None:
+    first = run("outbox", "status").stdout.splitlines()[0]
+    assert first == (
+        "platform connection: none configured: events stay queued until one is set "
+        "(newsletter-connector connection set)"
+    )
+    with newsletter_service.storage.transaction() as uow:
+        uow.connections.replace(
+            platform_base="https://user:pass@platform.example.test/base",
+            transport="events",
+            token="platform-token-0123456789",
+            at=newsletter_service.context.clock(),
+        )
+    shown = run("outbox", "status").stdout
+    assert shown.splitlines()[0].startswith("platform connection: https://platform.example.test")
+    assert shown.splitlines()[0].endswith(" via events")
+    assert "pass" not in shown and "platform-token" not in shown

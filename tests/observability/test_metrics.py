@@ -233,6 +233,49 @@ def test_the_runner_counts_delivered_and_retried_batches(
     assert grew("newsletter_sync_batches_total", "failed") == 0
 
 
+def _runner_scrape() -> str:
+    """The sync runner's own ``/metrics`` (``sync --metrics-bind``), read through its WSGI app."""
+    from wsgiref.util import setup_testing_defaults
+
+    from newsletter_connector.observability.runner_endpoint import metrics_app
+
+    environ: dict[str, Any] = {
+        "PATH_INFO": "/metrics",
+        "HTTP_AUTHORIZATION": BEARER["Authorization"],
+    }
+    setup_testing_defaults(environ)
+    answered: list[str] = []
+    body = metrics_app(METRICS_TOKEN)(environ, lambda status, headers: answered.append(status))
+    assert answered == ["200 OK"]
+    return b"".join(body).decode()
+
+
+def test_the_runners_metrics_say_whether_a_platform_is_connected_and_hold_no_http_series(
+    client: Any, metrics_service: NewsletterService
+) -> None:
+    client.simulate_get("/healthz")  # an HTTP series in this process's registry
+    SyncRunner(metrics_service, periodic_tasks=[]).run_once()
+    unconnected = _runner_scrape()
+    assert value(unconnected, "newsletter_sync_connected") == 0
+    assert "newsletter_http" not in unconnected  # not even their HELP lines
+    assert value(scrape(client), "newsletter_sync_connected") == 0  # the app's, in one process
+    with metrics_service.storage.transaction() as uow:
+        uow.connections.replace(
+            platform_base="https://platform.example.test",
+            transport="events",
+            token="platform-token-0123456789",
+            at=metrics_service.context.clock(),
+        )
+    runner = SyncRunner(
+        metrics_service,
+        periodic_tasks=[],
+        http_transport=lambda: httpx.MockTransport(lambda request: httpx.Response(200, json={})),
+    )
+    runner.run_once()
+    runner.close()
+    assert value(_runner_scrape(), "newsletter_sync_connected") == 1
+
+
 @pytest.mark.parametrize("token", ["short", "has spaces in it here", "tab\tseparated-token-x"])
 def test_a_weak_or_unsendable_token_is_refused_naming_the_setting(token: str) -> None:
     with pytest.raises(SettingsError) as refused:

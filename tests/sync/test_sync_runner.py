@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -667,3 +668,24 @@ def test_an_imported_list_reaches_the_platform_in_ordinary_batches_on_the_ladder
         f"reader{n:03d}@example.org" for n in range(120)
     }
     assert status(service).undelivered_events == 0
+
+
+def test_a_runner_without_a_connection_says_so_once_until_one_comes_and_goes(
+    service: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    runner = SyncRunner(service, periodic_tasks=[])
+    said = "no platform connection configured: events stay queued until one is set"
+    with caplog.at_level(logging.WARNING, logger="newsletter_connector.sync.runner"):
+        runner.run_once()
+        runner.run_once()
+        assert [r.getMessage() for r in caplog.records].count(
+            said + " (newsletter-connector connection set)"
+        ) == 1
+        service.admin.set_connection(
+            platform_base="https://platform.example.test", transport="events", token="t" * 32
+        )
+        runner.connection_recheck = 0
+        assert runner.run_once().connected
+        service.admin.disable_connection()
+        runner.run_once()
+    assert sum(said in r.getMessage() for r in caplog.records) == 2

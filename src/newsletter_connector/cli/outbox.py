@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..https_rule import without_credentials
 from ..observability.exposition import render
 from ..observability.outbox_collector import OutboxCollector
 from ..timeutil import isoformat_z
@@ -19,10 +20,20 @@ def outbox() -> None:
 @pass_state
 @reports_errors
 def outbox_status(state: CliState) -> None:
-    """Counts by state, age of the oldest pending event, last error."""
+    """The platform connection, counts by state, age of the oldest pending event, last
+    error."""
     service = state.service()
     status = service.admin.outbox_status()
     now = service.context.clock()
+    connection = service.admin.connection()
+    if connection is None:
+        click.echo(
+            "platform connection: none configured: events stay queued until one is set "
+            "(newsletter-connector connection set)"
+        )
+    else:
+        shown = without_credentials(connection.platform_base)
+        click.echo(f"platform connection: {shown} via {connection.transport}")
     click.echo(f"queued (not yet batched): {status.unbatched} event(s)")
     for name in ("pending", "sending", "delivered", "failed"):
         click.echo(f"{name}: {status.batches.get(name, 0)} batch(es)")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from prometheus_client import CollectorRegistry, Counter, Histogram
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 #: Methods counted under their own name; any other is counted as ``other``.
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -33,6 +33,7 @@ class Instruments:
     rate_limited: Counter
     sync_batches: Counter
     sync_events: Counter
+    sync_connected: Gauge
 
 
 _creating = threading.Lock()
@@ -46,7 +47,7 @@ def instruments() -> Instruments:
 
 @functools.cache
 def _instruments() -> Instruments:
-    from prometheus_client import CollectorRegistry, Counter, Histogram
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
     registry = CollectorRegistry(auto_describe=True)
     request_labels = ("route", "method", "status_class")
@@ -88,7 +89,24 @@ def _instruments() -> Instruments:
             ("result",),
             registry=registry,
         ),
+        sync_connected=Gauge(
+            "newsletter_sync_connected",
+            "1 while the sync runner finds a platform connection configured; 0 while none is "
+            "(events stay queued).",
+            registry=registry,
+            multiprocess_mode="livemax",
+        ),
     )
+
+
+#: The series of the sync runner's own ``/metrics`` (the HTTP ones are the web workers').
+SYNC_SERIES = (
+    "newsletter_sync_batches_total",
+    "newsletter_sync_batches_created",
+    "newsletter_sync_events_total",
+    "newsletter_sync_events_created",
+    "newsletter_sync_connected",
+)
 
 
 def status_class(status_code: int) -> str:
@@ -112,6 +130,11 @@ def record_request(
         found.unavailable.labels(cause or "other").inc()
     elif status_code == 429:
         found.rate_limited.labels(labels[0]).inc()
+
+
+def record_connected(connected: bool) -> None:
+    """Set whether the sync runner's last loop found a platform connection."""
+    instruments().sync_connected.set(1 if connected else 0)
 
 
 def record_outcomes(outcomes: Iterable[Any]) -> None:

@@ -3,7 +3,9 @@
 A runner is a process of its own, often on another host than the web workers, so it is a scrape
 target of its own (docs/contributing/decisions/operations.md, "The sync runner is a scrape target of
 its own"): the same bearer token as the app's endpoint, its batch and event counters only (the
-outbox figures come from the app's endpoint, read from the shared database). It answers from the
+outbox figures come from the app's endpoint, read from the shared database), and whether it
+finds a platform connection (``newsletter_sync_connected``); none of the web workers' HTTP
+series, which a runner never fills. It answers from the
 runner's own registry, never from ``$PROMETHEUS_MULTIPROC_DIR``: a runner that inherited the web
 workers' directory would otherwise report their HTTP series as its own, and the workers would sum
 its counters too (docs/contributing/decisions/operations.md, "Health checks, metrics and logs").
@@ -17,7 +19,7 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from .exposition import CONTENT_TYPE, bearer_matches, render
-from .instruments import instruments
+from .instruments import SYNC_SERIES, instruments
 
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
@@ -51,7 +53,7 @@ def metrics_app(token: str) -> Callable[[dict[str, Any], StartResponse], Iterabl
                 ],
             )
             return [b"unauthorized\n"]
-        body = render(instruments().registry)
+        body = render(instruments().registry.restricted_registry(SYNC_SERIES))
         start_response("200 OK", [*headers, ("Content-Type", CONTENT_TYPE)])
         return [body]
 

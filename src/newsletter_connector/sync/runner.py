@@ -34,7 +34,7 @@ import httpx
 
 from ..errors import NewsletterError
 from ..https_rule import carries_credentials, scheme_allowed, without_credentials
-from ..observability.instruments import record_outcomes
+from ..observability.instruments import record_connected, record_outcomes
 from ..plugin_manager import outbound_transports, pick
 from ..storage.access_records import ConnectionRecord
 from ..storage.outbox_records import ClaimedBatch
@@ -117,6 +117,7 @@ class SyncRunner:
         self._claims_thread: ThreadPoolExecutor | None = None
         self._checked_at = float("-inf")  # time.monotonic() of the last connection read
         self._tracer = tracer_for(service.settings)
+        self._unconnected_said = False
 
     def __repr__(self) -> str:
         return f"SyncRunner(service={self.service!r}, deadline={self.deadline:g})"
@@ -353,6 +354,8 @@ class SyncRunner:
             report.pruned_batches = self.prune_delivered()
             transport = self.transport()
             report.connected = transport is not None
+            record_connected(report.connected)
+            self._say_when_unconnected(report.connected)
             if transport is not None and not (stop is not None and stop.is_set()):
                 report.outcomes = self.deliver_due(transport, stop=stop)
                 record_outcomes(report.outcomes)
@@ -360,6 +363,18 @@ class SyncRunner:
                 current.set_attribute("newsletter.sync.connected", report.connected)
                 current.set_attribute("newsletter.sync.delivered_events", report.delivered_events)
         return report
+
+    def _say_when_unconnected(self, connected: bool) -> None:
+        """Log a warning on the first loop that finds no platform connection (at start, or
+        after one was disabled), so queued events are never stuck without a word."""
+        if connected:
+            self._unconnected_said = False
+        elif not self._unconnected_said:
+            log.warning(
+                "no platform connection configured: events stay queued until one is set "
+                "(newsletter-connector connection set)"
+            )
+            self._unconnected_said = True
 
     def run_forever(self, stop: threading.Event, *, poll_interval: float = 5.0) -> None:
         """Loop until ``stop`` is set; a failing loop (a database outage) is logged and
