@@ -151,3 +151,39 @@ def test_a_file_with_nothing_to_import_offers_no_import_button(
     assert "Nothing to import" in text and "Import 0" not in text
     one = _checked(client, service, session, b"email\nann@example.org\nnope\n", **CONSENT)
     assert "Import 1 line " in one and "Import 1 lines" not in one
+
+
+MAILCHIMP_WITHOUT_SOURCE = (
+    b'"Email Address","First Name",OPTIN_TIME\n'
+    b'priya@example.com,Priya,"2021-09-14 16:02:51"\n'
+)
+
+
+def test_the_page_says_what_consent_the_file_lacks_before_any_dry_run(
+    client: Any, service: Any, session: str
+) -> None:
+    job_id = _job_id(_upload(client, session, "members.csv", MAILCHIMP_WITHOUT_SOURCE))
+    text = _text(get_page(client, f"/admin/imports/{job_id}", session))
+    assert (
+        "No column of this file says where its readers agreed to get the newsletter, so as it "
+        "stands every line would be refused. Say where they agreed for the whole file under "
+        "Consent below"
+    ) in text
+    plain = _job_id(_upload(client, session, "list.txt", b"ann@example.org\n"))
+    assert "says where and when its readers agreed" in _text(
+        get_page(client, f"/admin/imports/{plain}", session)
+    )
+    refused = _choose(client, session, job_id, consent_collected_at="yesterday")
+    assert "says where its readers agreed" in _text(refused)  # shown again with the choices
+    given = _choose(client, session, job_id, consent_source="Spring fair")
+    assert _job_id(given) == job_id
+    service.import_jobs.work()
+    checked = _text(get_page(client, f"/admin/imports/{job_id}", session))
+    assert "No column of this file says" not in checked
+    assert "Added, confirmed 1" in checked
+    assert _job_id(_choose(client, session, job_id, without_consent="pending")) == job_id
+    service.import_jobs.work()
+    as_pending = _text(get_page(client, f"/admin/imports/{job_id}", session))
+    assert "Or change how it is read" in as_pending and "No column of this file says" not in (
+        as_pending
+    )

@@ -279,6 +279,7 @@ def show_job(
         "columns": [],
         "targets": [],
         "opt_outs": "",
+        "consent_needed": "",
     }
     if job.phase in ("uploaded", "checked"):
         context = _choices(pages, job, chosen)
@@ -319,17 +320,48 @@ def _choices(pages: AdminPages, job: ImportJobRecord, chosen: ImportOptions) -> 
         }
         for index, name in enumerate(header)
     ]
+    targets = set() if plain else {column["target"] for column in columns}
     return {
         "shape": {
             "encoding": shape.encoding_label,
             "delimiter": shape.delimiter_label,
             "problem": problem,
         },
+        "consent_needed": _consent_needed(targets, chosen),
         "plain": plain,
         "columns": [] if plain else columns,
         "opt_outs": "" if plain else _opt_outs_words(header),
         "targets": [("", "Not imported"), *((t, FIELD_WORDS[t]) for t in TARGETS)],
     }
+
+
+#: The columns that say when a reader agreed (the API's, and the sources' own times).
+_WHEN_TARGETS = frozenset({"consent_collected_at", "confirmed_time", "optin_time"})
+
+
+def _consent_needed(targets: set[str], chosen: ImportOptions) -> str:
+    """What the file lacks for its readers to be added as confirmed, before any dry run:
+    where or when they agreed, when no column and no answer for the whole file gives it
+    (``""``: nothing lacks, or lines without consent are added as pending)."""
+    if chosen.pending:
+        return ""
+    missing = [
+        what
+        for what, given in (
+            ("where", "consent_source" in targets or chosen.provenance.source),
+            ("when", targets & _WHEN_TARGETS or chosen.provenance.collected_at),
+        )
+        if not given
+    ]
+    if not missing:
+        return ""
+    what = " and ".join(missing)
+    return (
+        f"No column of this file says {what} its readers agreed to get the newsletter, so as "
+        f"it stands every line would be refused. Say {what} they agreed for the whole file "
+        "under Consent below, or add the lines as pending (the platform mails each one a "
+        "confirmation)."
+    )
 
 
 def _opt_outs_words(header: tuple[str, ...]) -> str:
