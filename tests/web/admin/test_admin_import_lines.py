@@ -154,8 +154,7 @@ def test_a_file_with_nothing_to_import_offers_no_import_button(
 
 
 MAILCHIMP_WITHOUT_SOURCE = (
-    b'"Email Address","First Name",OPTIN_TIME\n'
-    b'priya@example.com,Priya,"2021-09-14 16:02:51"\n'
+    b'"Email Address","First Name",OPTIN_TIME\npriya@example.com,Priya,"2021-09-14 16:02:51"\n'
 )
 
 

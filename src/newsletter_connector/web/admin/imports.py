@@ -320,7 +320,7 @@ def _choices(pages: AdminPages, job: ImportJobRecord, chosen: ImportOptions) -> 
         }
         for index, name in enumerate(header)
     ]
-    targets = set() if plain else {column["target"] for column in columns}
+    targets = set() if plain else {str(column["target"]) for column in columns}
     return {
         "shape": {
             "encoding": shape.encoding_label,
