@@ -63,7 +63,8 @@ def test_a_loop_is_a_trace_of_its_steps_and_pushes(
         "newsletter.sync.delivered_events": 3,
     }
     steps = [s.name for s in children(spans, run) if "db.system.name" not in (s.attributes or {})]
-    assert steps[:6] == [
+    assert steps[:7] == [
+        "newsletter.sync.periodic",
         "newsletter.sync.periodic",
         "newsletter.sync.periodic",
         "newsletter.sync.periodic",
@@ -73,7 +74,7 @@ def test_a_loop_is_a_trace_of_its_steps_and_pushes(
     ]
     # the first claim; the next, on the helper thread while the batch is sent (so in either
     # order with the delivery); the last, which settles the sent batch and finds nothing more
-    assert sorted(steps[6:]) == [
+    assert sorted(steps[7:]) == [
         "newsletter.sync.claim",
         "newsletter.sync.claim",
         "newsletter.sync.claim",
@@ -95,6 +96,7 @@ def test_a_loop_is_a_trace_of_its_steps_and_pushes(
         (s.attributes or {})["code.function.name"] for s in named(spans, "newsletter.sync.periodic")
     ]
     assert periodic == [
+        "newsletter_connector.service.runner_status.RunnerStatusService.beat",
         "newsletter_connector.service.analytics.AnalyticsService.queue_completed_day_rollups",
         "newsletter_connector.service.analytics.AnalyticsService.keep_settled_rollups",
         "newsletter_connector.service.subscriber_jobs.SubscriberJobService.work",
