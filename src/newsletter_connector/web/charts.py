@@ -28,6 +28,8 @@ from pygal.style import Style
 SERIES_COLOURS = ("#1f4e79", "#a33a00", "#1e5e20", "#5b2a86")
 #: Each series' dash pattern (``stroke-dasharray``; none for the first), in the same order.
 SERIES_DASHES = ("", "9,4", "2,3", "9,3,2,3")
+#: The width a chart is drawn at (its ``viewBox``), a phone's content width.
+CHART_WIDTH = 320
 #: The longest range drawn with a dot on each day; longer ones are lines alone.
 DOTS_UP_TO_DAYS = 31
 
@@ -39,8 +41,8 @@ _STYLE = Style(
     foreground_subtle="#4a4a4a",
     colors=SERIES_COLOURS,
     font_family="system-ui, sans-serif",
-    label_font_size=12,
-    major_label_font_size=12,
+    label_font_size=13,
+    major_label_font_size=13,
     legend_font_size=13,
     title_font_size=15,
     opacity="1",
@@ -70,12 +72,14 @@ def daily_lines(
     ``today`` it is marked as a day in progress (see the module's docstring).
     """
     partial = bool(days) and days[-1] == today
-    every = max(1, len(days) // 6)  # a labelled day every ``every`` days
+    every = max(1, len(days) // 3)  # a labelled day every ``every`` days
     chart = pygal.Line(
         style=_STYLE,
         js=(),
-        width=760,
-        height=300,
+        # Drawn at a phone's width, so its text is not scaled below 12 px there; the page
+        # caps how wide it grows on a desktop.
+        width=CHART_WIDTH,
+        height=260,
         show_dots=len(days) <= DOTS_UP_TO_DAYS,
         dots_size=3,
         fill=False,
@@ -88,6 +92,8 @@ def daily_lines(
         truncate_label=-1,
         truncate_legend=-1,
         margin=12,
+        # Room for the last day's label ("Nov 28 (so far)"), centred on the right edge.
+        margin_right=12 + (56 if partial else 20),
         explicit_size=False,
         disable_xml_declaration=True,
     )
@@ -95,7 +101,7 @@ def daily_lines(
     if partial:
         chart.x_labels[-1] += f" ({SO_FAR})"
         # The day in progress is always labelled, whichever days the others are.
-        labelled = chart.x_labels[: len(days) - 1 - every // 2 : every]
+        labelled = chart.x_labels[: len(days) - every : every]
         chart.x_labels_major = [*labelled, chart.x_labels[-1]]
         description += f" The last day, {days[-1]:%B %d}, is today: its figures are {SO_FAR}."
     for name, values in series.items():

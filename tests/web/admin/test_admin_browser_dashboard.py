@@ -43,6 +43,46 @@ def _seed(service: Any) -> None:
         path="/story/garden", seconds=42,
     )  # fmt: skip
     service.analytics.record_llm_usage("example-model", True, 1200, 300)
+    service.runner_status.beat()  # a runner at work, as on a running site
+
+
+#: Each chart's texts as drawn: the smallest font size in CSS pixels, the texts that reach
+#: past the chart's own box (cut off), and the pairs on one line that overlap.
+_CHART_TEXTS = """() => [...document.querySelectorAll('figure.chart svg')].map((svg) => {
+  const box = svg.getBoundingClientRect();
+  const scale = box.width / svg.viewBox.baseVal.width;
+  const texts = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim());
+  const rects = texts.map((t) => [t.textContent, t.getBoundingClientRect()]);
+  const overlapping = [];
+  for (const [a, ra] of rects) {
+    for (const [b, rb] of rects) {
+      const sameLine = Math.abs(ra.top - rb.top) < 2 && a < b;
+      if (sameLine && ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5) {
+        overlapping.push([a, b]);
+      }
+    }
+  }
+  return {
+    smallest: Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
+    cut: rects.filter(([, r]) => r.left < box.left - 0.5 || r.right > box.right + 0.5)
+      .map(([text]) => text),
+    overlapping,
+  };
+})"""
+
+
+def _charts_readable(page: Any) -> None:
+    """At a phone's and a desktop's width, every chart's text is at least 12 px, none is cut
+    off at the chart's edge, and no two on one line overlap."""
+    width = page.viewport_size["width"]
+    for viewport in (390, 1280):
+        page.set_viewport_size({"width": viewport, "height": 900})
+        charts = page.evaluate(_CHART_TEXTS)
+        assert charts, "no chart"
+        for chart in charts:
+            assert chart["smallest"] >= 12, (viewport, chart)
+            assert chart["cut"] == [] and chart["overlapping"] == [], (viewport, chart)
+    page.set_viewport_size({"width": width, "height": 900})
 
 
 def test_dashboard_and_analytics_in_a_browser(
@@ -54,6 +94,7 @@ def test_dashboard_and_analytics_in_a_browser(
         sign_in(page, site)
         assert page.get_by_role("row", name="Confirmed 5").count() == 1
         assert page.get_by_role("img", name="Subscriber changes per day, last 30 days").count()
+        _charts_readable(page)
         _audit(browser, page, "dashboard")
 
         page.get_by_role("link", name="Last 90 days").click()
@@ -65,6 +106,7 @@ def test_dashboard_and_analytics_in_a_browser(
         assert page.locator("h1").inner_text() == "Analytics"
         assert page.get_by_role("row", name="/story/garden 2").count() == 1
         assert page.get_by_role("row", name="example-model 1 0 1,200 300").count() == 1
+        _charts_readable(page)
         _audit(browser, page, "analytics")
 
         today = newsletter_service.context.clock().date()
