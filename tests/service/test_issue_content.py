@@ -9,7 +9,7 @@ import pytest
 
 from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.hookspecs import hookimpl
-from newsletter_connector.model.issue import load_content, parse_content
+from newsletter_connector.model.issue import content_problems, load_content, parse_content
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.testing.issue_samples import sample_issue_content
 
@@ -169,6 +169,60 @@ def test_content_must_be_an_object(content: Any) -> None:
     with pytest.raises(InvalidRequest) as caught:
         parse_content(content)
     assert caught.value.field == "content"
+
+
+def test_every_problem_is_listed_with_its_place_and_code_the_first_as_the_api_says_it() -> None:
+    content = sample_issue_content(subject="x" * 501)
+    content["briefing"]["date"] = ""
+    content["on_this_day"][0]["year"] = 123456
+    content["topics"][0]["items"][0]["url"] = "news.example/flu"
+    content["topics"][1]["items"][0]["url"] = "https://e.example/" + "a" * 2048
+    content["topics"][1]["slug"] = content["topics"][0]["slug"]
+    problems = content_problems(content)
+    assert [(p.loc, p.code) for p in problems] == [
+        (("briefing", "date"), "blank"),
+        (("on_this_day", 0, "year"), "less_than_equal"),
+        (("topics", 0, "items", 0, "url"), "url_scheme"),
+        (("topics", 1, "items", 0, "url"), "url_too_long"),
+        (("subject",), "too_long"),
+        (("topics", 1, "slug"), "slug_repeat"),
+    ]
+    assert problems[3].figures["max_length"] == 2048 and problems[3].figures["length"] == 2066
+    assert problems[4].figures == {"max_length": 500, "length": 501}
+    assert problems[5].figures == {"first": 0}
+    with pytest.raises(InvalidRequest) as caught:
+        parse_content(content)
+    assert (caught.value.field, caught.value.message) == (problems[0].field, problems[0].message)
+    assert problems[0].message == (
+        "issue content: sections.briefing.date must be a date in YYYY-MM-DD form"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "code"),
+    [
+        ("briefing.url", "", "blank"),
+        ("briefing.url", "https://", "url_host"),
+        ("briefing.url", "https://e.example/a b", "url_spaces"),
+        ("briefing.url", "http://[::1", "url_malformed"),
+        ("briefing.url", "ftp://e.example/x", "url_scheme"),
+        ("briefing.date", "21/11/2026", "date_form"),
+        ("briefing.date", "2026-02-30", "calendar_date"),
+        ("briefing.title", " ", "blank"),
+        ("briefing.title", "T\x00", "nul"),
+        ("topics.0.slug", "Health Care", "slug"),
+        ("subject", "Hi\nthere", "control"),
+    ],
+)
+def test_each_problem_has_its_code(path: str, value: Any, code: str) -> None:
+    [problem] = content_problems(_with(path, value))
+    assert problem.code == code
+
+
+def test_valid_content_has_no_problem() -> None:
+    assert content_problems(sample_issue_content()) == []
+    [problem] = content_problems([])
+    assert (problem.loc, problem.field) == ((), "content")
 
 
 def test_empty_lists_and_strings_are_allowed_where_documented() -> None:

@@ -1,6 +1,8 @@
 """The issue: reading a digest run's content from JSON text (:func:`load_content`), its strict
-validation (:func:`parse_content`), and the issue object's single serializer (:func:`issue_object`;
-docs/issues.md, "Reading issues") for the API and the ``newsletter.issue`` event.
+validation (:func:`parse_content`, the first problem as the API says it; :func:`content_problems`,
+every problem with its place and a stable code), and the issue object's single serializer
+(:func:`issue_object`; docs/issues.md, "Reading issues") for the API and the
+``newsletter.issue`` event.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date as Date
 from typing import Annotated, Any
 
@@ -20,7 +23,7 @@ from pydantic import (
     StrictStr,
     ValidationError,
 )
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..errors import InvalidRequest
 from ..storage.records import IssueRecord
@@ -84,40 +87,77 @@ def long_date(day: Date) -> str:
 
 
 def _http_url(value: str) -> str:
-    if not is_http_url(value):
-        raise ValueError(f"must be an absolute http(s) URL of at most {MAX_URL_LENGTH} characters")
-    return value
+    if is_http_url(value):
+        return value
+    context = {"max_length": MAX_URL_LENGTH, "length": len(value)}
+    raise PydanticCustomError(_url_code(value), _URL_MESSAGE, context)
+
+
+_URL_MESSAGE = "must be an absolute http(s) URL of at most {max_length} characters"
+
+
+def _url_code(value: str) -> str:
+    """Why ``value`` is not a link :func:`is_http_url` accepts (a code of
+    :class:`ContentProblem`)."""
+    from urllib.parse import urlsplit
+
+    if not value.strip():
+        return "blank"
+    if len(value) > MAX_URL_LENGTH:
+        return "url_too_long"
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in value):
+        return "url_spaces"
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return "url_malformed"
+    return "url_host" if parts.scheme.lower() in ("http", "https") else "url_scheme"
 
 
 def _iso_date(value: str) -> str:
-    parse_date(value)
+    try:
+        parse_date(value)
+    except ValueError as exc:
+        if not value.strip():
+            code = "blank"
+        elif _DATE_PATTERN.match(value):
+            code = "calendar_date"
+        else:
+            code = "date_form"
+        raise PydanticCustomError(code, str(exc)) from None
     return value
 
 
 def _not_blank(value: str) -> str:
     if not value.strip():
-        raise ValueError("must not be blank")
+        raise PydanticCustomError("blank", "must not be blank")
     return value
 
 
 def _no_nul(value: str) -> str:
     # Stored in the issue's text and HTML, which PostgreSQL cannot hold with a NUL.
     if "\x00" in value:
-        raise ValueError("must not contain NUL characters")
+        raise PydanticCustomError("nul", "must not contain NUL characters")
     return value
 
 
 def _subject(value: str) -> str:
     if len(value) > MAX_SUBJECT_LENGTH:
-        raise ValueError(f"must have at most {MAX_SUBJECT_LENGTH} characters")
+        raise PydanticCustomError(
+            "too_long",
+            "must have at most {max_length} characters",
+            {"max_length": MAX_SUBJECT_LENGTH, "length": len(value)},
+        )
     if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise ValueError("must be one line without control characters")
+        raise PydanticCustomError("control", "must be one line without control characters")
     return value
 
 
 def _slug(value: str) -> str:
     if not SLUG_PATTERN.match(value):
-        raise ValueError("must be 1-64 characters of a-z, 0-9, '-' or '_', starting alphanumeric")
+        raise PydanticCustomError(
+            "slug", "must be 1-64 characters of a-z, 0-9, '-' or '_', starting alphanumeric"
+        )
     return value
 
 
@@ -181,17 +221,54 @@ class IssueContent(_Strict):
         return {key: data[key] for key in _SECTION_KEYS}
 
 
-def _check_unique_slugs(content: IssueContent) -> None:
+@dataclass(frozen=True)
+class ContentProblem:
+    """One thing wrong with an issue's content.
+
+    - ``loc``: where, as the content's keys and list indexes (``("topics", 0, "items", 1,
+      "url")``; ``()`` for the content as a whole).
+    - ``code``: what, stable for callers that word it their own way: ``blank``, ``nul``,
+      ``control``, ``too_long`` (``figures`` ``max_length`` and ``length``), ``url_too_long``
+      (the same figures), ``url_spaces``, ``url_scheme`` (not ``http``/``https``), ``url_host``
+      (no host), ``url_malformed``, ``date_form`` (not ``YYYY-MM-DD``), ``calendar_date`` (no
+      such day), ``slug``, ``slug_repeat`` (``figures`` ``first``: the index of the topic
+      holding it first), or pydantic's own type (``missing``, ``extra_forbidden``,
+      ``string_type``, ``int_type``, ``greater_than_equal`` with ``ge``, ``less_than_equal``
+      with ``le``, ...).
+    - ``field`` and ``message``: the wire path and the sentence the API says it with
+      (``sections.topics[0].items[1].url``, ``issue content: sections.topics[0]... must be
+      ...``).
+    """
+
+    loc: tuple[int | str, ...]
+    code: str
+    field: str
+    message: str
+    figures: Mapping[str, Any]
+
+
+def _repeated_slugs(content: Mapping[str, Any]) -> list[ContentProblem]:
+    topics = content.get("topics")
+    if not isinstance(topics, list):
+        return []
+    problems: list[ContentProblem] = []
     seen: dict[str, int] = {}
-    for index, topic in enumerate(content.topics):
-        if topic.slug in seen:
-            field = f"sections.topics[{index}].slug"
-            raise InvalidRequest(
-                f"issue content: {field} {topic.slug!r} repeats "
-                f"sections.topics[{seen[topic.slug]}].slug; topic slugs must be unique",
-                field=field,
+    for index, topic in enumerate(topics):
+        slug = topic.get("slug") if isinstance(topic, Mapping) else None
+        if not isinstance(slug, str):
+            continue
+        if slug in seen:
+            path = f"sections.topics[{index}].slug"
+            message = (
+                f"issue content: {path} {slug!r} repeats "
+                f"sections.topics[{seen[slug]}].slug; topic slugs must be unique"
             )
-        seen[topic.slug] = index
+            loc = ("topics", index, "slug")
+            first = {"first": seen[slug]}
+            problems.append(ContentProblem(loc, "slug_repeat", path, message, first))
+        else:
+            seen[slug] = index
+    return problems
 
 
 _PROBLEMS = {
@@ -219,30 +296,50 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return path or "content"
 
 
-def _describe(error: ErrorDetails) -> tuple[str, str]:
-    field = field_path(tuple(error["loc"]))
-    if error["type"] == "extra_forbidden" and len(error["loc"]) == 1:
+def _problem(error: ErrorDetails) -> ContentProblem:
+    loc = tuple(error["loc"])
+    field = field_path(loc)
+    figures = dict(error.get("ctx") or {})
+    if error["type"] == "extra_forbidden" and len(loc) == 1:
         known = ", ".join((*_SECTION_KEYS, "subject"))
-        return field, f"issue content: {field} is not a known field (expected {known})"
+        message = f"issue content: {field} is not a known field (expected {known})"
+        return ContentProblem(loc, error["type"], field, message, figures)
     problem = _PROBLEMS.get(error["type"])
     if problem is None:
         problem = str(error["msg"]).removeprefix("Value error, ")
         # pydantic's "Input should be ..." / "String should have ..." in our voice.
         problem = re.sub(r"^(Input|String|Value) should( be)?", r"must\2", problem)
-    return field, f"issue content: {field} {problem}"
+    return ContentProblem(loc, error["type"], field, f"issue content: {field} {problem}", figures)
 
 
-def parse_content(content: Any) -> IssueContent:
-    """Validate a digest run's content (exact types, no unknown keys, absolute http(s) links);
-    :class:`InvalidRequest` names the first bad field (``sections.topics[1].items[0].url``)."""
+def _checked(content: Any) -> tuple[IssueContent | None, list[ContentProblem]]:
     if not isinstance(content, Mapping):
-        raise InvalidRequest(_NOT_AN_OBJECT, field="content")
+        return None, [ContentProblem((), "model_type", "content", _NOT_AN_OBJECT, {})]
     try:
         parsed = IssueContent.model_validate(dict(content))
     except ValidationError as exc:
-        field, message = _describe(exc.errors()[0])
-        raise InvalidRequest(message, field=field) from None
-    _check_unique_slugs(parsed)
+        problems = [_problem(error) for error in exc.errors()]
+        return None, problems + _repeated_slugs(content)
+    return parsed, _repeated_slugs(content)
+
+
+def content_problems(content: Any) -> list[ContentProblem]:
+    """Every problem :func:`parse_content` finds in ``content``, in its order (empty: the
+    content is valid); the first is the one :func:`parse_content` raises."""
+    return _checked(content)[1]
+
+
+def parse_content(content: Any) -> IssueContent:
+    """Validate a digest run's content (exact types, no unknown keys, absolute http(s) links,
+    unique topic slugs).
+
+    :raises InvalidRequest: naming the first bad field (``sections.topics[1].items[0].url``)
+        and saying what is wrong with it; ``content`` when it is not an object.
+    """
+    parsed, problems = _checked(content)
+    if problems:
+        raise InvalidRequest(problems[0].message, field=problems[0].field)
+    assert parsed is not None  # no problem means it parsed
     return parsed
 
 
