@@ -113,31 +113,6 @@ INVENTORY: dict[tuple[str, str], Audited | Inside] = {
         sink("/admin", r"(?=/|\Z)"), True
     ),
     ("web/admin/issue_draft.py", "_NOT_SLUG"): Audited(attr("web.admin.issue_draft", "_NOT_SLUG")),
-    ("web/admin/issue_draft.py", "_FORM_FIELD"): Audited(
-        attr("web.admin.issue_draft", "_FORM_FIELD"), True
-    ),
-    ("web/admin/issue_draft.py", 'r"^sections\\.briefing\\.(\\w+)$"'): Inside(
-        "the content model's own error locations"
-    ),
-    ("web/admin/issue_draft.py", 'r"^sections\\.on_this_day\\[(\\d+)\\]\\.(\\w+)$"'): Inside(
-        "the content model's own error locations"
-    ),
-    (
-        "web/admin/issue_draft.py",
-        'r"^sections\\.topics\\[(\\d+)\\]\\.items\\[(\\d+)\\]\\.(\\w+)$"',
-    ): Inside("the content model's own error locations"),
-    ("web/admin/issue_draft.py", 'r"^sections\\.topics\\[(\\d+)\\]\\.slug$"'): Inside(
-        "the content model's own error locations"
-    ),
-    ("web/admin/issue_draft.py", 'r"^sections\\.topics\\[(\\d+)\\]\\.(\\w+)$"'): Inside(
-        "the content model's own error locations"
-    ),
-    ("web/admin/issue_draft.py", 'r"^sections\\.(puzzle_hint)$"'): Inside(
-        "the content model's own error locations"
-    ),
-    ("web/admin/issue_draft.py", 'r"^(subject)$"'): Inside(
-        "the content model's own error locations"
-    ),
     ("web/admin/issue_draft.py", 'r"-?\\d{1,4}"'): Audited(literal(r"-?\d{1,4}"), True),
     ("web/admin/input.py", "_SINGLE_LINE_BAD"): Audited(
         attr("web.admin.input", "_SINGLE_LINE_BAD")

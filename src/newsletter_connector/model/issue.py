@@ -114,17 +114,26 @@ def _url_code(value: str) -> str:
     return "url_host" if parts.scheme.lower() in ("http", "https") else "url_scheme"
 
 
-def _iso_date(value: str) -> str:
+def date_code(value: str) -> str | None:
+    """Why ``value`` is not a ``YYYY-MM-DD`` calendar date, as a code of
+    :class:`ContentProblem` (``blank``, ``date_form``, ``calendar_date``); ``None`` when it is
+    one."""
     try:
         parse_date(value)
-    except ValueError as exc:
+    except ValueError:
         if not value.strip():
-            code = "blank"
-        elif _DATE_PATTERN.match(value):
-            code = "calendar_date"
-        else:
-            code = "date_form"
-        raise PydanticCustomError(code, str(exc)) from None
+            return "blank"
+        return "calendar_date" if _DATE_PATTERN.match(value) else "date_form"
+    return None
+
+
+def _iso_date(value: str) -> str:
+    code = date_code(value)
+    if code is not None:
+        message = "must be a real calendar date (YYYY-MM-DD)"
+        if code != "calendar_date":
+            message = "must be a date in YYYY-MM-DD form"
+        raise PydanticCustomError(code, message)
     return value
 
 

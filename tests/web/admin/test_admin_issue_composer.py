@@ -195,11 +195,23 @@ def test_preview_renders_the_draft_in_a_sandboxed_frame_and_records_nothing(
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
-        ({"briefing_url": "ftp://x"}, "briefing_url", "must be an absolute http(s) URL"),
-        ({"briefing_title": " "}, "briefing_title", "must not be blank"),
-        ({"otd-0-year": "nineteen"}, "otd-0-year", "the year must be a whole number"),
-        ({"topic-0-item-0-url": "news"}, "topic-0-item-0-url", "must be an absolute http(s)"),
-        ({"date": "2026-02-30"}, "date", "date"),
+        (
+            {"briefing_url": "ftp://x"},
+            "briefing_url",
+            "Briefing: the link must start with https:// or http://",
+        ),
+        ({"briefing_title": " "}, "briefing_title", "Briefing: the title is required"),
+        (
+            {"otd-0-year": "nineteen"},
+            "otd-0-year",
+            "On this day, entry 1: the year must be a whole number",
+        ),
+        (
+            {"topic-0-item-0-url": "news"},
+            "topic-0-item-0-url",
+            "Topic 1, story 1: the link must start with https:// or http://",
+        ),
+        ({"date": "2026-02-30"}, "date", "The issue: the issue date is not a real date"),
     ],
 )
 def test_a_draft_with_a_mistake_names_its_field_and_records_nothing(

@@ -9,6 +9,10 @@ audited. "Record as a test issue" and "Record the issue" post to ``/admin/issues
 and go through :meth:`IssueService.run_digest`, audited as ``issue.record``. The real issue is
 recorded only for content a test issue was recorded from: the test carries a keyed seal of
 its content (:meth:`IssueService.draft_seal`), and any change since asks for a new test.
+
+Before the service is asked, the draft is checked whole (:func:`draft_problems`): a refused
+Preview or record shows every problem at once, in words (:mod:`.issue_problems`), beside its
+field and listed at the top with a link to it; nothing is recorded or audited.
 """
 
 from __future__ import annotations
@@ -17,11 +21,21 @@ from typing import Any
 
 import falcon
 
-from ...errors import InvalidRequest, NewsletterError
+from ...errors import NewsletterError
+from ...model.issue import content_problems, date_code
 from ...service.digest_schedule import ALL_KINDS
 from ...storage.records import IssueRecord
 from .act import ActCall, Done
-from .issue_draft import IssueDraft, form_field
+from .issue_draft import IssueDraft
+from .issue_problems import (
+    DraftRefused,
+    FieldProblem,
+    content_words,
+    issue_date_words,
+    kind_words,
+    page_order,
+    refusal_words,
+)
 from .issues import LABEL, issue_anchor
 from .paths import ISSUES, ISSUES_COMPOSE, ISSUES_COMPOSE_RECORD
 
@@ -51,6 +65,20 @@ def show_composer(call: ActCall) -> None:
     _show(call, draft, started_from_plugin=isinstance(suggested, dict))
 
 
+def draft_problems(draft: IssueDraft, kinds: tuple[str, ...]) -> list[FieldProblem]:
+    """Every problem of ``draft`` (as :meth:`IssueDraft.kept` numbers it), in the page's order:
+    the form's own (a year that is not a number, an issue date that is not a date, a kind not
+    among ``kinds``; none for empty ``kinds``) and each one the content's validation finds."""
+    content, problems = draft.content()
+    problems += [content_words(problem) for problem in content_problems(content)]
+    if kinds and draft.kind not in kinds:
+        problems.append(kind_words())
+    date = date_code(draft.date) if draft.date else None
+    if date is not None:
+        problems.append(issue_date_words(date))
+    return sorted(problems, key=lambda problem: page_order(problem.field))
+
+
 def work_on_draft(call: ActCall) -> Done:
     """POST: a row button changes the draft; "Preview" renders it. Nothing is recorded."""
     draft = IssueDraft.from_form(call.form)
@@ -59,9 +87,10 @@ def work_on_draft(call: ActCall) -> Done:
         draft.change(change)
         return Done(None, answer=lambda: _show(call, draft))
     draft = draft.kept()
-    content, problems = draft.content()
+    problems = draft_problems(draft, ALL_KINDS)
     if problems:
         return Done(None, answer=lambda: _show(call, draft, problems=problems, status=400))
+    content, _ = draft.content()
     try:
         issue = call.service.issues.preview(draft.kind, draft.date or None, content)
     except NewsletterError as problem:
@@ -79,26 +108,23 @@ def record_composed(call: ActCall) -> Done:
     """POST: record the draft as a test issue (``record`` is ``test``), or as the real issue
     of its kind once a test issue of the same content was recorded.
 
-    :raises NewsletterError: the draft cannot be recorded (the composer again, 400).
+    :raises DraftRefused: the draft has problems (every one of them), or is the real issue of
+        content no test issue was recorded from.
+    :raises NewsletterError: the service refused the run (the composer again, 400).
     """
     draft = IssueDraft.from_form(call.form).kept()
-    content, problems = draft.content()
+    test = call.form.get("record") == "test"
+    problems = draft_problems(draft, () if test else REAL_KINDS)
     if problems:
-        field, message = next(iter(problems.items()))
-        raise InvalidRequest(message, field=field)
+        raise DraftRefused(problems)
+    content, _ = draft.content()
     issues = call.service.issues
     seal = issues.draft_seal(draft.kind, content)
-    if call.form.get("record") == "test":
+    if test:
         record = issues.run_digest("test", draft.date or None, content)
         return Done(_target(record), answer=lambda: _show(call, draft, seal=seal, tested=record))
-    if draft.kind not in REAL_KINDS:
-        raise InvalidRequest("choose the kind of the real issue", field="kind")
     if call.form.get("seal") != seal:
-        raise InvalidRequest(
-            "record a test issue of this content first: the content changed since the last "
-            "test issue, or none was recorded",
-            field="record",
-        )
+        raise DraftRefused([UNTESTED])
     record = issues.run_digest(draft.kind, draft.date or None, content)
     return Done(
         _target(record),
@@ -107,15 +133,22 @@ def record_composed(call: ActCall) -> Done:
     )
 
 
+#: The real issue asked for without a test issue of the same content.
+UNTESTED = FieldProblem(
+    "record",
+    "Record the issue: record a test issue of this content first; the content changed since "
+    "the last test issue, or none was recorded",
+)
+
+
 def record_refused(call: ActCall, problem: NewsletterError) -> None:
-    """The composer again (400) with the reason beside its field; nothing recorded."""
+    """The composer again (400) with every problem beside its field; nothing recorded."""
     _refused(call, IssueDraft.from_form(call.form).kept(), problem)
 
 
 def _refused(call: ActCall, draft: IssueDraft, problem: NewsletterError) -> None:
-    field = problem.field if isinstance(problem, InvalidRequest) else None
-    name = form_field(field) or "content"
-    _show(call, draft, problems={name: problem.message}, status=400, seal=call.form.get("seal"))
+    problems = problem.problems if isinstance(problem, DraftRefused) else [refusal_words(problem)]
+    _show(call, draft, problems=problems, status=400, seal=call.form.get("seal"))
 
 
 def _target(record: IssueRecord) -> str:
@@ -127,7 +160,7 @@ def _show(
     draft: IssueDraft,
     *,
     status: int = 200,
-    problems: dict[str, str] | None = None,
+    problems: list[FieldProblem] | None = None,
     preview: tuple[str, str] | None = None,
     seal: str = "",
     tested: IssueRecord | None = None,
@@ -137,7 +170,8 @@ def _show(
         "current": LABEL,
         "draft": draft,
         "kinds": REAL_KINDS,
-        "problems": problems or {},
+        "problems": _by_field(problems or []),
+        "summary": problems or [],
         "preview": preview,
         "seal": seal,
         "tested": tested,
@@ -156,3 +190,12 @@ def _show(
         **context,
     )
     call.resp.set_header("Content-Security-Policy", COMPOSER_POLICY)
+
+
+def _by_field(problems: list[FieldProblem]) -> dict[str, list[str]]:
+    """Each field's problems, for the words beside it."""
+    fields: dict[str, list[str]] = {}
+    for problem in problems:
+        if problem.field is not None:
+            fields.setdefault(problem.field, []).append(problem.words)
+    return fields

@@ -6,7 +6,8 @@ Field names: ``subject``; ``briefing_title``, ``briefing_url``, ``briefing_date`
 ``otd-N-year``, ``otd-N-text``, ``otd-N-url``; ``puzzle_hint``; ``topic-N-label``,
 ``topic-N-summary``, ``topic-N-slug`` (kept from the content plugin, else made from the label);
 ``topic-N-item-M-title``, ``-url``, ``-source``; and the row counts ``otd_rows``,
-``topic_rows``, ``topic-N-items``. A row left wholly blank is dropped, not refused.
+``topic_rows``, ``topic-N-items``. A row left wholly blank is dropped, not refused. Each field's
+name is also its id on the page, which the problems of :mod:`.issue_problems` link to.
 """
 
 from __future__ import annotations
@@ -17,23 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pages.forms import FormData
+from .issue_problems import FieldProblem, year_words
 
 #: The most rows of each kind a draft holds (a form is bounded like any body).
 MAX_OTD_ROWS = 30
 MAX_TOPIC_ROWS = 20
 MAX_ITEM_ROWS = 30
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
-_FORM_FIELD = re.compile(r"^(kind|date|record|otd-\d+-(year|text|url))$")
-#: ``sections.on_this_day[2].url`` and its kin -> the form field holding it.
-_FIELD_PATTERNS = (
-    (re.compile(r"^sections\.briefing\.(\w+)$"), "briefing_{0}"),
-    (re.compile(r"^sections\.on_this_day\[(\d+)\]\.(\w+)$"), "otd-{0}-{1}"),
-    (re.compile(r"^sections\.topics\[(\d+)\]\.items\[(\d+)\]\.(\w+)$"), "topic-{0}-item-{1}-{2}"),
-    (re.compile(r"^sections\.topics\[(\d+)\]\.slug$"), "topic-{0}-label"),
-    (re.compile(r"^sections\.topics\[(\d+)\]\.(\w+)$"), "topic-{0}-{1}"),
-    (re.compile(r"^sections\.(puzzle_hint)$"), "{0}"),
-    (re.compile(r"^(subject)$"), "{0}"),
-)
 
 
 @dataclass
@@ -138,16 +129,16 @@ class IssueDraft:
             elif action == "remove-item" and len(numbers) == 2 and numbers[1] < len(items):
                 del items[numbers[1]]
 
-    def content(self) -> tuple[dict[str, Any], dict[str, str]]:
-        """The content a digest run takes, and the form fields (of the kept rows, renumbered
-        as the content numbers them) that could not become content: a year that is not a
-        whole number."""
-        problems: dict[str, str] = {}
+    def content(self) -> tuple[dict[str, Any], list[FieldProblem]]:
+        """The content a digest run takes, and what in the form (of the kept rows, renumbered
+        as the content numbers them) could not become content: a year that is not a whole
+        number of at most four digits."""
+        problems: list[FieldProblem] = []
         entries: list[dict[str, Any]] = []
         for entry in _kept(self.on_this_day):
             year = entry["year"].strip()
             if not re.fullmatch(r"-?\d{1,4}", year):
-                problems[f"otd-{len(entries)}-year"] = "the year must be a whole number"
+                problems.append(year_words(len(entries)))
             number = int(year) if year.lstrip("-").isdigit() else 0
             entries.append({"year": number, "text": entry["text"], "url": entry["url"].strip()})
         topics: list[dict[str, Any]] = []
@@ -193,19 +184,6 @@ class IssueDraft:
                 if t.label.strip() or t.summary.strip() or _kept(t.items)
             ],
         )
-
-
-def form_field(content_field: str | None) -> str | None:
-    """The form field a problem names: a content field (``sections.topics[1].items[0].url``
-    -> ``topic-1-item-0-url``) or one of the form's own; ``None`` when it is about the whole
-    content."""
-    if _FORM_FIELD.match(content_field or ""):
-        return content_field
-    for pattern, template in _FIELD_PATTERNS:
-        found = pattern.match(content_field or "")
-        if found:
-            return template.format(*found.groups())
-    return None
 
 
 def _rows(form: FormData, name: str, most: int) -> int:
