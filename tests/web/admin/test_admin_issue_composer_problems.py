@@ -300,3 +300,24 @@ def test_an_unfinished_draft_still_takes_a_row_button(
     assert fields_of(page)["topic_rows"] == "3"
     assert 'aria-invalid="true"' not in page.text and 'id="problems"' not in page.text
 
+
+def test_a_control_character_in_a_composer_field_is_refused_in_words(
+    client: Any, service: Any, session: str
+) -> None:
+    before = _nothing_done(service)
+    fields = {**_draft(client, session), "topic-0-item-1-title": "Flu\tshots", "record": "test"}
+    page = _post(client, session, RECORD, fields)
+    assert page.status_code == 400, page.text
+    assert "Topic 1, story 2: the story title holds an invisible character" in page.text
+    assert "topic-0-item-1-title" not in page.text
+    assert _nothing_done(service) == before
+
+
+def test_the_puzzle_hint_may_run_over_several_lines(
+    client: Any, service: Any, session: str
+) -> None:
+    fields = {**_draft(client, session), "puzzle_hint": "Think of spring.\r\nThen of rain."}
+    page = _post(client, session, RECORD, {**fields, "record": "test"})
+    assert page.status_code == 200, page.text
+    [issue] = service.issues.list(10)
+    assert issue.sections["puzzle_hint"] == "Think of spring.\r\nThen of rain."

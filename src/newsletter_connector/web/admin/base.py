@@ -16,7 +16,8 @@ from .csrf import FIELD_NAME, AdminCsrf
 from .flash import Flash
 from .gate import Admin, AdminGate, OutsideRole
 from .input import AdminInputRefused, check_fields
-from .paths import HOME
+from .issue_problems import control_character_words
+from .paths import HOME, ISSUES_COMPOSE, ISSUES_COMPOSE_RECORD
 from .rendering import AdminRenderer
 from .upload import Upload, read_upload
 
@@ -182,13 +183,17 @@ class AdminPages:
         self, req: falcon.Request, resp: falcon.Response, ex: AdminInputRefused, params: Any
     ) -> None:
         """400 naming the field that held a control character (error handler of
-        :class:`~.input.AdminInputRefused`); nothing was changed."""
+        :class:`~.input.AdminInputRefused`; a composer field by its place and label);
+        nothing was changed."""
+        message = None
+        if req.path in (ISSUES_COMPOSE, ISSUES_COMPOSE_RECORD):
+            message = control_character_words(ex.field)
         self.renderer.render(
             resp,
             "message.html",
             status=falcon.HTTP_400,
             title="Not accepted",
-            message=ex.message,
+            message=message or ex.message,
             link_url=self.url(HOME),
             link_text="Back to the admin area",
         )

@@ -3,9 +3,10 @@ control character is a 400 naming it, before any page or service reads it.
 
 No admin field is meant to hold one, and PostgreSQL cannot store a NUL in text at all. A
 single-line field may hold no C0 control character and no DEL; a multi-line one
-(:data:`MULTILINE_FIELDS`, the digest's content textarea) may hold tab, line feed and carriage
-return. Query parameters and path segments are checked by :class:`AdminInputMiddleware` for
-every admin route, forms by :meth:`~.base.AdminPages.read_checked_form` and the login page.
+(:data:`MULTILINE_FIELDS`, the digest's content and the composer's puzzle hint) may hold tab,
+line feed and carriage return. Query parameters and path segments are checked by
+:class:`AdminInputMiddleware` for every admin route, forms by
+:meth:`~.base.AdminPages.read_checked_form` and the login page.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import falcon
 
 from .paths import ROOT
 
-#: Form fields that are textareas: tab, line feed and carriage return are allowed in them.
-MULTILINE_FIELDS = frozenset({"content"})
+#: Form fields that are textareas: tab, line feed and carriage return are allowed in them
+#: (the digest's content, the composer's puzzle hint).
+MULTILINE_FIELDS = frozenset({"content", "puzzle_hint"})
 _SINGLE_LINE_BAD = re.compile(r"[\x00-\x1f\x7f]")
 _MULTI_LINE_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: The longest field name repeated in the answer.
