@@ -122,9 +122,12 @@ def test_list_source_turned_on_shown_with_its_user_then_off(
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"user": "platform", "key": "short"}, "key must be at least 12 characters"),
-        ({"user": "bad:user", "key": LIST_KEY}, "user must be non-blank, without &#39;:&#39;"),
-        ({"user": "", "key": LIST_KEY}, "user must be non-blank"),
+        ({"user": "platform", "key": "short"}, "Key: it must be at least 12 characters long"),
+        (
+            {"user": "bad:user", "key": LIST_KEY},
+            "User name: it is required, and may hold no spaces or colons",
+        ),
+        ({"user": "", "key": LIST_KEY}, "User name: it is required"),
     ],
     ids=["short-key", "colon-user", "blank-user"],
 )
@@ -133,6 +136,7 @@ def test_bad_list_source_credentials_are_shown_again_with_the_reason(
 ) -> None:
     result = _act(client, "/admin/settings/list-source", session, fields)
     assert result.status_code == 400 and message in result.text
+    assert "must be non-blank" not in result.text and "key must" not in result.text
     assert 'role="alert"' in result.text
     assert (
         f'id="user" name="user" type="text" required autocomplete="off" value="{fields["user"]}"'

@@ -24,6 +24,12 @@ from .paths import (
 )
 
 CURRENT = "List source and outbox"
+#: The list-source form's refusals in words, by the field the service names (its own
+#: sentence, ``user must be non-blank, without ':' or spaces``, names the API's fields).
+LISTSOURCE_WORDS = {
+    "user": "User name: it is required, and may hold no spaces or colons",
+    "key": "Key: it must be at least 12 characters long",
+}
 
 
 class SettingsPage:
@@ -44,7 +50,7 @@ class SettingsPage:
         user: str = "",
     ) -> None:
         """The page; with ``error`` (a 400) the list-source form is shown again with ``user``
-        and the message, the key field left empty."""
+        and the reason in words (:data:`LISTSOURCE_WORDS`), the key field left empty."""
         service = self.pages.service.admin
         self.pages.show(
             req,
@@ -55,7 +61,7 @@ class SettingsPage:
             current=CURRENT,
             listsource=service.listsource_status(),
             outbox=service.outbox_status(),
-            error=error.message if error else None,
+            error=LISTSOURCE_WORDS.get(error.field or "", error.message) if error else None,
             error_field=error.field if error else None,
             user=user[:200],
             listsource_url=self.pages.url(LISTSOURCE),
