@@ -167,6 +167,30 @@ def test_a_rejected_edit_shows_the_form_again_and_changes_nothing(
     assert [act for act, _ in audit_acts(service)] == ["login"]
 
 
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"zip": "123"}, "zip", "The ZIP code must be exactly 5 digits"),
+        ({"first_name": "x" * 300}, "first_name", "The first name must be at most 200 characters"),
+        (
+            {"cadence_briefings": "hourly"},
+            "cadence_briefings",
+            "How often they get News briefings must be one of the choices in the list",
+        ),
+        ({"age_range": "old"}, "age_range", "The age range must be one of the choices in the list"),
+    ],
+)
+def test_a_refused_edit_says_why_in_words_naming_the_field_as_the_page_does(
+    client: Any, service: Any, admin_user: str, changes: dict[str, str], field: str, words: str
+) -> None:
+    _ann(service)
+    result = _edit(client, sign_in(client), **changes)
+    assert result.status_code == 400, result.text
+    assert f'<span class="field-error" id="{field}-error">{words}</span>' in result.text
+    for wire in ("zip must", "first_name must", "prefs.email", "age_range must", "under_55,"):
+        assert wire not in result.text, wire
+
+
 def test_text_messages_start_only_with_where_the_reader_agreed_audited_beside_the_act(
     client: Any, service: Any, admin_user: str
 ) -> None:

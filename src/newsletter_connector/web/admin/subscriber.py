@@ -31,7 +31,13 @@ from .paths import (
     SUBSCRIBER_UNSUBSCRIBE,
     SUBSCRIBERS,
 )
-from .subscriber_words import details, event_words, interval_words, status_words
+from .subscriber_words import (
+    details,
+    edit_refusal_words,
+    event_words,
+    interval_words,
+    status_words,
+)
 from .subscribers import LABEL, erase_path, subscriber_path
 
 #: Events and admin acts the page lists, newest first.
@@ -174,7 +180,8 @@ def _sms_consent(call: ActCall) -> str:
 
 
 def details_refused(call: ActCall, error: InvalidRequest) -> None:
-    """The page again (400) with the editor's values and the error beside its field."""
+    """The page again (400) with the editor's values and the error, in words, beside its
+    field."""
     record = _subscriber_of(call)
     field = (
         error.field
@@ -189,7 +196,7 @@ def details_refused(call: ActCall, error: InvalidRequest) -> None:
         record.email,
         record,
         values={**values_of_form(call.form), SMS_CONSENT: call.form.get(SMS_CONSENT)},
-        errors={field: error.message},
+        errors={field: edit_refusal_words(error, field)},
     )
 
 

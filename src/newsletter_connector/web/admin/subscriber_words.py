@@ -1,10 +1,12 @@
 """A subscriber in words for the admin's subscriber page: its status, its contact fields (with
-the labels the reader pages give their values) and what became of the events about it."""
+the labels the reader pages give their values), what became of the events about it, and why an
+edit of its details was refused (:func:`edit_refusal_words`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from ...errors import InvalidRequest
 from ...storage.outbox_records import SubscriberEventRecord
 from ...storage.records import SubscriberRecord
 from ..pages.choices import AGE_RANGES, CADENCES, CATEGORIES, GENDERS, TOPICS
@@ -15,6 +17,41 @@ ADMIN_CADENCES: dict[str, str] = {**dict(CADENCES), "off": "Off"}
 _CATEGORIES = dict(CATEGORIES)
 _AGE_RANGES = dict(AGE_RANGES)
 _GENDERS = dict(GENDERS)
+#: The edit form's fields as a sentence names them (``the ZIP code must be ...``).
+_EDIT_FIELD_WORDS: dict[str, str] = {
+    "first_name": "the first name",
+    "last_name": "the last name",
+    "zip": "the ZIP code",
+    "gender_self": "the gender in their own words",
+    "age_range": "the age range",
+    "gender": "the gender",
+    "categories": "the choice of topics",
+    **{topic.field: f"how often they get {topic.label}" for topic in TOPICS},
+}
+#: Text messages turned on for a reader with no phone number (which the admin area never edits).
+_SMS_WITHOUT_PHONE = (
+    "Send text messages: the reader has no phone number on record, so text messages cannot be "
+    "turned on here"
+)
+
+
+def edit_refusal_words(error: InvalidRequest, form_field: str) -> str:
+    """Why the edit form was refused, for its field ``form_field``, in words: the service's
+    sentence with the field it names (``zip must be exactly 5 digits``) said as the page
+    labels it (``The ZIP code must be exactly 5 digits``); a sentence naming no field as it
+    is."""
+    if (error.field or "").startswith("prefs.sms"):
+        return _SMS_WITHOUT_PHONE
+    named = f"{error.field} "
+    words = _EDIT_FIELD_WORDS.get(form_field)
+    if error.field and words and error.message.startswith(named):
+        rest = error.message.removeprefix(named)
+        if rest.startswith("must be one of"):  # the API's values, where the page has a list
+            rest = "must be one of the choices in the list"
+        return f"{words[0].upper()}{words[1:]} {rest}"
+    return error.message
+
+
 #: What each column of the subscribers' CSV file holds, in words (the export's column choices).
 CSV_COLUMN_WORDS: dict[str, str] = {
     "email": "Email address",
