@@ -373,17 +373,22 @@ def test_content_that_is_no_json_object_shows_the_form_again_naming_where(
             sample_issue_content(
                 on_this_day=[{"year": "1877", "text": "x", "url": "https://a.example"}]
             ),
-            "issue content: sections.on_this_day[0].year must be an integer",
+            "On this day, entry 1 (on_this_day[0].year in the JSON): the year must be a whole "
+            "number",
         ),
-        ({**sample_issue_content(), "footer": "x"}, "issue content: footer is not a known field"),
+        (
+            {**sample_issue_content(), "footer": "x"},
+            "The issue (footer in the JSON): this is not a part an issue has",
+        ),
         (
             sample_issue_content(subject="x" * 501),
-            "issue content: subject must have at most 500 characters",
+            "The issue (subject in the JSON): the subject is too long: at most 500 characters, "
+            "and it has 501",
         ),
     ],
     ids=["wrong-type", "unknown-key", "long-subject"],
 )
-def test_content_the_service_refuses_shows_its_message(
+def test_content_the_service_refuses_shows_its_problem_in_words_and_its_json_place(
     client: Any, service: Any, admin_user: str, content: dict[str, Any], message: str
 ) -> None:
     session = sign_in(client)
@@ -391,6 +396,30 @@ def test_content_the_service_refuses_shows_its_message(
     result = _digest(client, session, kind="manual", content=text)
     _refused(result, service, message)
     assert _textarea(result) == text
+    assert "issue content:" not in result.text and "sections." not in result.text
+
+
+def test_every_problem_of_the_json_content_is_listed_in_words(
+    client: Any, service: Any, admin_user: str
+) -> None:
+    content = sample_issue_content()
+    content["topics"][0]["items"][0]["url"] = "news.example/flu"
+    content["topics"][1]["items"][0]["url"] = "ftp://bank.example/rates"
+    del content["briefing"]["title"]
+    result = _digest(client, sign_in(client), kind="manual", content=json.dumps(content))
+    assert result.status_code == 400
+    shown = unescape(result.text)
+    assert "Nothing was recorded: 3 things need changing in the content." in shown
+    for words in (
+        "Briefing (briefing.title in the JSON): the title is missing",
+        "Topic 1, story 1 (topics[0].items[0].url in the JSON): the link must start with "
+        "https:// or http://",
+        "Topic 2, story 1 (topics[1].items[0].url in the JSON): the link must start with "
+        "https:// or http://",
+    ):
+        assert f"<li>{words}</li>" in shown
+    assert "issue content:" not in shown and "sections." not in shown
+    assert service.issues.list() == []
 
 
 def test_content_over_the_limit_is_refused_and_echoed_cut(

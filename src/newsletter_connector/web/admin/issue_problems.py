@@ -61,6 +61,14 @@ _SAYINGS = {
     "remove the topic and add it again",
     "slug_repeat": "another topic has the same short name for links; remove this topic and "
     "add it again",
+    "missing": "{noun} is missing",
+    "extra_forbidden": "this is not a part an issue has",
+    "string_type": "{noun} must be text in quotes",
+    "int_type": "{noun} must be a whole number",
+    "list_type": "{noun} must be a list, in [ ]",
+    "model_type": "{noun} must be an object, in {{ }}",
+    "model_attributes_type": "{noun} must be an object, in {{ }}",
+    "dict_type": "{noun} must be an object, in {{ }}",
 }
 _CANNOT_USE = "{noun} cannot be used as it is"
 #: What the kind list on the page offers for the real issue.
@@ -232,6 +240,14 @@ def refusal_words(problem: NewsletterError) -> FieldProblem:
     )
 
 
+def json_words(problem: ContentProblem) -> str:
+    """``problem`` of a content typed as JSON, in words that also say where it is in the JSON:
+    ``Topic 1, story 1 (topics[0].items[0].url in the JSON): the link must start with
+    https:// or http://``."""
+    saying = _said(_SAYINGS.get(problem.code, _CANNOT_USE), problem.loc, problem.figures)
+    return f"{place(problem.loc)} ({json_place(problem.loc)} in the JSON): {saying}"
+
+
 def json_place(loc: tuple[int | str, ...]) -> str:
     """A content place as the "Content (JSON)" box holds it: ``topics[0].items[1].url``,
     ``briefing.date``; ``the whole content`` for ``()``."""
@@ -259,7 +275,9 @@ def _content_place(name: str) -> tuple[int | str, ...] | None:
 
 
 def _noun(loc: tuple[int | str, ...]) -> str:
-    key = str(loc[-1]) if loc else ""
+    if not loc:
+        return "the content"
+    key = str(loc[-1])
     return _NOUNS.get(form_field(loc) or "", _NOUNS.get(key, "this part"))
 
 

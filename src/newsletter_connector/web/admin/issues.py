@@ -6,7 +6,9 @@ kind (test by default), an optional date (today, UTC, by default) and optional c
 the same :func:`~newsletter_connector.model.issue.load_content`.
 A refused run (a daily or weekly issue already recorded for that period, no content plugin and
 no content, content that is not JSON, too large or not valid issue content, a bad date or kind)
-shows the form again with the reason and what was typed; nothing is recorded.
+shows the form again with the reason and what was typed; nothing is recorded. Content that is
+JSON but not valid issue content is refused with every problem, each in words saying where it
+is on the composer's terms and in the JSON (:func:`.issue_problems.json_words`).
 
 The preview answers the stored HTML under a ``sandbox`` Content-Security-Policy (no scripts,
 its own opaque origin, nothing loaded but https/data images and inline styles), framed by the
@@ -20,7 +22,7 @@ from typing import Any
 import falcon
 
 from ...errors import InvalidRequest, NewsletterError, NotFound
-from ...model.issue import load_content
+from ...model.issue import content_problems, load_content
 from ...service.digest_schedule import ALL_KINDS
 from ...storage.outbox_records import SubscriberEventRecord
 from ..bodies import MAX_BODY_BYTES
@@ -29,6 +31,7 @@ from ..pages.rendering import SECURITY_HEADERS
 from .act import ActCall, Done
 from .base import AdminPages
 from .gate import Admin, signed_in
+from .issue_problems import json_words
 from .paging import before_param, page_back
 from .paths import ISSUES, ISSUES_COMPOSE, ISSUES_DIGEST
 from .subscriber_words import event_words
@@ -100,6 +103,18 @@ def _form_field(error: NewsletterError | None) -> str | None:
     return field if field in ("kind", "date") else "content"
 
 
+def _error_words(error: NewsletterError, content: str) -> list[str]:
+    """Why a run was refused: for content that is JSON but not valid issue content, each of
+    its problems in words (:func:`json_words`); else the service's own sentence."""
+    if _form_field(error) != "content" or getattr(error, "field", None) == "content":
+        return [error.message]
+    try:
+        loaded = read_content(content)
+    except InvalidRequest:
+        return [error.message]
+    return [json_words(problem) for problem in content_problems(loaded)] or [error.message]
+
+
 class IssuesPage:
     """GET: the newest issues with their previews and the digest form."""
 
@@ -160,7 +175,7 @@ class IssuesPage:
             issue_date=issue_date[:MAX_DATE_ECHO],
             content=content[:MAX_CONTENT_BYTES],
             max_content_kib=MAX_CONTENT_BYTES // 1024,
-            error=error.message if error else None,
+            errors=_error_words(error, content) if error else [],
             error_field=_form_field(error),
             issues=[
                 (record, issue_anchor(record.id), self.pages.url(preview_path(record.id)))
