@@ -113,7 +113,6 @@ INVENTORY: dict[tuple[str, str], Audited | Inside] = {
         sink("/admin", r"(?=/|\Z)"), True
     ),
     ("web/admin/issue_draft.py", "_NOT_SLUG"): Audited(attr("web.admin.issue_draft", "_NOT_SLUG")),
-    ("web/admin/issue_draft.py", 'r"-?\\d{1,4}"'): Audited(literal(r"-?\d{1,4}"), True),
     ("web/admin/input.py", "_SINGLE_LINE_BAD"): Audited(
         attr("web.admin.input", "_SINGLE_LINE_BAD")
     ),

@@ -18,10 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pages.forms import FormData
+from ..params import decimal_integer
 from .issue_problems import FieldProblem, year_words
 
 #: The most rows of each kind a draft holds (a form is bounded like any body).
 MAX_OTD_ROWS = 30
+#: The most digits an on-this-day year has.
+MAX_YEAR_DIGITS = 4
 MAX_TOPIC_ROWS = 20
 MAX_ITEM_ROWS = 30
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
@@ -110,9 +113,11 @@ class IssueDraft:
 
     def change(self, what: str) -> None:
         """Apply a row button: ``add-otd``, ``remove-otd-N``, ``add-topic``,
-        ``remove-topic-N``, ``add-item-N`` or ``remove-item-N-M`` (anything else: nothing)."""
+        ``remove-topic-N``, ``add-item-N`` or ``remove-item-N-M`` (anything else: nothing;
+        ``N`` and ``M`` are read as :func:`decimal_integer` reads a number, so a row that is
+        not there, or a number in other digits than 0-9, changes nothing)."""
         parts = what.split("-")
-        numbers = [int(part) for part in parts[2:] if part.isdigit()]
+        numbers = [n for n in map(decimal_integer, parts[2:]) if n is not None]
         action = "-".join(parts[:2])
         if action == "add-otd" and len(self.on_this_day) < MAX_OTD_ROWS:
             self.on_this_day.append({"year": "", "text": "", "url": ""})
@@ -132,14 +137,15 @@ class IssueDraft:
     def content(self) -> tuple[dict[str, Any], list[FieldProblem]]:
         """The content a digest run takes, and what in the form (of the kept rows, renumbered
         as the content numbers them) could not become content: a year that is not a whole
-        number of at most four digits."""
+        number of at most :data:`MAX_YEAR_DIGITS` digits 0-9 (an optional ``-`` first)."""
         problems: list[FieldProblem] = []
         entries: list[dict[str, Any]] = []
         for entry in _kept(self.on_this_day):
             year = entry["year"].strip()
-            if not re.fullmatch(r"-?\d{1,4}", year):
+            number = decimal_integer(year)
+            if number is None or len(year.lstrip("-")) > MAX_YEAR_DIGITS:
                 problems.append(year_words(len(entries)))
-            number = int(year) if year.lstrip("-").isdigit() else 0
+                number = 0
             entries.append({"year": number, "text": entry["text"], "url": entry["url"].strip()})
         topics: list[dict[str, Any]] = []
         slugs: set[str] = set()
@@ -187,8 +193,10 @@ class IssueDraft:
 
 
 def _rows(form: FormData, name: str, most: int) -> int:
-    value = form.get(name).strip()
-    return min(int(value), most) if value.isdigit() else 0
+    """The row count ``name``, at most ``most``; 0 when it is not a number as
+    :func:`decimal_integer` reads one (digits 0-9 only, not too many), or below 0."""
+    count = decimal_integer(form.get(name).strip())
+    return max(0, min(count, most)) if count is not None else 0
 
 
 def _kept(rows: list[dict[str, str]]) -> list[dict[str, str]]:
