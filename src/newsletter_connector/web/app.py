@@ -91,9 +91,9 @@ def create_app(
     admin = add_admin_pages(app, service)
     app.add_error_handler(HostSignInRequired, admin.host_sign_in_required)
 
-    def error_page(req: falcon.Request, resp: falcon.Response, status: str) -> None:
+    def error_page(req: falcon.Request, resp: falcon.Response, status: str, message: str) -> None:
         """A signed-in admin's error in the admin layout; anyone else's in the site's."""
-        if not admin.error_page(req, resp, status):
+        if not admin.error_page(req, resp, status, message):
             pages.error_page(req, resp, status)
 
     errors.install(app, html_page=error_page)

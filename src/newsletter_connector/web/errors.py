@@ -51,8 +51,9 @@ def _code_for(error: NewsletterError) -> str:
     return DbUnavailable.code if isinstance(error, NotMigrated) else error.code
 
 
-#: Renders an error page for a browser: ``html_page(req, resp, status)``.
-HtmlPage = Callable[[falcon.Request, falcon.Response, str], None]
+#: Renders an error page for a browser: ``html_page(req, resp, status, message)``, where
+#: ``message`` says what was wrong in the words of the error (a page may show it or not).
+HtmlPage = Callable[[falcon.Request, falcon.Response, str, str], None]
 
 
 def render_error(
@@ -77,7 +78,7 @@ def render_error(
     elif surface == "listsource":
         resp.media = {"message": message}
     else:
-        html_page(req, resp, status)
+        html_page(req, resp, status, message)
 
 
 def handle_domain_error(

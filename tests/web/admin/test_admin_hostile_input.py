@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
-from tests.support.admin import audit_acts, submit
+from newsletter_connector.web.admin.base import ERROR_WORDS
+from tests.support.admin import COOKIE_NAME, audit_acts, csrf_token, get_page, submit
+from tests.support.pages_helpers import ORIGIN, text_of
 
 COMPOSE = "/admin/issues/compose"
+URLENCODED = "application/x-www-form-urlencoded"
 RECORD = "/admin/issues/compose/record"
 #: Digits Python's ``str.isdigit`` takes that ``int`` refuses (superscript two), digits of
 #: another script, and more digits than ``int`` converts.
@@ -57,3 +60,31 @@ def test_a_year_that_is_no_number_of_0_9_is_named_and_nothing_is_recorded(
         assert "the year must be a whole number of at most 4 digits" in unescape(page.text)
     assert service.issues.list(10) == []
     assert audit_acts(service) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "status", "words"),
+    [
+        ("label=%FF", URLENCODED, 400, "The form was not sent as UTF-8 text."),
+        ("label=crm", "text/plain", 415, "The form must be sent as a web form."),
+        ("label=" + "x" * 200_000, URLENCODED, 413, "The form is larger than this page accepts."),
+        ("&".join(f"f{n}=1" for n in range(200)), URLENCODED, 400, "The form has too many fields."),
+    ],
+    ids=["not-utf-8", "not-a-form", "too-large", "too-many-fields"],
+)
+def test_a_form_that_cannot_be_read_is_refused_in_words_and_changes_nothing(
+    client: Any, service: Any, session: str, body: str, content_type: str, status: int, words: str
+) -> None:
+    token = csrf_token(get_page(client, "/admin/settings/api-keys", session))
+    before = (service.admin.list_api_keys(), audit_acts(service))
+    result = client.simulate_post(
+        "/admin/settings/api-keys",
+        body=f"csrf_token={token}&{body}",
+        headers={"Content-Type": content_type, "Origin": ORIGIN},
+        cookies={COOKIE_NAME: session},
+    )
+    assert result.status_code == status
+    shown = text_of(result.text)
+    assert f"Not accepted {words} Nothing was changed." in shown, shown
+    assert ERROR_WORDS[500][0] not in shown
+    assert (service.admin.list_api_keys(), audit_acts(service)) == before

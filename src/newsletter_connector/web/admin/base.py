@@ -28,6 +28,10 @@ REFUSED_FORM = (
 )
 
 
+#: The title of a refusal that has no words of its own in :data:`ERROR_WORDS`.
+NOT_ACCEPTED = "Not accepted"
+NOTHING_CHANGED = "Nothing was changed."
+
 #: An error page's title and words, by status code.
 ERROR_WORDS: dict[int, tuple[str, str]] = {
     404: ("Nothing here", "Nothing was found at this address: it may have been removed."),
@@ -112,15 +116,25 @@ class AdminPages:
             link_text=back_text,
         )
 
-    def error_page(self, req: falcon.Request, resp: falcon.Response, status: str) -> bool:
+    def error_page(
+        self, req: falcon.Request, resp: falcon.Response, status: str, message: str = ""
+    ) -> bool:
         """The error page of ``status`` in the admin layout, with the menu, when the door let
         a signed-in admin in (true); false for any other request, which the site's own error
-        page answers."""
+        page answers. A refusal without words of its own in :data:`ERROR_WORDS` (a form not
+        sent as UTF-8, too large, with too many fields) says ``message``, what was wrong, and
+        that nothing was changed; only a server error says something went wrong."""
         admin = getattr(req.context, "admin", None)
         if not isinstance(admin, Admin):
             return False
         code = int(status.split()[0])
-        title, message = ERROR_WORDS.get(code, ERROR_WORDS[500])
+        if code in ERROR_WORDS:
+            title, message = ERROR_WORDS[code]
+        elif code < 500 and message:
+            said = message.rstrip(".")
+            title, message = NOT_ACCEPTED, f"{said[:1].upper()}{said[1:]}. {NOTHING_CHANGED}"
+        else:
+            title, message = ERROR_WORDS[500]
         self.show(
             req,
             resp,
