@@ -57,7 +57,7 @@ def test_a_year_that_is_no_number_of_0_9_is_named_and_nothing_is_recorded(
         page = submit(client, path, session, {**fields, **extra}, form="/admin/")
         assert page.status_code == 400, page.text
         assert 'id="otd-0-year-error"' in page.text
-        assert "the year must be a whole number of at most 4 digits" in unescape(page.text)
+        assert "the year must be a whole number of at most four digits" in unescape(page.text)
     assert service.issues.list(10) == []
     assert audit_acts(service) == before
 
