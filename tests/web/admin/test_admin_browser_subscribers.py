@@ -128,7 +128,23 @@ def test_find_and_erase_a_subscriber_then_read_messages_and_issues(
         page.get_by_label("Name of the topic").fill("Health")
         story = page.get_by_role("group", name="Topic 1, story 1")
         story.get_by_label("Story title").fill("Flu shots are free")
+        # A link without its scheme and a year that is no number: both are listed at the top
+        # and said beside their fields, in words, on one Preview.
+        story.get_by_label("Link").fill("news.example/flu")
+        entry.get_by_label("Year").fill("nineteen")
+        page.get_by_role("button", name="Preview").click()
+        problems = page.get_by_role("alert")
+        assert "2 things need changing" in problems.inner_text()
+        assert "Topic 1, story 1: the link must start with https:// or http://" in (
+            problems.inner_text()
+        )
+        assert story.get_by_label("Link").get_attribute("aria-invalid") == "true"
+        assert "sections." not in page.locator("main").inner_text()
+        admin_browser._audit(browser, page, "issue-compose-problems", screenshot=False)
+        story = page.get_by_role("group", name="Topic 1, story 1")
+        entry = page.get_by_role("group", name="On this day, entry 1")
         story.get_by_label("Link").fill("https://news.example/flu")
+        entry.get_by_label("Year").fill("1969")
         page.get_by_role("button", name="Add a story to topic 1").click()
         assert page.get_by_label("Story title").nth(1).input_value() == ""
         assert page.get_by_label("Story title").nth(0).input_value() == "Flu shots are free"
