@@ -1,6 +1,8 @@
 """A page checked at a phone's and a desktop's width: axe-core finds no violation of any
-impact, the page never scrolls sideways (wide tables scroll inside their own box), every touch
-target is at least 44 px each way, and the text is the reader pages' size (20 px).
+impact, the page never scrolls sideways (a table of figures may scroll inside its own box, a
+table of records, class ``stack``, never does: at a phone's width each row shows as a card),
+no table caption is cut off, every touch target is at least 44 px each way, and the text is the
+reader pages' size (20 px).
 
 axe needs JavaScript and the pages run none, so each width audits a copy of the page's HTML,
 with the same stylesheet, in a script-enabled context of that width.
@@ -63,6 +65,32 @@ _STICKING_OUT = """() => {
 }"""
 
 
+#: Tables of records that scroll sideways in their box, and captions whose text runs past it.
+_HIDDEN_SIDEWAYS = """() => {
+  const faults = [];
+  for (const table of document.querySelectorAll('table.stack')) {
+    const box = table.closest('.table-scroll') || table.parentElement;
+    if (box.scrollWidth > box.clientWidth + 0.5) {
+      faults.push(`the table under "${(table.caption || box).innerText.trim().slice(0, 40)}" `
+        + `scrolls sideways (${box.scrollWidth}px in ${box.clientWidth}px)`);
+    }
+  }
+  for (const caption of document.querySelectorAll('caption')) {
+    if (caption.getBoundingClientRect().width <= 1) continue;  // visually hidden
+    const box = (caption.closest('.table-scroll') || document.body).getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(caption);
+    for (const line of range.getClientRects()) {
+      if (line.right > box.right + 0.5 || line.left < box.left - 0.5) {
+        faults.push(`the caption "${caption.innerText.trim().slice(0, 40)}" is cut off`);
+        break;
+      }
+    }
+  }
+  return faults;
+}"""
+
+
 def check_screens(browser: Any, page: Any, name: str) -> None:
     """Check ``page`` as it shows now at each of :data:`WIDTHS`; fails naming the page, the
     width and every fault found."""
@@ -81,6 +109,9 @@ def check_screens(browser: Any, page: Any, name: str) -> None:
             overflow = copy.evaluate(_STICKING_OUT)
             if overflow:
                 faults.append(f"{width} px: the page scrolls sideways: " + ", ".join(overflow))
+            hidden = copy.evaluate(_HIDDEN_SIDEWAYS)
+            if hidden:
+                faults.append(f"{width} px: " + ", ".join(hidden))
             small = copy.evaluate(_SMALL_TARGETS, TOUCH_TARGET)
             if small:
                 faults.append(f"{width} px: touch targets under 44px: " + ", ".join(small))

@@ -186,3 +186,15 @@ def test_the_page_says_what_consent_the_file_lacks_before_any_dry_run(
     assert "Or change how it is read" in as_pending and "No column of this file says" not in (
         as_pending
     )
+
+
+def test_the_size_says_when_the_first_line_is_a_header(
+    client: Any, service: Any, session: str
+) -> None:
+    def size(name: str, data: bytes) -> str:
+        job_id = _job_id(_upload(client, session, name, data))
+        text = _text(get_page(client, f"/admin/imports/{job_id}", session))
+        return text.split("Size ", 1)[1].split(" Uploaded by", 1)[0]
+
+    assert size("list.csv", b"email\nann@example.org\n").endswith("2 lines, the first a header")
+    assert size("list.txt", b"ann@example.org\n").endswith("bytes, 1 line")

@@ -156,7 +156,7 @@ def test_an_owner_adds_an_editor_and_changes_roles_on_the_admin_users_page(
     roles = {user.username: user.role for user in service.admin_access.list_users()}
     assert roles == {"ada": OWNER, "sam": EDITOR}
     page = get_page(client, paths.ADMIN_USERS, session).text
-    assert "<td>Editor</td>" in page and "Make owner</button>" in page
+    assert '<td data-label="Role">Editor</td>' in page and "Make owner</button>" in page
 
     made = submit(
         client,

@@ -20,7 +20,7 @@ from newsletter_connector.web.admin import subscribers as subscribers_page
 from tests.support.admin import get_page
 
 T0 = datetime(2026, 3, 1, 12, 0)
-_ROW_LINK = re.compile(r'<td><a href="[^"]*">([^<]*)</a></td>')
+_ROW_LINK = re.compile(r'<td[^>]*><a href="[^"]*">([^<]*)</a></td>')
 _LINK = re.compile(r'<a href="([^"]*)" rel="(next|prev)">([^<]*)</a>')
 
 

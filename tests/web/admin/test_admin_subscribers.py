@@ -35,7 +35,7 @@ from tests.support.admin import (
 from tests.support.analytics_helpers import connect
 from tests.support.pages_helpers import FORM, ORIGIN
 
-_ROW_LINK = re.compile(r'<td><a href="[^"]*">([^<]*)</a></td>')
+_ROW_LINK = re.compile(r'<td[^>]*><a href="[^"]*">([^<]*)</a></td>')
 _NEXT = re.compile(r'<a href="([^"]*)" rel="next">')
 
 
@@ -202,7 +202,8 @@ def test_the_page_shows_what_the_platform_reported(
     session = sign_in(client)
     page = get_page(client, "/admin/subscribers/show?email=b%40example.org", session)
     assert "Bounced since " in page.text
-    assert "<td>550 user unknown</td>" in page.text and "<td>bounced</td>" in page.text
+    assert '<td data-label="Reason">550 user unknown</td>' in page.text
+    assert '<td data-label="Outcome">bounced</td>' in page.text
     unknown = get_page(client, "/admin/subscribers/show?email=s%40x.org", session)
     assert unknown.status_code == 404 and "No subscriber has this address." in unknown.text
     assert "Suppressed after a complaint on" in unknown.text

@@ -94,7 +94,7 @@ def test_failed_batches_are_listed_by_id_and_paged_with_more(
     assert first.status_code == 200
     assert [batch_id for batch_id in failed if batch_id in first.text] == failed[:2]
     assert waiting[0] not in first.text
-    assert f"<td>HTTP 400 &lt;{failed[0]}&gt;</td>" in first.text
+    assert f'<td data-label="Last error">HTTP 400 &lt;{failed[0]}&gt;</td>' in first.text
     assert f'href="{BASE}{FAILED}?after={failed[1]}">More</a>' in first.text
     second = get_page(client, f"{FAILED}?after={failed[1]}", session)
     assert [b for b in failed if b in second.text] == [failed[2]]
