@@ -101,7 +101,7 @@ def test_the_admin_api_keys_page_shows_the_last_day_of_use(clocked: Any) -> None
     assert page.status_code == 200
     assert '<th scope="col">Last used</th>' in page.text
     rows = page.text.split("<tr>")
-    platform = next(row for row in rows if "<td>platform</td>" in row)
-    spare = next(row for row in rows if "<td>spare</td>" in row)
-    assert f"<td>{NOW.date().isoformat()}</td>" in platform
-    assert "<td>Never</td>" in spare
+    platform = next(row for row in rows if '<td class="key">platform</td>' in row)
+    spare = next(row for row in rows if '<td class="key">spare</td>' in row)
+    assert f'<td data-label="Last used">{NOW.date().isoformat()}</td>' in platform
+    assert '<td data-label="Last used">Never</td>' in spare
