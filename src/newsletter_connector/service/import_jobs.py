@@ -1,7 +1,8 @@
-"""Imports uploaded in the admin area (docs/admin.md, "Importing a list"): the upload is stored
-in the database, the editor chooses how to read it, the sync runner checks it (a dry run) and,
-once the owner says go, imports it, as it works through bulk acts (:meth:`ImportJobService.work`
-is a periodic task beside :meth:`~.subscriber_jobs.SubscriberJobService.work`).
+"""Imports uploaded in the admin area (docs/admin.md, "How do I import a list?"): the upload is
+stored in the database, the editor chooses how to read it, the sync runner checks it (a dry run)
+and, once the owner says go, imports it, as it works through bulk acts
+(:meth:`ImportJobService.work` is a periodic task beside
+:meth:`~.subscriber_jobs.SubscriberJobService.work`).
 
 Every chunk of lines commits with the job's new position and counts under the job's lease, so a
 runner killed mid-chunk leaves the chunk for the next one, and a runner that lost its lease
