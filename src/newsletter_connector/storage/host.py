@@ -55,7 +55,7 @@ class SubscriberRepository(Protocol):
         ``%``, ``_`` and ``\\`` are ordinary characters; ``""`` matches all), in code-point
         order of the address (a Python sort, whatever the database's collation), only addresses
         above ``after_email`` when given. One range read of the unique email index (see
-        :func:`~newsletter_connector.plugins.sql_store.prefix_range`)."""
+        :func:`~.host_sql.prefix_range`)."""
 
     def scan(self, query: SubscriberQuery) -> SubscriberScan:
         """One bounded walk (the admin's subscriber list): subscribers in ``query.order`` and

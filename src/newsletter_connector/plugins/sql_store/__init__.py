@@ -5,20 +5,13 @@ from __future__ import annotations
 from ...descriptors import StorageBackend, SubscriberStore
 from ...hookspecs import hookimpl
 from .builtin import BuiltinSqlStorage
-from .commit_horizon import CommitHorizon
-from .prefix_range import prefix_range
 from .store import BUILTIN_SUBSCRIBERS, SqlStorage
-from .subscriber_scan import walk_order, walk_where
 
 __all__ = [
     "BuiltinSqlStorage",
-    "CommitHorizon",
     "SqlStorage",
     "newsletter_storage_backends",
     "newsletter_subscriber_stores",
-    "prefix_range",
-    "walk_order",
-    "walk_where",
 ]
 
 

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, Date, case, cast, distinct, exc, func, insert, select
 from sqlalchemy.engine import Connection
 
+from ...storage.host_sql import CommitHorizon
 from ...storage.records import AnalyticsEventRecord, DayTraffic, ModelUsage
-from .commit_horizon import CommitHorizon
 from .reads import ReadAll, read_in_turn
 from .record_builders import record_builder
 from .repository import SqlRepository

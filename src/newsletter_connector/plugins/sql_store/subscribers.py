@@ -1,7 +1,8 @@
 """Repositories of the SQL store for subscribers, erasure evidence and contact messages.
 
 Keyset walks over subscribers and contact messages never skip a row that commits late: on
-PostgreSQL a page reads only up to a commit horizon (:mod:`.commit_horizon`).
+PostgreSQL a page reads only up to a commit horizon
+(:class:`~newsletter_connector.storage.host_sql.CommitHorizon`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.schema import CreateTable, DropTable
 
 from ...json_encoding import dumps_text
+from ...storage.host_sql import CommitHorizon, changes_per_day, prefix_range
 from ...storage.records import (
     ContactMessageRecord,
     DeletionRecord,
@@ -48,16 +50,13 @@ from ...storage.subscriber_query import (
     SubscriberTally,
 )
 from . import subscriber_scan
-from .commit_horizon import CommitHorizon
 from .copy_rows import copy_rows
-from .day_counts import changes_per_day
-from .prefix_range import prefix_range
 from .record_builders import inserted_record, record_builder, record_of
 from .repository import SqlRepository
 from .tables import contact_messages, deletions, subscribers, suppressions
 from .upserts import insert_ignoring_duplicates
 
-# Any constants: the PostgreSQL advisory locks of the two horizons (see .commit_horizon).
+# Any constants: the PostgreSQL advisory locks of the two horizons (storage.host_sql).
 SIGNUP_LOCK_ID = 0x6E6C_7375_6273  # "nlsubs"
 _SUBSCRIBERS_HORIZON = CommitHorizon(SIGNUP_LOCK_ID, subscribers.c.id)
 _MESSAGES_HORIZON = CommitHorizon(SIGNUP_LOCK_ID + 1, contact_messages.c.id)
