@@ -53,7 +53,7 @@ SIGNUP_FORM = """<h1>Get our newsletter</h1>
 def host_settings(settings: Settings | None = None) -> Settings:
     """The host's newsletter settings: its own subscriber store, whatever else is configured."""
     settings = settings or Settings.load()
-    return settings.model_copy(update={"subscriber_store": "host"})
+    return settings.model_copy(update={"storage_backend": "host"})
 
 
 def migrate(settings: Settings | None = None) -> None:

@@ -136,7 +136,7 @@ def claim_batches(
     batch_size: int,
     max_batches: int,
 ) -> list[ClaimedBatch]:
-    """See :meth:`~newsletter_connector.storage.OutboxDeliveryRepository.claim_batches`."""
+    """See :meth:`.SqlOutbox.claim_batches`."""
     claimed = _lease_due(connection, now=now, lease_until=lease_until, limit=max_batches)
     room = max_batches - len(claimed)
     if room > 0:
@@ -212,7 +212,7 @@ def _freeze_leased(
 def release_claims(
     connection: Connection, batch_ids: Sequence[str], *, lease_until: datetime
 ) -> int:
-    """See :meth:`~newsletter_connector.storage.OutboxDeliveryRepository.release_claims`."""
+    """See :meth:`.SqlOutbox.release_claims`."""
     if not batch_ids:
         return 0
     result = connection.execute(_RELEASE, {"ids": list(batch_ids), "claimed_lease": lease_until})

@@ -344,6 +344,8 @@ def subscriber_fields(data: SubscriberData) -> dict[str, Any]:
 
 
 class SqlDeletions(SqlRepository):
+    """Erasure evidence."""
+
     def add(
         self,
         *,
@@ -353,6 +355,7 @@ class SqlDeletions(SqlRepository):
         discarded_events: int,
         erased_messages: int,
     ) -> DeletionRecord:
+        """Record an erasure."""
         return inserted_record(
             self.connection,
             deletions,
@@ -365,6 +368,7 @@ class SqlDeletions(SqlRepository):
         )
 
     def find(self, email_hmac: str) -> list[DeletionRecord]:
+        """Every erasure of the address with this keyed hash, oldest first."""
         rows = self.connection.execute(
             select(deletions).where(deletions.c.email_hmac == email_hmac).order_by(deletions.c.id)
         ).mappings()
@@ -372,9 +376,12 @@ class SqlDeletions(SqlRepository):
 
 
 class SqlContactMessages(SqlRepository):
+    """The contact-form log, in arrival order, until its sender's address is erased."""
+
     def add(
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
     ) -> ContactMessageRecord:
+        """Append a message; ids grow with arrival order."""
         _MESSAGES_HORIZON.enter_insert(self.connection)
         return inserted_record(
             self.connection,
@@ -387,6 +394,7 @@ class SqlContactMessages(SqlRepository):
         )
 
     def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages with id above ``after_id``, in id order."""
         query = select(contact_messages).order_by(contact_messages.c.id).limit(limit)
         if after_id is not None:
             query = query.where(contact_messages.c.id > after_id)
@@ -395,6 +403,8 @@ class SqlContactMessages(SqlRepository):
         return [record_of(ContactMessageRecord, row) for row in rows]
 
     def list_page_desc(self, *, before_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages with id below ``before_id`` (``None``: from the newest),
+        newest first. Keyset on the primary key, never OFFSET."""
         query = select(contact_messages).order_by(contact_messages.c.id.desc()).limit(limit)
         if before_id is not None:
             query = query.where(contact_messages.c.id < before_id)
@@ -402,6 +412,7 @@ class SqlContactMessages(SqlRepository):
         return [record_of(ContactMessageRecord, row) for row in rows]
 
     def delete_from(self, email: str) -> int:
+        """Erase every message sent from ``email`` (normalised, as stored); how many."""
         result = self.connection.execute(
             delete(contact_messages).where(contact_messages.c.email == email)
         )

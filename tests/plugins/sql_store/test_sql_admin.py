@@ -1,4 +1,4 @@
-"""Conformance of the admin users, sessions and audit record (``uow.admin_*``)."""
+"""The built-in store's admin users, sessions, audit record and message handling."""
 
 from __future__ import annotations
 
@@ -9,13 +9,20 @@ from typing import Any
 
 import pytest
 
-from ..errors import InvalidRequest
-from ..storage.access_records import AdminSessionRecord
-from .conformance_base import NeedsStorage
+from newsletter_connector.errors import InvalidRequest
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.storage.access_records import AdminSessionRecord
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 #: Stand-ins for argon2id hashes: the store keeps whatever string it is given.
 HASHES = ("$argon2id$a", "$argon2id$b", "old", "new")
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
 
 
 def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSessionRecord:
@@ -28,7 +35,7 @@ def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSess
     )
 
 
-class AdminConformance(NeedsStorage):
+class TestSqlAdmin:
     """The admin repositories: users, sessions and the audit record."""
 
     def test_admin_users_are_unique_by_username(self, storage: Any) -> None:
