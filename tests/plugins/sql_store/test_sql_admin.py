@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.storage.access_records import AdminSessionRecord
 
@@ -37,26 +36,6 @@ def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSess
 
 class TestSqlAdmin:
     """The admin repositories: users, sessions and the audit record."""
-
-    def test_admin_users_are_unique_by_username(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            assert uow.admin_users.count() == 0
-            ada = uow.admin_users.add(
-                username="ada", password_hash=HASHES[0], role="owner", created_at=T0
-            )
-            uow.admin_users.add(
-                username="bob", password_hash=HASHES[1], role="editor", created_at=T0
-            )
-        with pytest.raises(InvalidRequest) as caught, storage.transaction() as uow:
-            uow.admin_users.add(
-                username="ada", password_hash=HASHES[1], role="owner", created_at=T0
-            )
-        assert caught.value.field == "username"
-        with storage.transaction(write=False) as uow:
-            assert uow.admin_users.get("ada") == ada
-            assert uow.admin_users.get("nobody") is None
-            assert [user.username for user in uow.admin_users.list()] == ["ada", "bob"]
-            assert uow.admin_users.count() == 2
 
     def test_admin_users_have_a_role_that_can_change(self, storage: Any) -> None:
         with storage.transaction() as uow:

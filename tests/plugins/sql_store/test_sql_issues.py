@@ -47,7 +47,7 @@ def new_issue(
 
 
 class TestSqlIssues:
-    """The issue repository's records and keyset (part of :class:`IssueRepositoryConformance`)."""
+    """``SqlIssues``: its records and keyset."""
 
     def test_issues_add_returns_the_stored_issue(self, storage: Any) -> None:
         issue = new_issue(kind="daily", period_key="daily:2026-11-21")
@@ -63,12 +63,6 @@ class TestSqlIssues:
         assert latest.created_at == T0 and latest.updated_at == T0
         assert latest.uuid == issue.uuid and latest.kind == "daily"
         assert latest.period_key == "daily:2026-11-21"
-
-    def test_issues_latest_is_none_when_empty(self, storage: Any) -> None:
-        with storage.transaction(write=False) as uow:
-            assert uow.issues.latest() is None
-            assert uow.issues.list_recent(10, include_bodies=True) == []
-            assert uow.issues.find_by_period("daily:2026-11-21") is None
 
     def test_issues_period_key_records_once(self, storage: Any) -> None:
         with storage.transaction() as uow:

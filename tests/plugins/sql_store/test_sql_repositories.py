@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.testing.conformance_subscribers import new_event
 
@@ -30,28 +29,8 @@ def _connect(uow: Any, platform_base: str, transport: str, token: str, at: datet
     )
 
 
-class TestSqlUnitOfWork:
-    """The backend itself: readiness, and a unit of work committing or rolling back whole."""
-
-    def test_ready_backend_passes_check_ready(self, storage: Any) -> None:
-        storage.check_ready()
-
-    def test_transaction_commits_on_success(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            uow.settings.put("conformance", {"n": 1}, at=T0)
-        with storage.transaction(write=False) as uow:
-            assert uow.settings.get("conformance") == {"n": 1}
-
-    def test_transaction_rolls_back_on_error(self, storage: Any) -> None:
-        with pytest.raises(RuntimeError), storage.transaction() as uow:
-            uow.settings.put("conformance", "lost", at=T0)
-            raise RuntimeError("abort")
-        with storage.transaction(write=False) as uow:
-            assert uow.settings.get("conformance") is None
-
-
 class TestSqlApiKeys:
-    """The API keys (``uow.keys``) and the key shortcuts of :class:`Storage`."""
+    """The API keys (``uow.keys``) and the key shortcuts of ``SqlStorage``."""
 
     def test_keys_add_find_list(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -65,7 +44,7 @@ class TestSqlApiKeys:
             assert [k.label for k in uow.keys.list()] == ["a", "b"]
 
     def test_keys_find_active_outside_a_unit_of_work(self, storage: Any) -> None:
-        """``Storage.find_active_api_key`` answers as the repository does, and sees a
+        """``SqlStorage.find_active_api_key`` answers as the repository does, and sees a
         revocation as soon as it commits."""
         with storage.transaction() as uow:
             kept = uow.keys.add(label="kept", key_prefix="nlk_k", key_digest="dk", created_at=T0)
@@ -98,12 +77,6 @@ class TestSqlApiKeys:
         storage.record_api_key_use(other, on=day)  # the one-call shortcut, committed
         with storage.transaction(write=False) as uow:
             assert {k.label: k.last_used_on for k in uow.keys.list()}["o"] == day
-
-    def test_keys_label_is_unique(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            uow.keys.add(label="dup", key_prefix="nlk_x", key_digest="d1", created_at=T0)
-        with pytest.raises(InvalidRequest), storage.transaction() as uow:
-            uow.keys.add(label="dup", key_prefix="nlk_y", key_digest="d2", created_at=T0)
 
     def test_keys_revoke_by_label_or_id(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -164,7 +137,7 @@ class TestSqlConnections:
             assert uow.connections.active() is None
 
     def test_connection_find_active_outside_a_unit_of_work(self, storage: Any) -> None:
-        """``Storage.find_active_connection`` answers as the repository does (every field),
+        """``SqlStorage.find_active_connection`` answers as the repository does (every field),
         and sees a replacement and a disabling as soon as they commit."""
         assert storage.find_active_connection() is None
         with storage.transaction() as uow:
