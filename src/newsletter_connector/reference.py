@@ -139,7 +139,8 @@ def storage_page() -> str:
         anchor = _anchor(cls.__name__)
         lines += [f"## `{cls.__name__}` {{#{anchor}}}", "", _doc(cls, page), ""]
         if getattr(cls, "_is_protocol", False):
-            lines += [f"- `{name}`: `{kind}`" for name, kind in cls.__annotations__.items()]
+            attributes = [f"- `{name}`: `{kind}`" for name, kind in cls.__annotations__.items()]
+            lines += [*attributes, ""] if attributes else []
         for name, member in vars(cls).items():
             if isinstance(member, property):
                 returns = inspect.signature(member.fget).return_annotation  # type: ignore[arg-type]
