@@ -1,6 +1,7 @@
-"""A host store is written from public names only: the example host's store (every module
+"""A host is written from public names only: the example host's store (every module
 ``examples/wsgi_mount/host_store.py`` reaches) imports nothing of the package but the published
-modules, and no underscored name from them."""
+modules, and no underscored name from them; the rest of the example host site imports only
+what the mounting guide offers a host."""
 
 from __future__ import annotations
 
@@ -74,10 +75,30 @@ def private_imports(paths: list[Path]) -> list[str]:
     return found
 
 
+#: What the rest of a host site may import besides: the app, its service and the runner beside
+#: it (docs/mounting/).
+HOST_SITE_MODULES = {
+    "newsletter_connector.mounting",
+    "newsletter_connector.service",
+    "newsletter_connector.settings",
+    "newsletter_connector.sync.background",
+}
+
+
 def test_the_example_host_store_imports_only_public_names() -> None:
     modules = host_store_modules()
     assert {path.name for path in modules} >= {"host_store.py", "host_subscribers.py"}
     assert private_imports(modules) == []
+
+
+def test_the_example_host_site_imports_only_what_a_host_is_offered() -> None:
+    found = [
+        f"{path.name}: from {module} import {name}"
+        for path in sorted(EXAMPLE.glob("*.py"))
+        for module, name in package_imports(path)[0]
+        if module not in PUBLIC_MODULES | HOST_SITE_MODULES or name.startswith("_")
+    ]
+    assert found == []
 
 
 def test_an_import_from_inside_the_sql_store_is_caught(tmp_path: Path) -> None:
