@@ -21,9 +21,10 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    create_engine,
     inspect,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
 metadata = MetaData()
 ID = BigInteger().with_variant(Integer(), "sqlite")
@@ -96,3 +97,12 @@ def create_host_tables(engine: Engine) -> None:
 def host_tables_exist(engine: Engine) -> bool:
     names = set(inspect(engine).get_table_names())
     return all(table.name in names for table in metadata.sorted_tables)
+
+
+def host_engine(database_url: str) -> Engine:
+    """The host's own engine on the database it shares with the newsletter (a
+    ``postgresql://`` URL through psycopg 3, the driver the newsletter's extra installs)."""
+    url = make_url(database_url)
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    return create_engine(url)

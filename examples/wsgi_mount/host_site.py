@@ -30,13 +30,12 @@ from sqlalchemy import update
 from newsletter_connector import Settings, create_app
 from newsletter_connector.errors import ConsentRequired, InvalidRequest
 from newsletter_connector.mounting import mount
-from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.sync.background import BackgroundSync, start_background_sync
 
 from . import host_store
 from .host_content import HostContent
-from .host_db import host_users
+from .host_db import host_engine, host_users
 
 PREFIX = "/newsletter"
 MAX_FORM_BYTES = 10_000
@@ -53,7 +52,7 @@ SIGNUP_FORM = """<h1>Get our newsletter</h1>
 def host_settings(settings: Settings | None = None) -> Settings:
     """The host's newsletter settings: its own subscriber store, whatever else is configured."""
     settings = settings or Settings.load()
-    return settings.model_copy(update={"subscriber_store": "host"})
+    return settings.model_copy(update={"storage_backend": "host"})
 
 
 def migrate(settings: Settings | None = None) -> None:
@@ -73,7 +72,7 @@ class HostSite:
 
     def __init__(self, settings: Settings | None = None) -> None:
         settings = host_settings(settings)
-        self.engine = make_engine(settings.database_url)  # the host's own connections
+        self.engine = host_engine(settings.database_url)  # the host's own connections
         self.newsletter = create_app(settings, plugins=[host_store, HostContent(self.engine)])
         self.service: NewsletterService = self.newsletter.service
         self.application = mount(PREFIX, self.newsletter, self.pages)

@@ -1,4 +1,4 @@
-"""The host's subscriber store, as a subscriber store plugin named ``host``.
+"""The host's subscriber store, as a storage backend plugin named ``host``.
 
 Subscribers live in the host's ``host_users`` table; everything else (API keys, the outbox,
 issues, ...) stays in the built-in SQL store, in the same database. The built-in store builds
@@ -6,7 +6,7 @@ issues, ...) stays in the built-in SQL store, in the same database. The built-in
 outbox event it causes still commit (or roll back) together. ``db upgrade`` runs the package's
 migrations and then :func:`create_host_tables`; readiness checks the host's tables too.
 
-Select it with ``subscriber_store = "host"`` (``NEWSLETTER_SUBSCRIBER_STORE=host``) once this
+Select it with ``storage_backend = "host"`` (``NEWSLETTER_STORAGE_BACKEND=host``) once this
 module is registered as a plugin (``create_app(plugins=[host_store])`` or an entry point).
 ``tests/storage/test_host_store_conformance.py`` runs the subscriber repository's conformance suite
 against it.
@@ -42,5 +42,5 @@ HOST_SUBSCRIBERS = SubscriberStore(
 
 
 @hookimpl
-def newsletter_subscriber_stores() -> list[SubscriberStore]:
+def newsletter_storage_backends() -> list[SubscriberStore]:
     return [HOST_SUBSCRIBERS]

@@ -17,13 +17,13 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
-from newsletter_connector.plugins.sql_store import (
+from newsletter_connector.storage.host_sql import (
     CommitHorizon,
+    changes_per_day,
     prefix_range,
     walk_order,
     walk_where,
 )
-from newsletter_connector.plugins.sql_store.day_counts import changes_per_day
 from newsletter_connector.storage.records import (
     EmailPrefs,
     SubscriberData,

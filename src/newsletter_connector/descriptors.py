@@ -1,6 +1,5 @@
 """What the descriptor hooks return: named plugin offerings, one of each kind picked by ``name``
-(settings ``storage_backend``, ``subscriber_store`` and ``issue_renderer``, a connection's
-``transport``)."""
+(settings ``storage_backend`` and ``issue_renderer``, a connection's ``transport``)."""
 
 from __future__ import annotations
 
@@ -14,25 +13,12 @@ if TYPE_CHECKING:
 
     from .settings import Settings
     from .storage.host import SubscriberRepository
-    from .storage.unit_of_work import Storage
-
-
-@dataclass(frozen=True)
-class StorageBackend:
-    """A storage backend: ``factory(settings)`` returns a ready :class:`~.storage.Storage`.
-    With ``takes_subscriber_store`` (the built-in ``sql``) it is called as
-    ``factory(settings, subscriber_store=store)`` with the :class:`SubscriberStore` the setting
-    ``subscriber_store`` names; a backend without it only runs with the ``builtin`` one."""
-
-    name: str
-    description: str
-    factory: Callable[..., Storage]
-    takes_subscriber_store: bool = False
 
 
 @dataclass(frozen=True)
 class SubscriberStore:
-    """Where the SQL store keeps subscribers. ``factory(connection)`` returns the
+    """A storage backend (hook ``newsletter_storage_backends``, setting ``storage_backend``):
+    where the built-in store keeps subscribers. ``factory(connection)`` returns the
     :class:`~.storage.host.SubscriberRepository` of one unit of work, built on its own
     SQLAlchemy ``connection`` so that its writes commit or roll back with the outbox events
     they cause. ``check_ready(engine)``, when given, raises

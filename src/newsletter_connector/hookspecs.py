@@ -16,7 +16,6 @@ if TYPE_CHECKING:
         AdminUser,
         IssueRenderer,
         OutboundTransport,
-        StorageBackend,
         SubscriberStore,
     )
     from .settings import Settings
@@ -28,22 +27,13 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def newsletter_storage_backends() -> list[StorageBackend]:
-    """Offer storage backends.
-
-    :return: a list of :class:`~newsletter_connector.descriptors.StorageBackend`. The setting
-        ``storage_backend`` picks one by name; the first plugin offering a name wins.
-    """
-
-
-@hookspec
-def newsletter_subscriber_stores() -> list[SubscriberStore]:
-    """Offer subscriber stores: where the built-in SQL store keeps subscribers (a host's own
-    table, say), everything else staying in its own tables of the same database.
+def newsletter_storage_backends() -> list[SubscriberStore]:
+    """Offer storage backends: where the built-in store keeps subscribers (a host's own table,
+    say), everything else staying in its own tables of the same database and transaction.
 
     :return: a list of :class:`~newsletter_connector.descriptors.SubscriberStore`. The setting
-        ``subscriber_store`` picks one by name (built-in: ``builtin``); the first plugin
-        offering a name wins.
+        ``storage_backend`` picks one by name (built-in: ``sql``, its own table); the first
+        plugin offering a name wins.
     """
 
 

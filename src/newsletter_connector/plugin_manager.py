@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pluggy
 
 from . import hookspecs
-from .descriptors import IssueRenderer, OutboundTransport, StorageBackend, SubscriberStore
+from .descriptors import IssueRenderer, OutboundTransport, SubscriberStore
 from .errors import PluginNotFound
 from .hook_tracing import trace_hook_calls
 from .settings import SettingsError
@@ -29,7 +29,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "newsletter_connector.plugins.platform_transport",
 )
 
-D = TypeVar("D", StorageBackend, SubscriberStore, IssueRenderer, OutboundTransport)
+D = TypeVar("D", SubscriberStore, IssueRenderer, OutboundTransport)
 
 
 def build_plugin_manager(
@@ -130,14 +130,9 @@ def _flatten(results: Sequence[Sequence[D]]) -> list[D]:
     return list(seen.values())
 
 
-def storage_backends(pm: pluggy.PluginManager) -> list[StorageBackend]:
-    """Every storage backend offered, first offer of a name winning."""
+def storage_backends(pm: pluggy.PluginManager) -> list[SubscriberStore]:
+    """Every storage backend (a subscriber store) offered, first offer of a name winning."""
     return _flatten(pm.hook.newsletter_storage_backends())
-
-
-def subscriber_stores(pm: pluggy.PluginManager) -> list[SubscriberStore]:
-    """Every subscriber store offered, first offer of a name winning."""
-    return _flatten(pm.hook.newsletter_subscriber_stores())
 
 
 def issue_renderers(pm: pluggy.PluginManager) -> list[IssueRenderer]:

@@ -132,12 +132,15 @@ def storage_page() -> str:
         *_header("Storage reference"),
         _doc(storage, page),
         "",
-        "See [writing plugins](plugins.md) for how to register a storage backend.",
+        "See [writing plugins](plugins.md) for how to register a storage backend or a transport.",
         "",
     ]
     for cls in _storage_classes():
         anchor = _anchor(cls.__name__)
         lines += [f"## `{cls.__name__}` {{#{anchor}}}", "", _doc(cls, page), ""]
+        if getattr(cls, "_is_protocol", False):
+            attributes = [f"- `{name}`: `{kind}`" for name, kind in cls.__annotations__.items()]
+            lines += [*attributes, ""] if attributes else []
         for name, member in vars(cls).items():
             if isinstance(member, property):
                 returns = inspect.signature(member.fget).return_annotation  # type: ignore[arg-type]
@@ -149,6 +152,7 @@ def storage_page() -> str:
                 lines += [_doc(member, page), ""] if member.__doc__ else []
         if lines[-1].startswith("- "):
             lines.append("")
+    lines += _host_sql_functions(page)
     lines += ["## Records {#records}", ""]
     for module in _record_modules():
         lines += [_doc(module, page), ""]
@@ -162,6 +166,19 @@ def storage_page() -> str:
     return "\n".join(lines)
 
 
+def _host_sql_functions(page: str) -> list[str]:
+    """The functions of :mod:`.storage.host_sql`, each with its signature and docstring."""
+    from .storage import host_sql
+
+    lines = ["## Helpers for a host's table {#host-sql}", "", _doc(host_sql, page), ""]
+    for name in host_sql.__all__:
+        function = getattr(host_sql, name)
+        if inspect.isfunction(function):
+            signature = str(inspect.signature(function)).replace("'", "")
+            lines += [f"### `{name}{signature}` {{#{_anchor(name)}}}", "", _doc(function, page), ""]
+    return lines
+
+
 def _descriptor_classes() -> list[type]:
     from . import descriptors
 
@@ -173,30 +190,10 @@ def _descriptor_classes() -> list[type]:
 
 
 def _storage_classes() -> list[type]:
-    """The protocols and base classes of the storage contract, the host's part first."""
-    from .storage import (
-        admin,
-        analytics,
-        bulk_jobs,
-        host,
-        import_jobs,
-        internal,
-        outbox,
-        subscriber_batches,
-        unit_of_work,
-    )
+    """The published contract's protocols (the host's part first), its errors and helpers."""
+    from .storage import host, host_sql, subscriber_batches, transport
 
-    modules = (
-        host,
-        subscriber_batches,
-        internal,
-        outbox,
-        bulk_jobs,
-        import_jobs,
-        analytics,
-        admin,
-        unit_of_work,
-    )
+    modules = (host, subscriber_batches, transport, host_sql)
     return [
         cls
         for module in modules
@@ -233,6 +230,7 @@ def _documented() -> dict[str, str]:
         "hookspecs": "hooks.md",
         "descriptors": "hooks.md#descriptors",
         "storage": "storage.md",
+        "host_sql": "storage.md#host-sql",
         "records": "storage.md#records",
         "outbox_records": "storage.md#records",
         "access_records": "storage.md#records",
@@ -247,6 +245,11 @@ def _documented() -> dict[str, str]:
                 targets[f"{cls.__name__}.{name}"] = f"storage.md#{_anchor(cls.__name__, name)}"
     for name, _record in _records():
         targets[name] = f"storage.md#{_anchor(name)}"
+    from .storage import host_sql
+
+    for name in host_sql.__all__:
+        if inspect.isfunction(getattr(host_sql, name)):
+            targets[name] = f"storage.md#{_anchor(name)}"
     return targets
 
 

@@ -56,8 +56,8 @@ def _env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
 
-#: The ``subscriber_store`` that keeps subscribers in the SQL store's own table.
-BUILTIN_SUBSCRIBER_STORE = "builtin"
+#: The ``storage_backend`` that keeps subscribers in the built-in store's own table.
+BUILTIN_STORAGE_BACKEND = "sql"
 
 
 class Settings(BaseModel):
@@ -104,12 +104,11 @@ class Settings(BaseModel):
         "the site (e.g. `/login?next=/newsletter/admin`). Unset: a 403 page asking to sign in "
         "to the site first.",
     )
-    storage_backend: str = Field("sql", description="Name of the storage backend plugin.")
-    subscriber_store: str = Field(
-        BUILTIN_SUBSCRIBER_STORE,
-        description="Name of the subscriber store plugin: where the `sql` storage backend keeps "
-        "subscribers (`builtin`: its own table; a host's store: the host's table, in the same "
-        "database and transaction).",
+    storage_backend: str = Field(
+        BUILTIN_STORAGE_BACKEND,
+        description="Name of the storage backend plugin: where the subscribers are kept (`sql`: "
+        "the built-in store's own table; a host's backend: the host's table, in the same "
+        "database and transaction). Everything else is always the built-in store's tables.",
     )
     issue_renderer: str = Field("html", description="Name of the issue renderer plugin.")
     template_dir: str | None = Field(
@@ -368,7 +367,6 @@ class Settings(BaseModel):
         "list_name",
         "from_address",
         "storage_backend",
-        "subscriber_store",
         "issue_renderer",
     )
     @classmethod

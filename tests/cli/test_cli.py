@@ -151,7 +151,7 @@ def test_plugins_lists_builtins() -> None:
     result = CliRunner().invoke(cli, ["plugins"])
     assert result.exit_code == 0
     assert "newsletter_connector.plugins.sql_store (built-in)" in result.stdout
-    assert "sql: SQLAlchemy Core store" in result.stdout
+    assert "sql: the built-in SQL store's own subscribers table" in result.stdout
 
 
 def test_db_upgrade_says_created_migrated_or_already_current(tmp_path: Any) -> None:

@@ -18,7 +18,7 @@ PAGE = ROOT / "docs" / "architecture.md"
 MODULE_MAP = ROOT / "docs" / "contributing" / "architecture.md"
 DIAGRAM = ROOT / "docs" / "images" / "architecture.svg"
 #: The subpackages whose modules the map lists one by one.
-DETAILED = ("cli", "plugins", "service", "sync", "web")
+DETAILED = ("cli", "plugins", "service", "storage", "sync", "web")
 #: What the diagram must show (the text of its labels).
 PARTS = (
     "Newsletter API",

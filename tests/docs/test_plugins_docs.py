@@ -3,14 +3,12 @@ and its conformance test are shown whole, exactly as the files are."""
 
 from __future__ import annotations
 
-import inspect
-from typing import Any, get_type_hints
+from typing import Any
 
 import pytest
 
 from newsletter_connector import create_app
 from newsletter_connector.storage.host import SubscriberRepository
-from newsletter_connector.storage.unit_of_work import UnitOfWork
 from tests.support.docblocks import ROOT, docblock, run_block, settings_environment
 
 
@@ -47,27 +45,3 @@ def test_the_guide_states_how_many_members_a_host_implements() -> None:
     assert f"`SubscriberRepository`: **{len(members)} members**" in guide
     for name in members:
         assert f"`{name}" in guide.split("## Your own subscriber store", 1)[1], name
-
-
-def test_the_guide_states_how_much_a_whole_backend_implements() -> None:
-    """The comparison beside the host's count: every repository of the unit of work, their
-    public members, the unit of work's properties and the backend's four own methods."""
-    repositories = {
-        name: get_type_hints(member.fget)["return"]
-        for name, member in vars(UnitOfWork).items()
-        if isinstance(member, property)
-    }
-    members = sum(
-        1
-        for protocol in repositories.values()
-        for name, value in inspect.getmembers(protocol)
-        if not name.startswith("_") and callable(value)
-    )
-    own = ("transaction", "check_ready", "migrate", "close")
-    total = members + len(repositories) + len(own)
-    guide = " ".join((ROOT / "docs" / "plugins.md").read_text().split())
-    assert (
-        f"implements {len(repositories)} repositories with {members} members, plus the unit of "
-        f"work's {len(repositories)} properties and the backend's own methods (about {total} "
-        "in all)"
-    ) in guide

@@ -45,27 +45,32 @@ def test_every_reference_link_lands_on_a_heading_that_exists(filename: str) -> N
 
 def test_hooks_page_links_the_descriptors_its_hooks_return() -> None:
     hooks = PAGES["hooks.md"]()
-    for name in ("StorageBackend", "IssueRenderer", "OutboundTransport"):
+    for name in ("SubscriberStore", "IssueRenderer", "OutboundTransport"):
         assert f"a list of [`{name}`](#{name.lower()})" in hooks
         assert f"### `{name}` {{#{name.lower()}}}" in hooks
-    # A descriptor's docstring links the storage protocol on its own page.
-    assert "a ready [`Storage`](storage.md#storage)" in hooks
+    # A descriptor's docstring links the published protocol on its own page.
+    assert "returns the\n[`SubscriberRepository`](storage.md#subscriberrepository)" in hooks
 
 
 @pytest.mark.parametrize(
     ("markup", "page", "markdown"),
     [
         (
-            ":class:`~newsletter_connector.descriptors.StorageBackend`",
+            ":class:`~newsletter_connector.descriptors.SubscriberStore`",
             "hooks.md",
-            "[`StorageBackend`](#storagebackend)",
+            "[`SubscriberStore`](#subscriberstore)",
         ),
-        (":class:`~.storage.Storage`", "hooks.md", "[`Storage`](storage.md#storage)"),
         (
-            ":meth:`OutboxRepository.enqueue`",
-            "storage.md",
-            "[`OutboxRepository.enqueue`](#outboxrepository-enqueue)",
+            ":class:`~.storage.host.SubscriberRepository`",
+            "hooks.md",
+            "[`SubscriberRepository`](storage.md#subscriberrepository)",
         ),
+        (
+            ":meth:`SubscriberRepository.list_page`",
+            "storage.md",
+            "[`SubscriberRepository.list_page`](#subscriberrepository-list-page)",
+        ),
+        (":func:`~.host_sql.prefix_range`", "storage.md", "[`prefix_range`](#prefix-range)"),
         (":mod:`.records`", "hooks.md", "[`records`](storage.md#records)"),
         (
             ":mod:`newsletter_connector.storage`",

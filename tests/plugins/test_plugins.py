@@ -15,7 +15,6 @@ from newsletter_connector import NewsletterService, hookimpl, hookspecs, plugin_
 from newsletter_connector.descriptors import (
     IssueRenderer,
     OutboundTransport,
-    StorageBackend,
     SubscriberStore,
 )
 from newsletter_connector.errors import PluginNotFound
@@ -26,7 +25,6 @@ from newsletter_connector.plugin_manager import (
     outbound_transports,
     pick,
     storage_backends,
-    subscriber_stores,
 )
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.subscribers import SqlSubscribers
@@ -42,12 +40,11 @@ class EveryHookPlugin:
         self.content_calls: list[tuple[str, str]] = []
 
     @hookimpl
-    def newsletter_storage_backends(self) -> list[StorageBackend]:
-        return [StorageBackend("sql", "shadows the built-in", lambda settings: "mine")]  # type: ignore[arg-type,return-value]
-
-    @hookimpl
-    def newsletter_subscriber_stores(self) -> list[SubscriberStore]:
-        return [SubscriberStore("crm", "the host's CRM table", SqlSubscribers)]
+    def newsletter_storage_backends(self) -> list[SubscriberStore]:
+        return [
+            SubscriberStore("sql", "shadows the built-in", SqlSubscribers),
+            SubscriberStore("crm", "the host's CRM table", SqlSubscribers),
+        ]
 
     @hookimpl
     def newsletter_issue_renderers(self) -> list[IssueRenderer]:
@@ -76,7 +73,7 @@ def test_each_hook_is_called_and_combined() -> None:
     assert (
         pick("storage backend", storage_backends(pm), "sql").description == "shadows the built-in"
     )
-    assert {s.name for s in subscriber_stores(pm)} == {"builtin", "crm"}
+    assert {s.name for s in storage_backends(pm)} == {"sql", "crm"}
     assert "plain" in {r.name for r in issue_renderers(pm)}
     assert "log" in {t.name for t in outbound_transports(pm)}
     # firstresult: the declining plugin's None is skipped, the next answer wins.
@@ -93,13 +90,13 @@ def test_unknown_name_asks_whether_the_plugin_is_installed(newsletter_settings: 
         NewsletterService.build(settings)
 
 
-def test_an_unknown_subscriber_store_names_the_setting_and_the_installed_ones(
+def test_an_unknown_storage_backend_names_the_setting_and_the_installed_ones(
     newsletter_settings: Any,
 ) -> None:
-    settings = newsletter_settings.model_copy(update={"subscriber_store": "crm"})
+    settings = newsletter_settings.model_copy(update={"storage_backend": "crm"})
     with pytest.raises(
         PluginNotFound,
-        match=r"setting subscriber_store .*unknown subscriber store 'crm' \(available: builtin\)",
+        match=r"setting storage_backend .*unknown storage backend 'crm' \(available: sql\)",
     ):
         NewsletterService.build(settings)
 
@@ -115,7 +112,7 @@ class CrmStore:
         return SqlSubscribers(connection)
 
     @hookimpl
-    def newsletter_subscriber_stores(self) -> list[SubscriberStore]:
+    def newsletter_storage_backends(self) -> list[SubscriberStore]:
         return [
             SubscriberStore(
                 "crm",
@@ -131,7 +128,7 @@ def test_the_sql_store_builds_subscribers_with_the_selected_store(
     newsletter_settings: Any, newsletter_storage: Any
 ) -> None:
     crm = CrmStore()
-    settings = newsletter_settings.model_copy(update={"subscriber_store": "crm"})
+    settings = newsletter_settings.model_copy(update={"storage_backend": "crm"})
     service = NewsletterService.build(settings, plugins=[crm])
     try:
         storage = service.context.storage
@@ -142,24 +139,6 @@ def test_the_sql_store_builds_subscribers_with_the_selected_store(
         assert crm.calls == ["migrate", "check_ready", "factory"]
     finally:
         service.close()
-
-
-class OwnSubscribersBackend:
-    @hookimpl
-    def newsletter_storage_backends(self) -> list[StorageBackend]:
-        return [StorageBackend("kv", "keeps its own subscribers", lambda settings: None)]  # type: ignore[arg-type,return-value]
-
-
-def test_a_backend_that_keeps_its_own_subscribers_refuses_a_subscriber_store(
-    newsletter_settings: Any,
-) -> None:
-    settings = newsletter_settings.model_copy(
-        update={"storage_backend": "kv", "subscriber_store": "crm"}
-    )
-    with pytest.raises(
-        PluginNotFound, match=r"setting subscriber_store .*'kv' keeps its own subscribers"
-    ):
-        NewsletterService.build(settings, plugins=[OwnSubscribersBackend(), CrmStore()])
 
 
 def test_plugin_managers_are_per_app() -> None:

@@ -43,9 +43,9 @@ class TestHostSubscribers(SubscriberRepositoryConformance):
 def test_an_app_on_the_host_store_serves_every_surface(
     newsletter_settings: Any, newsletter_storage: Any
 ) -> None:
-    """``subscriber_store = "host"``: the Newsletter API, a reader page, the list-source and the
+    """``storage_backend = "host"``: the Newsletter API, a reader page, the list-source and the
     export answer, the subscribers living in ``host_users`` only."""
-    settings = newsletter_settings.model_copy(update={"subscriber_store": "host"})
+    settings = newsletter_settings.model_copy(update={"storage_backend": "host"})
     host_site.migrate(settings)  # `db upgrade` for this host: also creates host_users
     app = create_app(settings, plugins=[host_store])
     client = falcon.testing.TestClient(app)

@@ -23,7 +23,7 @@ def test_a_list_imports_into_the_host_store_one_subscriber_at_a_time(
 ) -> None:
     """The host's repository offers no batches: an import goes through ``get_by_email`` and
     ``add``."""
-    settings = newsletter_settings.model_copy(update={"subscriber_store": "host"})
+    settings = newsletter_settings.model_copy(update={"storage_backend": "host"})
     host_site.migrate(settings)
     service = NewsletterService.build(settings, plugins=[host_store])
     try:

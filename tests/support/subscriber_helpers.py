@@ -87,7 +87,7 @@ def events_of(service: Any, event_type: str) -> list[dict[str, Any]]:
 
 
 def signup_event(n: int = 0, event_id: str | None = None) -> NewEvent:
-    """A ``newsletter.signup`` event for ``Storage.add_subscriber``: payload ``{"n": n}``, a
+    """A ``newsletter.signup`` event for ``SqlStorage.add_subscriber``: payload ``{"n": n}``, a
     fresh id unless ``event_id`` is given (reuse one to make the insert fail)."""
     at = datetime(2026, 11, 21, 12, 0)
     return NewEvent(

@@ -10,7 +10,6 @@ from ..plugin_manager import (
     issue_renderers,
     outbound_transports,
     storage_backends,
-    subscriber_stores,
 )
 from .context import CliState, pass_state, reports_errors
 
@@ -31,7 +30,6 @@ def plugins_command(state: CliState) -> None:
         click.echo(f"  {name}{origin}")
     for title, offered in (
         ("storage backends", storage_backends(pm)),
-        ("subscriber stores", subscriber_stores(pm)),
         ("issue renderers", issue_renderers(pm)),
         ("outbound transports", outbound_transports(pm)),
     ):

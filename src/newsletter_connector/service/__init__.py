@@ -21,10 +21,10 @@ from ..plugin_manager import (
     pick,
     pick_setting,
     storage_backends,
-    subscriber_stores,
 )
-from ..settings import BUILTIN_SUBSCRIBER_STORE, Settings
-from ..storage.unit_of_work import Storage
+from ..plugins.sql_store.builtin import BuiltinSqlStorage
+from ..plugins.sql_store.store import SqlStorage
+from ..settings import Settings
 from ..timeutil import utcnow
 from .admin import AdminService, IssuedKey
 from .admin_access import AdminAccessService
@@ -78,33 +78,21 @@ class NewsletterService:
         *,
         plugins: Iterable[Any] = (),
         plugin_manager: pluggy.PluginManager | None = None,
-        storage: Storage | None = None,
+        storage: SqlStorage | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> NewsletterService:
         """Assemble a service: plugins (the installed ones, then ``plugins``), then
-        ``storage`` (used as it is) or the backend named in settings (default
-        :meth:`Settings.load`), given the subscriber store named in settings when it takes
-        one; raises :class:`SettingsError` or :class:`PluginNotFound` (no such storage backend
-        or subscriber store, or a subscriber store the backend cannot take)."""
+        ``storage`` (used as it is) or the built-in store on the settings (default
+        :meth:`Settings.load`), its subscribers in the storage backend that
+        ``storage_backend`` names; raises :class:`SettingsError` or :class:`PluginNotFound`
+        (no storage backend of that name)."""
         settings = settings or Settings.load()
         pm = plugin_manager or build_plugin_manager(plugins, settings=settings)
         if storage is None:
-            backend = pick_setting(
+            store = pick_setting(
                 "storage backend", storage_backends(pm), settings, "storage_backend"
             )
-            store = pick_setting(
-                "subscriber store", subscriber_stores(pm), settings, "subscriber_store"
-            )
-            if backend.takes_subscriber_store:
-                storage = backend.factory(settings, subscriber_store=store)
-            elif store.name == BUILTIN_SUBSCRIBER_STORE:
-                storage = backend.factory(settings)
-            else:
-                raise PluginNotFound(
-                    f"setting subscriber_store ({settings.source_of('subscriber_store')}): "
-                    f"the storage backend {backend.name!r} keeps its own subscribers; only "
-                    f"{BUILTIN_SUBSCRIBER_STORE!r} applies to it"
-                )
+            storage = BuiltinSqlStorage.from_settings(settings, subscriber_store=store)
         return cls(ServiceContext(settings, storage, pm, clock))
 
     @property
@@ -112,7 +100,7 @@ class NewsletterService:
         return self.context.settings
 
     @property
-    def storage(self) -> Storage:
+    def storage(self) -> SqlStorage:
         return self.context.storage
 
     def __repr__(self) -> str:
@@ -167,7 +155,7 @@ class NewsletterService:
 
     def initialise(self) -> str | None:
         """Migrate the schema and make sure a site secret exists (``db upgrade``); what the
-        storage's :meth:`~newsletter_connector.storage.Storage.migrate` says it did."""
+        storage's :meth:`.SqlStorage.migrate` says it did."""
         done = self.storage.migrate()
         _ = self.context.site_secret
         return done

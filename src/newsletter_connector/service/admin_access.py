@@ -26,9 +26,9 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from ..descriptors import ADMIN_ROLES, OWNER
 from ..errors import InvalidRequest, NewsletterError, NotFound, Unauthorized
+from ..plugins.sql_store.store import SqlUnitOfWork
 from ..short_reads import short_reads
 from ..storage.access_records import AdminSessionRecord, AdminUserRecord
-from ..storage.unit_of_work import UnitOfWork
 from .admin_audit import AdminAuditService
 from .context import ServiceContext, sha256_hex
 
@@ -171,7 +171,7 @@ class AdminAccessService:
             uow.admin_users.set_role(username, role)
 
     @staticmethod
-    def _existing_user(uow: UnitOfWork, username: str) -> AdminUserRecord:
+    def _existing_user(uow: SqlUnitOfWork, username: str) -> AdminUserRecord:
         """:raises NotFound: no admin user ``username``."""
         user = uow.admin_users.get(username)
         if user is None:
@@ -179,7 +179,7 @@ class AdminAccessService:
         return user
 
     @staticmethod
-    def _keep_an_owner(uow: UnitOfWork, leaving: AdminUserRecord) -> None:
+    def _keep_an_owner(uow: SqlUnitOfWork, leaving: AdminUserRecord) -> None:
         """:raises InvalidRequest: ``leaving`` is the last owner, so nobody would be left to
         manage the admin area."""
         if leaving.role == OWNER and uow.admin_users.count(role=OWNER) <= 1:
@@ -293,7 +293,9 @@ class AdminAccessService:
         pair_key = self.context.keyed_hash(_USERNAME_PURPOSE, f"{username}\x00{client_hash}")
         return (f"admin-login-user-client:{pair_key}", f"admin-login-client:{client_hash}")
 
-    def _count_attempt(self, uow: UnitOfWork, keys: tuple[str, str], now: datetime) -> int | None:
+    def _count_attempt(
+        self, uow: SqlUnitOfWork, keys: tuple[str, str], now: datetime
+    ) -> int | None:
         """Count one attempt on each of ``keys``; the seconds to wait if it is over a limit.
 
         Each count comes from the store's atomic hit, so of any number of attempts at once at
@@ -306,7 +308,7 @@ class AdminAccessService:
                 waits.append(max(1, math.ceil((expires_at - now).total_seconds())))
         return max(waits, default=None)
 
-    def _forgive_attempt(self, uow: UnitOfWork, keys: tuple[str, str], now: datetime) -> None:
+    def _forgive_attempt(self, uow: SqlUnitOfWork, keys: tuple[str, str], now: datetime) -> None:
         """After a successful sign-in: forget the username's count from this client, and take
         this attempt back from the client's count (signing in is not a failure)."""
         pair_key, client_key = keys

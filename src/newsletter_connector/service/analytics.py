@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 from ..errors import DbUnavailable, InvalidRequest
 from ..model.analytics import DailyRollup
+from ..plugins.sql_store.store import SqlUnitOfWork
 from ..storage.records import AnalyticsEventRecord, DayTraffic
-from ..storage.unit_of_work import UnitOfWork
 from ..timeutil import to_naive_utc
 from . import analytics_sanitize as clean
 from .context import ServiceContext
@@ -94,7 +94,7 @@ def _check_range(from_date: date, to_date: date) -> None:
         raise InvalidRequest(f"from..to may span at most {MAX_ROLLUP_DAYS} days", field="to")
 
 
-def _store(uow: UnitOfWork, rollups: list[dict[str, Any]], now: datetime) -> None:
+def _store(uow: SqlUnitOfWork, rollups: list[dict[str, Any]], now: datetime) -> None:
     """Keep each of ``rollups`` without ``source`` (which follows the site's URL setting)."""
     for rollup in rollups:
         figures = {key: value for key, value in rollup.items() if key != "source"}
@@ -290,7 +290,7 @@ class AnalyticsService:
             _store(uow, computed, now)
         return len(computed)
 
-    def _rollups(self, uow: UnitOfWork, from_date: date, to_date: date) -> list[dict[str, Any]]:
+    def _rollups(self, uow: SqlUnitOfWork, from_date: date, to_date: date) -> list[dict[str, Any]]:
         start, end = _day_start(from_date), _day_end(to_date)
         traffic = uow.analytics.daily_traffic(start, end, top_pages=TOP_PAGES)
         usage = uow.llm_usage.daily_usage(start, end)

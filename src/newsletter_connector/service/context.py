@@ -11,8 +11,8 @@ from datetime import datetime
 
 import pluggy
 
+from ..plugins.sql_store.store import SqlStorage
 from ..settings import Settings
-from ..storage.unit_of_work import Storage
 from ..timeutil import utcnow
 
 SITE_SECRET_SETTING = "site_secret"  # noqa: S105 - the name of a setting, not a secret
@@ -24,7 +24,7 @@ class ServiceContext:
     def __init__(
         self,
         settings: Settings,
-        storage: Storage,
+        storage: SqlStorage,
         plugins: pluggy.PluginManager,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:

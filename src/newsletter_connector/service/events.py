@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..json_encoding import json_values
+from ..plugins.sql_store.store import SqlUnitOfWork
 from ..storage.outbox_records import NewEvent
-from ..storage.unit_of_work import UnitOfWork
 from .context import ServiceContext
 
 #: Every event type the service emits (docs/delivery.md, "events: batches to /v1/events").
@@ -85,7 +85,7 @@ def new_subscriber_events(
 
 
 def queue_event(
-    uow: UnitOfWork,
+    uow: SqlUnitOfWork,
     context: ServiceContext,
     event_type: str,
     payload: dict[str, Any],

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..model.contact import normalise_email
 from ..model.feedback import FeedbackItem, parse_feedback
+from ..plugins.sql_store.store import SqlUnitOfWork
 from ..storage.records import FeedbackRecord, SuppressionRecord
-from ..storage.unit_of_work import UnitOfWork
 from .context import ServiceContext
 from .events import subscriber_key
 from .subscribers import STATUS_AFTER, SubscriberService
@@ -86,7 +86,7 @@ class FeedbackService:
                 outcomes.append(FeedbackOutcome(item.id, outcome))
         return outcomes
 
-    def _apply_one(self, uow: UnitOfWork, item: FeedbackItem, key: str) -> str:
+    def _apply_one(self, uow: SqlUnitOfWork, item: FeedbackItem, key: str) -> str:
         record = uow.subscribers.get_by_email(item.email, lock=True)
         if record is None:
             uow.feedback.suppress(

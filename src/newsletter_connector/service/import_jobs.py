@@ -19,13 +19,13 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 from ..errors import InvalidRequest, NotFound
+from ..plugins.sql_store.import_jobs import SqlImportJobs
+from ..plugins.sql_store.store import SqlUnitOfWork
 from ..storage.import_jobs import (
     KEPT_REFUSALS,
     ImportJobProgress,
     ImportJobRecord,
-    ImportJobRepository,
 )
-from ..storage.unit_of_work import UnitOfWork
 from .import_files import ImportSource
 from .import_text import ArrivingText, given_back, latin1_as_utf8
 from .job_slices import LEASE, SLICE_SECONDS, work_in_slice
@@ -250,7 +250,7 @@ class ImportJobService:
         self._finish(job, lease, Counter(), [refusal])
 
 
-def _import_jobs(uow: UnitOfWork) -> ImportJobRepository:
+def _import_jobs(uow: SqlUnitOfWork) -> SqlImportJobs:
     return uow.import_jobs
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
 
-from ..storage.unit_of_work import UnitOfWork
+from ..plugins.sql_store.store import SqlUnitOfWork
 from .context import ServiceContext
 
 #: How long a claimed job stays a runner's without a chunk committed.
@@ -40,7 +40,7 @@ class LeasedJobs(Protocol[Claimed]):
 
 def work_in_slice(
     context: ServiceContext,
-    jobs_of: Callable[[UnitOfWork], LeasedJobs[Job]],
+    jobs_of: Callable[[SqlUnitOfWork], LeasedJobs[Job]],
     work_on: Callable[[Job, str, float], int],
     seconds: float,
 ) -> int:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from ..errors import InvalidRequest
 from ..model.contact import normalise_email
-from ..storage.unit_of_work import UnitOfWork
+from ..plugins.sql_store.store import SqlUnitOfWork
 from .subscribers import SubscriberService
 
 #: The acts, by the name the admin's forms and the audit log give them.
@@ -66,7 +66,7 @@ class SubscriberBulkService:
             changed=found["changed"], unchanged=found["unchanged"], missing=found["missing"]
         )
 
-    def act_in(self, uow: UnitOfWork, act: str, address: str) -> BulkResult:
+    def act_in(self, uow: SqlUnitOfWork, act: str, address: str) -> BulkResult:
         """Do ``act`` (one of :data:`BULK_ACTS`) in ``uow`` to the normalised ``address``,
         as its single act does; what became of it."""
         record = uow.subscribers.get_by_email(address, lock=True)

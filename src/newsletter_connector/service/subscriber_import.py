@@ -24,10 +24,10 @@ from typing import Any
 from ..errors import ConsentRequired, InvalidRequest
 from ..model.contact import contact_payload
 from ..model.requests import MAX_CONSENT_SOURCE_LENGTH
+from ..plugins.sql_store.store import SqlUnitOfWork
 from ..storage.outbox_records import NewEvent
 from ..storage.records import FeedbackKind, SubscriberData, SubscriberRecord
 from ..storage.subscriber_batches import add_subscribers, subscribers_by_email
-from ..storage.unit_of_work import UnitOfWork
 from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .events import new_subscriber_events, subscriber_key
@@ -322,7 +322,7 @@ class SubscriberImportService:
                 yield ImportChunk(rows, decided, _last_line(chunk[-1]), header_line)
 
     def apply_chunk(
-        self, uow: UnitOfWork, chunk: ImportChunk, options: ImportOptions, *, dry_run: bool
+        self, uow: SqlUnitOfWork, chunk: ImportChunk, options: ImportOptions, *, dry_run: bool
     ) -> list[LineOutcome]:
         """Every line of ``chunk`` decided and (unless ``dry_run``) applied in ``uow``, with
         the events it queues; the outcomes in line order."""
@@ -342,7 +342,7 @@ class _Chunk:
     def __init__(
         self,
         service: SubscriberImportService,
-        uow: UnitOfWork,
+        uow: SqlUnitOfWork,
         rows: list[ImportRow],
         options: ImportOptions,
         *,

@@ -16,9 +16,10 @@ from collections import Counter
 from datetime import datetime
 
 from ..errors import InvalidRequest, NotFound
-from ..storage.bulk_jobs import BulkJobProgress, BulkJobRecord, BulkJobRepository, NewBulkJob
+from ..plugins.sql_store.bulk_jobs import SqlBulkJobs
+from ..plugins.sql_store.store import SqlUnitOfWork
+from ..storage.bulk_jobs import BulkJobProgress, BulkJobRecord, NewBulkJob
 from ..storage.subscriber_query import SubscriberFilter, SubscriberQuery
-from ..storage.unit_of_work import UnitOfWork
 from .job_slices import LEASE, SLICE_SECONDS, work_in_slice
 from .subscriber_bulk import BULK_ACTS, BulkResult, SubscriberBulkService
 from .subscriber_list import BUDGET
@@ -126,7 +127,7 @@ class SubscriberJobService:
         return progress
 
 
-def _bulk_jobs(uow: UnitOfWork) -> BulkJobRepository:
+def _bulk_jobs(uow: SqlUnitOfWork) -> SqlBulkJobs:
     return uow.bulk_jobs
 
 

@@ -34,6 +34,7 @@ from ..model.requests import (
     SignupRequest,
     parse_request,
 )
+from ..plugins.sql_store.store import SqlUnitOfWork
 from ..short_reads import short_reads
 from ..storage.records import (
     DeletionRecord,
@@ -42,7 +43,6 @@ from ..storage.records import (
     SuppressionRecord,
     TokenKind,
 )
-from ..storage.unit_of_work import UnitOfWork
 from ..timeutil import parse_timestamp
 from .context import ServiceContext
 from .cursors import DEFAULT_LIMIT, Page, check_limit, decode_cursor, encode_cursor
@@ -212,7 +212,7 @@ class SubscriberService:
         ``subscribers show`` prints and the admin subscriber page shows."""
         return hide_link_tokens(json_values(self.contact(record)))
 
-    def _queue(self, uow: UnitOfWork, event_type: str, record: SubscriberRecord) -> None:
+    def _queue(self, uow: SqlUnitOfWork, event_type: str, record: SubscriberRecord) -> None:
         queue_event(
             uow, self.context, event_type, self.contact(record), subscriber_email=record.email
         )
@@ -334,7 +334,9 @@ class SubscriberService:
             "the address was taken and erased again while this signup ran; try again"
         )
 
-    def _may_announce_again(self, uow: UnitOfWork, record: SubscriberRecord, now: datetime) -> bool:
+    def _may_announce_again(
+        self, uow: SqlUnitOfWork, record: SubscriberRecord, now: datetime
+    ) -> bool:
         """Claim the re-announcement of a pending ``record`` at ``now``: false while its last
         announcement is younger than the resend interval (the claim is one conditional write,
         so of concurrent re-submits at most one wins)."""
@@ -391,7 +393,7 @@ class SubscriberService:
         with self.context.storage.transaction() as uow:
             return self.unsubscribe_record(uow, self._by_token(uow, "unsubscribe", token))
 
-    def unsubscribe_record(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
+    def unsubscribe_record(self, uow: SqlUnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
         """:meth:`unsubscribe` of ``record`` (read with its lock) in ``uow``."""
         if record.status == "unsubscribed":
             return record
@@ -405,14 +407,14 @@ class SubscriberService:
         with self.context.storage.transaction() as uow:
             return self.bounce_record(uow, self._by_email(uow, address))
 
-    def bounce_record(self, uow: UnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
+    def bounce_record(self, uow: SqlUnitOfWork, record: SubscriberRecord) -> SubscriberRecord:
         """:meth:`mark_bounced` of ``record`` (read with its lock) in ``uow``."""
         if record.status in ("bounced", "unsubscribed"):
             return record
         return self.set_status(uow, record, "bounced")
 
     def set_status(
-        self, uow: UnitOfWork, record: SubscriberRecord, status: str
+        self, uow: SqlUnitOfWork, record: SubscriberRecord, status: str
     ) -> SubscriberRecord:
         """``record`` moved to ``status`` now (stamping ``<status>_at``), saved, and its
         ``newsletter.<status>`` event queued."""
@@ -533,7 +535,7 @@ class SubscriberService:
             return self.erase_record(uow, address, record)
 
     def erase_record(
-        self, uow: UnitOfWork, address: str, record: SubscriberRecord | None
+        self, uow: SqlUnitOfWork, address: str, record: SubscriberRecord | None
     ) -> ErasureResult:
         """:meth:`erase_address` in ``uow`` of the normalised ``address``, whose subscriber
         is ``record`` (read with its lock; ``None``: none)."""
@@ -571,14 +573,14 @@ class SubscriberService:
     # -- helpers -----------------------------------------------------------------------------
 
     @staticmethod
-    def _by_email(uow: UnitOfWork, address: str, *, lock: bool = True) -> SubscriberRecord:
+    def _by_email(uow: SqlUnitOfWork, address: str, *, lock: bool = True) -> SubscriberRecord:
         record = uow.subscribers.get_by_email(address, lock=lock)
         if record is None:
             raise NotFound("no subscriber with that email address")
         return record
 
     @staticmethod
-    def _by_token(uow: UnitOfWork, kind: TokenKind, token: str) -> SubscriberRecord:
+    def _by_token(uow: SqlUnitOfWork, kind: TokenKind, token: str) -> SubscriberRecord:
         record = None
         if isinstance(token, str) and _TOKEN_RE.match(token):
             record = uow.subscribers.get_by_token(kind, token, lock=True)

@@ -1,12 +1,15 @@
-"""The storage contract, one concern per module (records and protocols are imported from the
-module that defines them):
+"""The published storage contract: what a third party may implement, one concern per module
+(records and protocols are imported from the module that defines them):
 
-- :mod:`.host`: what a host may supply, the subscriber repository;
-- :mod:`.internal`, :mod:`.outbox`, :mod:`.analytics`, :mod:`.admin`: the product's own
-  repositories, always the built-in tables;
-- :mod:`.unit_of_work`: the unit of work and the backend;
-- :mod:`.records`, :mod:`.outbox_records`, :mod:`.access_records`: the records;
-- :mod:`.transport`: the outbound transport contract.
+- :mod:`.host`: the subscriber repository, what a host's storage backend supplies, and
+  :mod:`.subscriber_batches`, the two members it may add to take a chunk per statement;
+- :mod:`.host_sql`: helpers for a host's own table (keyset walks, prefix ranges, day counts);
+- :mod:`.transport`: the outbound transport;
+- :mod:`.records`, :mod:`.outbox_records`, :mod:`.access_records`, :mod:`.subscriber_query`:
+  the records and queries they take and return.
 
-:mod:`newsletter_connector.testing` checks a backend, one repository at a time.
+Everything else (keys, settings, issues, messages, analytics, admin users, audit, rate limits,
+the outbox, jobs) is the built-in store's own tables, reached through the concrete classes of
+:mod:`newsletter_connector.plugins.sql_store`. :mod:`newsletter_connector.testing` checks a
+subscriber repository.
 """

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
 
 from .subscriber_query import SubscriberFilter
 
@@ -80,38 +79,3 @@ class BulkJobProgress:
     unchanged: int
     missing: int
     finished: bool
-
-
-class BulkJobRepository(Protocol):
-    """Bulk jobs by id (ids grow with each job)."""
-
-    def add(self, job: NewBulkJob) -> BulkJobRecord:
-        """Store a new job, its walk starting at ``requested_at``."""
-
-    def get(self, job_id: int) -> BulkJobRecord | None:
-        """The job, or ``None``."""
-
-    def recent(self, limit: int) -> list[BulkJobRecord]:
-        """The newest ``limit`` jobs, newest first."""
-
-    def claim(self, *, lease: str, now: datetime, until: datetime) -> BulkJobRecord | None:
-        """The oldest unfinished job whose lease has ended (or that never had one), now
-        leased under the token ``lease`` until ``until`` (its ``started_at`` set on its first
-        claim); ``None`` when there is none. Of racing claims, one gets each job."""
-
-    def advance(
-        self, job_id: int, progress: BulkJobProgress, *, lease: str, now: datetime, until: datetime
-    ) -> bool:
-        """Add ``progress`` to the job held under ``lease`` and extend the lease to ``until``
-        (finishing it at ``now`` when ``progress.finished``); false, changing nothing, when the
-        job is finished or its lease is another's. A finished job's filter is forgotten.
-        Called last in the chunk's transaction:
-        false means the chunk must roll back."""
-
-    def release(self, job_id: int, *, lease: str) -> None:
-        """End the lease ``lease`` on the job now (a runner pausing between chunks), so the
-        next claim by any runner takes it; nothing when the lease is another's."""
-
-    def stop(self, job_id: int, *, by: str, at: datetime) -> bool:
-        """Finish an unfinished job now, its counts as they are (its filter forgotten);
-        whether it was unfinished."""

@@ -1,12 +1,12 @@
 """The part of the storage contract a host may supply: :class:`SubscriberRepository`, and
-nothing else (setting ``subscriber_store``, hook ``newsletter_subscriber_stores``; guide:
-docs/plugins.md).
+nothing else (hook ``newsletter_storage_backends``, setting ``storage_backend``; guide:
+docs/plugins.md; helpers for a host's own table: :mod:`.host_sql`).
 
 This is the smallest set that keeps the transactional outbox honest. A host's repository is
 built on the unit of work's own database connection, so a subscriber change, the outbox events it
 causes (``outbox.enqueue``), and the deletion records and suppressions it checks or writes all
 commit or roll back in ONE transaction. Those other repositories stay built-in tables in the same
-database (:mod:`.internal`, :mod:`.outbox`), so the host never implements them: handing the host
+database (the built-in store's own classes), so the host never implements them: handing the host
 the outbox too would only let the two halves of one change commit apart."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class SubscriberRepository(Protocol):
         ``%``, ``_`` and ``\\`` are ordinary characters; ``""`` matches all), in code-point
         order of the address (a Python sort, whatever the database's collation), only addresses
         above ``after_email`` when given. One range read of the unique email index (see
-        :func:`~newsletter_connector.plugins.sql_store.prefix_range`)."""
+        :func:`~.host_sql.prefix_range`)."""
 
     def scan(self, query: SubscriberQuery) -> SubscriberScan:
         """One bounded walk (the admin's subscriber list): subscribers in ``query.order`` and

@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..storage.outbox import OutboxDeliveryRepository
+from ..plugins.sql_store.outbox import SqlOutbox
 from ..storage.outbox_records import ClaimedBatch
 from .schedule import MAX_ATTEMPTS, next_attempt_at
 
@@ -35,9 +35,7 @@ class SentBatch:
     error: str | None
 
 
-def settle(
-    outbox: OutboxDeliveryRepository, sent: list[SentBatch], *, now: datetime
-) -> list[BatchOutcome]:
+def settle(outbox: SqlOutbox, sent: list[SentBatch], *, now: datetime) -> list[BatchOutcome]:
     """Record every sent batch's result as of ``now``; one outcome per batch, in order. A batch
     whose lease has ended is left alone (its outcome still reported)."""
     outcomes: list[BatchOutcome] = []

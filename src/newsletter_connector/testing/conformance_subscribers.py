@@ -1,4 +1,9 @@
-"""Conformance of the subscriber, deletion and contact-message repositories."""
+"""The conformance suite of the published storage contract: a subscriber repository (the
+built-in one, or a host's storage backend) inside the built-in store's unit of work.
+
+Subclass :class:`SubscriberRepositoryConformance` and give it a ``storage`` fixture yielding a
+``SqlStorage`` built on your storage backend, migrated and empty (docs/plugins.md, "Checking
+your store: the conformance suite")."""
 
 from __future__ import annotations
 
@@ -12,7 +17,6 @@ from typing import Any
 import pytest
 
 from ..storage.outbox_records import NewEvent
-from .conformance_base import NeedsStorage
 from .conformance_subscriber_scan import SubscriberScanConformance
 from .subscriber_samples import T0, make_subscriber_data
 from .threads import run_together
@@ -20,7 +24,8 @@ from .threads import run_together
 
 class SubscriberRepositoryConformance(SubscriberScanConformance):
     """The subscriber repository (``uow.subscribers``) and the signup shortcut
-    (``Storage.add_subscriber``): all a host that supplies only subscribers runs."""
+    (``storage.add_subscriber``), with the outbox events and the rollback it shares with the
+    built-in store's unit of work."""
 
     def _add(self, storage: Any, email: str, **overrides: Any) -> Any:
         with storage.transaction() as uow:
@@ -337,71 +342,3 @@ def queued_events(storage: Any) -> list[Any]:
         )
         uow.outbox.release_claims([batch.id for batch in batches], lease_until=lease_until)
     return [event for batch in batches for event in batch.events]
-
-
-class DeletionConformance(NeedsStorage):
-    """The erasure evidence (``uow.deletions``)."""
-
-    def test_deletions_add_and_find(self, storage: Any) -> None:
-        rows = [("h1", "confirmed", 2, 3), ("h2", "pending", 0, 0), ("h1", None, 0, 1)]
-        with storage.transaction() as uow:  # None: the address had no subscriber
-            first, _, second = [
-                uow.deletions.add(
-                    email_hmac=email_hmac,
-                    previous_status=previous,
-                    deleted_at=T0,
-                    discarded_events=discarded,
-                    erased_messages=erased,
-                )
-                for email_hmac, previous, discarded, erased in rows
-            ]
-        with storage.transaction(write=False) as uow:
-            found = uow.deletions.find("h1")
-            assert uow.deletions.find("nope") == []
-        assert found == [first, second]
-        assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
-        assert found[0].erased_messages == 3
-        assert found[1].previous_status is None and found[1].erased_messages == 1
-
-
-class ContactMessageConformance(NeedsStorage):
-    """The contact-form log (``uow.messages``)."""
-
-    def test_messages_are_a_lossless_log_in_arrival_order(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            a = uow.messages.add(email="a@example.org", name=None, message="one", submitted_at=T0)
-            b = uow.messages.add(email="a@example.org", name="A", message="one", submitted_at=T0)
-            c = uow.messages.add(email="c@example.org", name="C", message="ü", submitted_at=T0)
-        assert a.id < b.id < c.id
-        with storage.transaction(write=False) as uow:
-            first = uow.messages.list_page(after_id=None, limit=2)
-            rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
-        assert first + rest == [a, b, c]
-        assert rest[0].message == "ü" and first[0].name is None
-
-    def test_messages_list_page_desc_walks_newest_first(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            added = [
-                uow.messages.add(
-                    email=f"m{n}@example.org", name=None, message="hi", submitted_at=T0
-                )
-                for n in range(5)
-            ]
-        with storage.transaction(write=False) as uow:
-            first = uow.messages.list_page_desc(before_id=None, limit=2)
-            second = uow.messages.list_page_desc(before_id=first[-1].id, limit=2)
-            last = uow.messages.list_page_desc(before_id=second[-1].id, limit=2)
-            after_last = uow.messages.list_page_desc(before_id=added[0].id, limit=2)
-        assert first + second + last == list(reversed(added))
-        assert len(last) == 1 and after_last == []
-
-    def test_messages_delete_from_erases_only_that_senders(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            for email in ("a@example.org", "b@example.org", "a@example.org"):
-                uow.messages.add(email=email, name=None, message="hi", submitted_at=T0)
-        with storage.transaction() as uow:
-            assert uow.messages.delete_from("a@example.org") == 2
-            assert uow.messages.delete_from("nobody@example.org") == 0
-        with storage.transaction(write=False) as uow:
-            left = uow.messages.list_page(after_id=None, limit=10)
-        assert [m.email for m in left] == ["b@example.org"]

@@ -4,7 +4,7 @@ backend (``BuiltinSqlStorage``) checks the API key without opening one.
 
 That each check sees a revocation or a disabled connection on the very next request, in every
 gunicorn worker, is ``test_reliability_security.py``; every field of the answer is the
-conformance suite's (``newsletter_connector.testing.conformance``).
+store's own tests' (``tests/plugins/sql_store/test_sql_repositories.py``).
 """
 
 from __future__ import annotations

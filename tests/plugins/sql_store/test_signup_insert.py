@@ -1,6 +1,6 @@
 """PostgreSQL's one-statement signup (``plugins/sql_store/fast/signup_insert.py``).
 
-The conformance suite checks what ``Storage.add_subscriber`` stores; these check how: both
+The conformance suite checks what ``SqlStorage.add_subscriber`` stores; these check how: both
 inserts enter their commit horizons before drawing ids (a walk barrier held elsewhere stops
 the statement before any id is drawn), the statement is all or nothing, and it runs in
 autocommit on a pooled connection handed back as the pool lent it.

@@ -1,6 +1,6 @@
 """SQLite's signup outside a unit of work (``plugins/sql_store/fast/sqlite_signup.py``).
 
-The conformance suite checks what ``Storage.add_subscriber`` stores; these check how: it is
+The conformance suite checks what ``SqlStorage.add_subscriber`` stores; these check how: it is
 the built-in store's path on SQLite, all or nothing, a busy database is ``db_unavailable``
 with nothing written, and the pooled connection goes back out of any transaction.
 """

@@ -23,11 +23,15 @@ from .upserts import insert_ignoring_duplicates
 
 
 class SqlAdminUsers(SqlRepository):
-    """``AdminUserRepository`` on ``nc_admin_users``."""
+    """Users of the built-in admin login, by unique username.
+
+    Kept in ``nc_admin_users``."""
 
     def add(
         self, *, username: str, password_hash: str, role: str, created_at: datetime
     ) -> AdminUserRecord:
+        """Store a new user with ``role`` (``owner`` or ``editor``). Raises ``InvalidRequest``
+        (field ``username``) if it is taken."""
         if self.get(username) is not None:
             raise InvalidRequest(f"an admin user {username!r} already exists", field="username")
         values = {"username": username, "password_hash": password_hash, "role": role}
@@ -43,6 +47,7 @@ class SqlAdminUsers(SqlRepository):
         return record_of(AdminUserRecord, row)
 
     def get(self, username: str) -> AdminUserRecord | None:
+        """The user with this username, or ``None``."""
         row = (
             self.connection.execute(select(admin_users).where(admin_users.c.username == username))
             .mappings()
@@ -51,10 +56,15 @@ class SqlAdminUsers(SqlRepository):
         return record_of(AdminUserRecord, row) if row else None
 
     def list(self) -> list[AdminUserRecord]:
+        """Every user, oldest first."""
         rows = self.connection.execute(select(admin_users).order_by(admin_users.c.id)).mappings()
         return [record_of(AdminUserRecord, row) for row in rows]
 
     def count(self, *, role: str | None = None) -> int:
+        """How many users exist (with ``role``: how many have it, and in a write transaction
+        those users stay held until it ends, so a concurrent write transaction counting them
+        waits and then sees what this one left: two admins cannot each take away one of the
+        last two owners)."""
         if role is None:
             return int(self.connection.scalar(select(func.count()).select_from(admin_users)) or 0)
         # Locked (PostgreSQL), so two admins each taking away one of the last two owners take
@@ -63,6 +73,7 @@ class SqlAdminUsers(SqlRepository):
         return len(self.connection.execute(holders).all())
 
     def set_password_hash(self, username: str, password_hash: str) -> bool:
+        """Replace the user's password hash; whether the user exists."""
         result = self.connection.execute(
             update(admin_users)
             .where(admin_users.c.username == username)
@@ -71,12 +82,14 @@ class SqlAdminUsers(SqlRepository):
         return bool(result.rowcount)
 
     def set_role(self, username: str, role: str) -> bool:
+        """Give the user ``role``; whether the user exists."""
         result = self.connection.execute(
             update(admin_users).where(admin_users.c.username == username).values(role=role)
         )
         return bool(result.rowcount)
 
     def delete(self, username: str) -> bool:
+        """Delete the user; whether it existed. Its sessions are left to the caller."""
         result = self.connection.execute(
             delete(admin_users).where(admin_users.c.username == username)
         )
@@ -84,12 +97,16 @@ class SqlAdminUsers(SqlRepository):
 
 
 class SqlAdminSessions(SqlRepository):
-    """``AdminSessionRepository`` on ``nc_admin_sessions``."""
+    """Signed-in admin sessions, by the SHA-256 hex digest of their cookie token.
+
+    Kept in ``nc_admin_sessions``."""
 
     def add(self, record: AdminSessionRecord) -> None:
+        """Store a new session (its digest is new)."""
         self.connection.execute(insert(admin_sessions).values(**asdict(record)))
 
     def get(self, token_digest: str) -> AdminSessionRecord | None:
+        """The session with this digest, or ``None``."""
         row = (
             self.connection.execute(
                 select(admin_sessions).where(admin_sessions.c.token_digest == token_digest)
@@ -100,6 +117,7 @@ class SqlAdminSessions(SqlRepository):
         return record_of(AdminSessionRecord, row) if row else None
 
     def touch(self, token_digest: str, *, at: datetime) -> None:
+        """Set the session's ``last_seen_at``."""
         self.connection.execute(
             update(admin_sessions)
             .where(admin_sessions.c.token_digest == token_digest)
@@ -107,18 +125,22 @@ class SqlAdminSessions(SqlRepository):
         )
 
     def delete(self, token_digest: str) -> bool:
+        """Delete the session; whether it existed."""
         result = self.connection.execute(
             delete(admin_sessions).where(admin_sessions.c.token_digest == token_digest)
         )
         return bool(result.rowcount)
 
     def delete_for_user(self, username: str) -> int:
+        """Delete every session of ``username``; how many."""
         result = self.connection.execute(
             delete(admin_sessions).where(admin_sessions.c.username == username)
         )
         return int(result.rowcount)
 
     def prune(self, *, seen_before: datetime, created_before: datetime) -> int:
+        """Delete sessions last seen before ``seen_before`` or created before
+        ``created_before``; how many."""
         result = self.connection.execute(
             delete(admin_sessions).where(
                 (admin_sessions.c.last_seen_at < seen_before)
@@ -129,7 +151,9 @@ class SqlAdminSessions(SqlRepository):
 
 
 class SqlAdminAudit(SqlRepository):
-    """``AdminAuditRepository`` on ``nc_admin_audit``."""
+    """The append-only record of admin acts, in ``id`` order.
+
+    Kept in ``nc_admin_audit``."""
 
     def add(
         self,
@@ -141,6 +165,7 @@ class SqlAdminAudit(SqlRepository):
         client_hash: str | None,
         detail: str | None = None,
     ) -> int:
+        """Append one act; its id (greater than every earlier act's)."""
         statement = insert(admin_audit).values(
             at=at,
             actor=actor,
@@ -152,6 +177,8 @@ class SqlAdminAudit(SqlRepository):
         return int(self.connection.execute(statement.returning(admin_audit.c.id)).scalar_one())
 
     def latest(self, limit: int, *, before_id: int | None = None) -> list[AdminAuditRecord]:
+        """Up to ``limit`` acts, newest first, only those with ``id < before_id`` when given
+        (the keyset of the next page)."""
         query = select(admin_audit).order_by(admin_audit.c.id.desc()).limit(limit)
         if before_id is not None:
             query = query.where(admin_audit.c.id < before_id)
@@ -159,6 +186,8 @@ class SqlAdminAudit(SqlRepository):
         return [record_of(AdminAuditRecord, row) for row in rows]
 
     def latest_about(self, target: str, *, limit: int) -> list[AdminAuditRecord]:
+        """Up to ``limit`` acts whose target is ``target``, newest first (one range read of
+        the target index)."""
         query = (
             select(admin_audit)
             .where(admin_audit.c.target == target)
@@ -169,6 +198,9 @@ class SqlAdminAudit(SqlRepository):
         return [record_of(AdminAuditRecord, row) for row in rows]
 
     def replace_target(self, target: str, replacement: str) -> int:
+        """Make every act whose target is ``target`` name ``replacement`` instead, its
+        ``detail`` cleared (an erasure: the address becomes its keyed hash, and nothing said
+        about it stays); how many acts changed."""
         statement = (
             update(admin_audit)
             .where(admin_audit.c.target == target)
@@ -178,10 +210,16 @@ class SqlAdminAudit(SqlRepository):
 
 
 class SqlMessageHandling(SqlRepository):
-    """``MessageHandlingRepository`` on ``nc_message_handling``."""
+    """Which contact messages an admin marked handled, by whom and when: kept beside the
+    contact-message log, which never changes. A message's mark goes with it when its sender's
+    address is erased.
+
+    Kept in ``nc_message_handling``."""
 
     def mark(self, message_id: int, *, by: str, at: datetime) -> MessageHandlingRecord | None:
         # Locked (PostgreSQL), so an erasure of the message waits for this mark's transaction.
+        """Mark the message handled; its mark (the earlier one when it already had one), or
+        ``None`` when there is no such message."""
         exists = select(contact_messages.c.id).where(contact_messages.c.id == message_id)
         if self.connection.scalar(exists.with_for_update()) is None:
             return None
@@ -194,12 +232,14 @@ class SqlMessageHandling(SqlRepository):
         return self.of([message_id])[message_id]
 
     def clear(self, message_id: int) -> bool:
+        """Take the message's mark away; whether it had one."""
         result = self.connection.execute(
             delete(message_handling).where(message_handling.c.message_id == message_id)
         )
         return bool(result.rowcount)
 
     def of(self, message_ids: Sequence[int]) -> dict[int, MessageHandlingRecord]:
+        """The marks of those of ``message_ids`` that have one, by message id."""
         if not message_ids:
             return {}
         rows = self.connection.execute(
@@ -210,6 +250,8 @@ class SqlMessageHandling(SqlRepository):
     def unhandled_page_desc(
         self, *, before_id: int | None, limit: int
     ) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages without a mark, with id below ``before_id`` (``None``: from
+        the newest), newest first. Keyset on the primary key, never OFFSET."""
         marked = select(message_handling.c.message_id).where(
             message_handling.c.message_id == contact_messages.c.id
         )

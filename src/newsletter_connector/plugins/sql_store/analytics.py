@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, Date, case, cast, distinct, exc, func, insert, select
 from sqlalchemy.engine import Connection
 
+from ...storage.host_sql import CommitHorizon
 from ...storage.records import AnalyticsEventRecord, DayTraffic, ModelUsage
-from .commit_horizon import CommitHorizon
 from .reads import ReadAll, read_in_turn
 from .record_builders import record_builder
 from .repository import SqlRepository
@@ -111,7 +111,9 @@ _build_event = record_builder(AnalyticsEventRecord)  # bench: export_walk
 
 
 class SqlAnalytics(SqlRepository):
-    """Analytics events; ``read_all`` runs the statements of :meth:`daily_traffic`."""
+    """Analytics events and first sightings of visitors; aggregates computed by the backend.
+
+    Analytics events; ``read_all`` runs the statements of :meth:`daily_traffic`."""
 
     def __init__(self, connection: Connection, read_all: ReadAll = read_in_turn) -> None:
         super().__init__(connection)
@@ -129,6 +131,8 @@ class SqlAnalytics(SqlRepository):
         props: dict[str, Any] | None,
         engaged_seconds: float | None,
     ) -> int:
+        """Store one event; its id (ids grow with insertion order). Records the visitor's first
+        sighting at ``occurred_at`` unless the visitor was already seen."""
         self.connection.execute(
             insert_ignoring_duplicates(self.connection.dialect.name, analytics_visitors).values(
                 visitor_id=visitor_id, first_seen_at=occurred_at
@@ -153,6 +157,7 @@ class SqlAnalytics(SqlRepository):
         )
 
     def events_after(self, after_id: int, limit: int) -> list[AnalyticsEventRecord]:
+        """At most ``limit`` events with id above ``after_id``, by id."""
         query = (
             select(*_EVENT_COLUMNS)
             .where(analytics_events.c.id > after_id)
@@ -166,6 +171,10 @@ class SqlAnalytics(SqlRepository):
     def daily_traffic(
         self, start: datetime, end: datetime, *, top_pages: int
     ) -> dict[str, DayTraffic]:
+        """Per UTC day (``YYYY-MM-DD``) in ``[start, end)``, its aggregates (a day without any
+        event, visitor or issue may be absent). Each day's top list holds at most ``top_pages``
+        paths, by views descending then path; ``issues`` counts issues recorded that day, kind
+        ``test`` excluded."""
         days: dict[str, dict[str, Any]] = {}
 
         def day_entry(day: str) -> dict[str, Any]:
@@ -265,6 +274,8 @@ class SqlAnalytics(SqlRepository):
 
 
 class SqlLlmUsage(SqlRepository):
+    """One row per LLM call of a digest run."""
+
     def add(
         self,
         *,
@@ -274,6 +285,7 @@ class SqlLlmUsage(SqlRepository):
         prompt_tokens: int,
         completion_tokens: int,
     ) -> None:
+        """Record one call."""
         self.connection.execute(
             insert(llm_usage).values(
                 occurred_at=occurred_at,
@@ -285,6 +297,7 @@ class SqlLlmUsage(SqlRepository):
         )
 
     def daily_usage(self, start: datetime, end: datetime) -> dict[str, list[ModelUsage]]:
+        """Per UTC day in ``[start, end)``, usage by model ordered by model name."""
         u = llm_usage.c
         day = utc_day(self.connection, u.occurred_at).label("day")
         query = (
@@ -315,9 +328,13 @@ class SqlLlmUsage(SqlRepository):
 
 
 class SqlJobRuns(SqlRepository):
+    """Once-only jobs, claimed by key across every runner."""
+
     def claim(self, job_key: str, *, at: datetime) -> bool:
         # RETURNING yields a row only when this statement inserted it (rowcount is not
         # reliable for ON CONFLICT DO NOTHING across drivers).
+        """Record ``job_key`` as run; true if this call claimed it. Of racing transactions,
+        exactly one gets true."""
         inserted = self.connection.execute(
             insert_ignoring_duplicates(self.connection.dialect.name, job_runs)
             .values(job_key=job_key, ran_at=at)
@@ -326,6 +343,7 @@ class SqlJobRuns(SqlRepository):
         return inserted is not None
 
     def latest(self, prefix: str) -> str | None:
+        """The greatest claimed key starting with ``prefix`` (string order), or ``None``."""
         key = job_runs.c.job_key
         value: str | None = self.connection.scalar(
             select(func.max(key)).where(key.startswith(prefix, autoescape=True))

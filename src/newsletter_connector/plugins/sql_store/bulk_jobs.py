@@ -1,4 +1,4 @@
-"""``BulkJobRepository`` on ``nc_bulk_jobs``, its leases those of :mod:`.leases`."""
+"""``SqlBulkJobs``: bulk jobs on ``nc_bulk_jobs``, its leases those of :mod:`.leases`."""
 
 from __future__ import annotations
 
@@ -27,7 +27,10 @@ def _record(row: Mapping[Any, Any]) -> BulkJobRecord:
 
 
 class SqlBulkJobs(SqlRepository):
+    """Bulk jobs by id (ids grow with each job)."""
+
     def add(self, job: NewBulkJob) -> BulkJobRecord:
+        """Store a new job, its walk starting at ``requested_at``."""
         statement = (
             insert(bulk_jobs)
             .values(
@@ -49,16 +52,21 @@ class SqlBulkJobs(SqlRepository):
         return _record(self.connection.execute(statement).mappings().one())
 
     def get(self, job_id: int) -> BulkJobRecord | None:
+        """The job, or ``None``."""
         row = self.connection.execute(select(bulk_jobs).where(bulk_jobs.c.id == job_id))
         found = row.mappings().first()
         return None if found is None else _record(found)
 
     def recent(self, limit: int) -> list[BulkJobRecord]:
+        """The newest ``limit`` jobs, newest first."""
         newest = select(bulk_jobs).order_by(bulk_jobs.c.id.desc()).limit(limit)
         rows = self.connection.execute(newest)
         return [_record(row) for row in rows.mappings()]
 
     def claim(self, *, lease: str, now: datetime, until: datetime) -> BulkJobRecord | None:
+        """The oldest unfinished job whose lease has ended (or that never had one), now
+        leased under the token ``lease`` until ``until`` (its ``started_at`` set on its first
+        claim); ``None`` when there is none. Of racing claims, one gets each job."""
         taken = leases.claim(
             self.connection, bulk_jobs, _UNFINISHED, lease=lease, now=now, until=until
         )
@@ -67,6 +75,11 @@ class SqlBulkJobs(SqlRepository):
     def advance(
         self, job_id: int, progress: BulkJobProgress, *, lease: str, now: datetime, until: datetime
     ) -> bool:
+        """Add ``progress`` to the job held under ``lease`` and extend the lease to ``until``
+        (finishing it at ``now`` when ``progress.finished``); false, changing nothing, when the
+        job is finished or its lease is another's. A finished job's filter is forgotten.
+        Called last in the chunk's transaction:
+        false means the chunk must roll back."""
         at, ident = progress.position
         values: dict[str, Any] = {
             "position_at": at,
@@ -82,9 +95,13 @@ class SqlBulkJobs(SqlRepository):
         )
 
     def release(self, job_id: int, *, lease: str) -> None:
+        """End the lease ``lease`` on the job now (a runner pausing between chunks), so the
+        next claim by any runner takes it; nothing when the lease is another's."""
         leases.release(self.connection, bulk_jobs, job_id, lease=lease)
 
     def stop(self, job_id: int, *, by: str, at: datetime) -> bool:
+        """Finish an unfinished job now, its counts as they are (its filter forgotten);
+        whether it was unfinished."""
         result = self.connection.execute(
             update(bulk_jobs)
             .where(bulk_jobs.c.id == job_id, _UNFINISHED)

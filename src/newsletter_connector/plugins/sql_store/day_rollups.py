@@ -1,4 +1,4 @@
-"""The SQL store's kept rollups of settled days (``DayRollupRepository``), one row a day."""
+"""The SQL store's kept rollups of settled days (``SqlDayRollups``), one row a day."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from .upserts import insert_ignoring_duplicates
 
 
 class SqlDayRollups(SqlRepository):
+    """Settled days' analytics rollups, kept so the admin pages need not compute them again."""
+
     def kept(self, first: date, last: date) -> dict[date, dict[str, Any]]:
+        """The kept figures of each day from ``first`` to ``last`` inclusive that has them."""
         d = day_rollups.c
         rows = self.connection.execute(
             select(d.day, d.figures).where(d.day >= first, d.day <= last)
@@ -21,6 +24,8 @@ class SqlDayRollups(SqlRepository):
         return {day: figures for day, figures in rows}
 
     def keep(self, day: date, figures: dict[str, Any], *, at: datetime) -> None:
+        """Keep ``figures`` (JSON-ready) for ``day``, unless figures are already kept for it
+        (racing writers keep the first; a settled day's figures are the same for all)."""
         self.connection.execute(
             insert_ignoring_duplicates(self.connection.dialect.name, day_rollups).values(
                 day=day, figures=figures, kept_at=at

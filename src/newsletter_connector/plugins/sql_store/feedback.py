@@ -1,4 +1,4 @@
-"""The SQL store's record of platform feedback and of suppressions (``FeedbackRepository``)."""
+"""The SQL store's record of platform feedback and of suppressions (``SqlFeedback``)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,16 @@ from .upserts import insert_ignoring_duplicates
 
 
 class SqlFeedback(SqlRepository):
-    """``FeedbackRepository`` on ``nc_platform_feedback`` and ``nc_suppressions``."""
+    """What the connected platform reported (bounces, complaints, unsubscribes), and the
+    suppressions it left for addresses no subscriber had.
+
+    Kept in ``nc_platform_feedback`` and ``nc_suppressions``."""
 
     def claim(self, record: FeedbackRecord) -> bool:
         # ON CONFLICT DO NOTHING waits for a concurrent insert of the same id to commit.
+        """Store ``record`` unless an item with its id is stored; true when this call stored
+        it. A concurrent claim of the same id waits for the other unit of work and then answers
+        false, so each item is applied once."""
         statement = (
             insert_ignoring_duplicates(self.connection.dialect.name, platform_feedback)
             .values(**asdict(record))
@@ -29,6 +35,7 @@ class SqlFeedback(SqlRepository):
         return self.connection.execute(statement).first() is not None
 
     def set_outcome(self, feedback_id: str, outcome: str) -> None:
+        """Record what applying the claimed item ``feedback_id`` did."""
         self.connection.execute(
             update(platform_feedback)
             .where(platform_feedback.c.id == feedback_id)
@@ -36,6 +43,7 @@ class SqlFeedback(SqlRepository):
         )
 
     def history(self, email_hmac: str) -> list[FeedbackRecord]:
+        """The items about the address with this keyed hash, oldest first."""
         rows = self.connection.execute(
             select(platform_feedback)
             .where(platform_feedback.c.email_hmac == email_hmac)
@@ -46,6 +54,7 @@ class SqlFeedback(SqlRepository):
     def suppress(
         self, *, email_hmac: str, kind: FeedbackKind, occurred_at: datetime, at: datetime
     ) -> None:
+        """Record a suppression of the address; one already recorded is kept as it is."""
         self.connection.execute(
             insert_ignoring_duplicates(self.connection.dialect.name, suppressions).values(
                 email_hmac=email_hmac, kind=kind, occurred_at=occurred_at, recorded_at=at
@@ -53,6 +62,7 @@ class SqlFeedback(SqlRepository):
         )
 
     def suppression(self, email_hmac: str) -> SuppressionRecord | None:
+        """The suppression of the address with this keyed hash, if any."""
         row = (
             self.connection.execute(
                 select(suppressions).where(suppressions.c.email_hmac == email_hmac)
@@ -63,6 +73,8 @@ class SqlFeedback(SqlRepository):
         return None if row is None else record_of(SuppressionRecord, row)
 
     def suppressions(self, email_hmacs: Sequence[str]) -> dict[str, SuppressionRecord]:
+        """The suppressions of the addresses with these keyed hashes (an import's chunk at
+        once), by keyed hash; an address without one is left out."""
         if not email_hmacs:
             return {}
         wanted = suppressions.c.email_hmac
@@ -78,12 +90,15 @@ class SqlFeedback(SqlRepository):
         return {row["email_hmac"]: record_of(SuppressionRecord, row) for row in rows}
 
     def lift(self, email_hmac: str) -> bool:
+        """Remove the address's suppression; whether there was one."""
         result = self.connection.execute(
             delete(suppressions).where(suppressions.c.email_hmac == email_hmac)
         )
         return result.rowcount > 0
 
     def forget(self, email_hmac: str) -> int:
+        """Erasure: remove the address's suppression and clear ``email_hmac`` and ``reason``
+        of its items (the items stay, so a retry is still recognised); how many items."""
         self.lift(email_hmac)
         result = self.connection.execute(
             update(platform_feedback)

@@ -1,4 +1,4 @@
-"""``ImportJobRepository`` on ``nc_import_jobs`` and ``nc_import_file_parts``, its leases those
+"""``SqlImportJobs``: imports on ``nc_import_jobs`` and ``nc_import_file_parts``, its leases those
 of :mod:`.leases`."""
 
 from __future__ import annotations
@@ -33,9 +33,13 @@ def _record(row: Mapping[Any, Any]) -> ImportJobRecord:
 
 
 class SqlImportJobs(SqlRepository):
+    """Import jobs by id (ids grow with each upload), and their files' parts."""
+
     def add(
         self, *, file_name: str, size: int, lines: int, requested_by: str, requested_at: datetime
     ) -> int:
+        """Store a new job in phase ``uploaded``; its id (add its parts in the same unit of
+        work)."""
         statement = insert(import_jobs).values(
             file_name=file_name,
             size=size,
@@ -52,6 +56,8 @@ class SqlImportJobs(SqlRepository):
         return int(self.connection.execute(statement.returning(_c.id)).scalar_one())
 
     def set_size(self, job_id: int, *, size: int, lines: int, encoding: str = "utf-8") -> None:
+        """Record the size, line count and arrival encoding of the job's file, once its parts
+        are stored."""
         self.connection.execute(
             update(import_jobs)
             .where(_c.id == job_id)
@@ -59,9 +65,11 @@ class SqlImportJobs(SqlRepository):
         )
 
     def add_part(self, job_id: int, seq: int, data: bytes) -> None:
+        """Store part ``seq`` (from 0) of the job's file (UTF-8 text)."""
         self.connection.execute(insert(import_file_parts).values(job_id=job_id, seq=seq, data=data))
 
     def replace_part(self, job_id: int, seq: int, data: bytes) -> None:
+        """Put ``data`` in place of part ``seq`` of the job's file."""
         self.connection.execute(
             update(import_file_parts)
             .where(import_file_parts.c.job_id == job_id, import_file_parts.c.seq == seq)
@@ -69,6 +77,7 @@ class SqlImportJobs(SqlRepository):
         )
 
     def part(self, job_id: int, seq: int) -> bytes | None:
+        """Part ``seq`` of the job's file, or ``None`` past its end (or once forgotten)."""
         data = self.connection.scalar(
             select(import_file_parts.c.data).where(
                 import_file_parts.c.job_id == job_id, import_file_parts.c.seq == seq
@@ -77,15 +86,19 @@ class SqlImportJobs(SqlRepository):
         return None if data is None else bytes(data)
 
     def get(self, job_id: int) -> ImportJobRecord | None:
+        """The job, or ``None``."""
         found = self.connection.execute(select(import_jobs).where(_c.id == job_id)).mappings()
         row = found.first()
         return None if row is None else _record(row)
 
     def recent(self, limit: int) -> list[ImportJobRecord]:
+        """The newest ``limit`` jobs, newest first."""
         rows = self.connection.execute(select(import_jobs).order_by(_c.id.desc()).limit(limit))
         return [_record(row) for row in rows.mappings()]
 
     def choose(self, job_id: int, options: dict[str, Any], *, at: datetime) -> bool:
+        """Set the job's options and start its dry run (phase ``checking``, from the start of
+        the file) unless it is being worked on or has ended; whether it was."""
         result = self.connection.execute(
             update(import_jobs)
             .where(_c.id == job_id, _c.phase.in_(("uploaded", "checked")))
@@ -102,6 +115,8 @@ class SqlImportJobs(SqlRepository):
         return bool(result.rowcount)
 
     def start(self, job_id: int, *, by: str, at: datetime) -> bool:
+        """Start the import of a ``checked`` job (phase ``importing``, from the start of the
+        file, the dry run's counts kept as ``checked_counts``); whether it was checked."""
         result = self.connection.execute(
             update(import_jobs)
             .where(_c.id == job_id, _c.phase == "checked")
@@ -119,6 +134,9 @@ class SqlImportJobs(SqlRepository):
         return bool(result.rowcount)
 
     def claim(self, *, lease: str, now: datetime, until: datetime) -> ImportJobRecord | None:
+        """The oldest job in a worked phase whose lease has ended (or that never had one),
+        leased under ``lease`` until ``until``; ``None`` when there is none. Of racing claims,
+        one gets each job."""
         taken = leases.claim(
             self.connection, import_jobs, _WORKED, lease=lease, now=now, until=until
         )
@@ -133,6 +151,10 @@ class SqlImportJobs(SqlRepository):
         now: datetime,
         until: datetime,
     ) -> bool:
+        """Record ``progress`` of the job held under ``lease`` and extend the lease to
+        ``until``; a finished dry run becomes ``checked``, a finished import ``imported`` (its
+        file forgotten). False, changing nothing, when the lease is another's or the job left
+        its phase. Called last in the chunk's transaction: false means the chunk rolls back."""
         phase = self.connection.scalar(select(_c.phase).where(_c.id == job_id))
         values: dict[str, Any] = {
             "position": progress.position,
@@ -151,9 +173,12 @@ class SqlImportJobs(SqlRepository):
         return True
 
     def release(self, job_id: int, *, lease: str) -> None:
+        """End the lease ``lease`` on the job now; nothing when it is another's."""
         leases.release(self.connection, import_jobs, job_id, lease=lease)
 
     def stop(self, job_id: int, *, by: str, at: datetime) -> bool:
+        """End a job that has not ended (phase ``stopped``, or ``discarded`` when it was not
+        being worked on), its file forgotten; whether it had not ended."""
         ended = False
         for phases, phase in ((WORKED_PHASES, "stopped"), (FILE_KEPT_PHASES, "discarded")):
             result = self.connection.execute(
@@ -167,6 +192,10 @@ class SqlImportJobs(SqlRepository):
         return ended
 
     def discard_holding(self, needle: bytes, *, by: str, at: datetime) -> int:
+        """End every job whose file is kept and holds ``needle`` (an address's UTF-8 bytes) in
+        any letter case, whatever encoding the file arrived in, as :meth:`stop` does: an
+        erased address must not stay in an upload, nor come back with its import. How many
+        were ended."""
         kept = self.connection.scalars(
             select(_c.id).where(_c.phase.in_(FILE_KEPT_PHASES)).order_by(_c.id)
         ).all()

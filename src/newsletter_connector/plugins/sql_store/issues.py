@@ -28,7 +28,12 @@ def _record(row: RowMapping, *, bodies: bool = True) -> IssueRecord:
 
 
 class SqlIssues(SqlRepository):
+    """Recorded newsletter issues, in recording order (ids increase)."""
+
     def add(self, issue: NewIssue) -> IssueRecord | None:
+        """Record ``issue``; ``None``, storing nothing, when ``issue.period_key`` is set and an
+        issue with that key exists (a scheduled run happens once per period, however many
+        runners race)."""
         values: dict[str, Any] = {f.name: getattr(issue, f.name) for f in fields(issue)}
         values["updated_at"] = issue.created_at
         if issue.period_key is not None and self._period_taken(issue.period_key):
@@ -55,14 +60,19 @@ class SqlIssues(SqlRepository):
         return _record(row) if row else None
 
     def find_by_period(self, period_key: str) -> IssueRecord | None:
+        """The issue recorded for this period key, or ``None``."""
         return self._first(select(issues).where(issues.c.period_key == period_key))
 
     def latest(self) -> IssueRecord | None:
+        """The most recently recorded issue, or ``None``."""
         return self._first(select(issues).order_by(issues.c.id.desc()).limit(1))
 
     def list_recent(
         self, limit: int, *, include_bodies: bool, before_id: int | None = None
     ) -> list[IssueRecord]:
+        """Up to ``limit`` issues, most recently recorded first, only those with
+        ``id < before_id`` when given (the keyset of the next page); ``html`` and ``text`` are
+        ``None`` (and unread) unless ``include_bodies``."""
         columns = list(issues.c) if include_bodies else _WITHOUT_BODIES
         query = select(*columns).order_by(issues.c.id.desc()).limit(limit)
         if before_id is not None:
@@ -71,12 +81,16 @@ class SqlIssues(SqlRepository):
         return [_record(row, bodies=include_bodies) for row in rows]
 
     def get(self, issue_id: int) -> IssueRecord | None:
+        """The issue with this id, or ``None``."""
         return self._first(select(issues).where(issues.c.id == issue_id))
 
     def count(self) -> int:
+        """How many issues are stored."""
         return int(self.connection.scalar(select(func.count()).select_from(issues)) or 0)
 
     def list_by_creation(self, *, descending: bool, offset: int, limit: int) -> list[IssueRecord]:
+        """At most ``limit`` issues in creation order ``(created_at, id)``, newest first when
+        ``descending``, skipping the first ``offset`` of that order."""
         order = (
             (issues.c.created_at.desc(), issues.c.id.desc())
             if descending

@@ -71,6 +71,12 @@ _SETTLE_DELIVERED = _SETTLE_DELIVERED_ANY_LEASE.where(_b.lease_until == bindpara
 
 
 class SqlOutbox(SqlRepository):
+    """Outbound events, written in the same transaction as the change that caused them.
+
+    What the sync runner needs from the outbox (part of :class:`OutboxRepository`). The
+    settle methods act only on a batch still sending and, given the claim's ``lease_until``,
+    only while that claim holds (so no runner settles an attempt of another)."""
+
     def enqueue(
         self,
         *,
@@ -81,6 +87,7 @@ class SqlOutbox(SqlRepository):
         subscriber_key: str | None,
         created_at: datetime,
     ) -> None:
+        """Queue one event (in no batch yet); ``subscriber_key`` as in :class:`NewEvent`."""
         self.connection.execute(
             _ENQUEUE_IN_HORIZON if self.connection.dialect.name == "postgresql" else _ENQUEUE,
             {
@@ -94,6 +101,8 @@ class SqlOutbox(SqlRepository):
         )
 
     def enqueue_many(self, events: Sequence[NewEvent]) -> None:
+        """Queue ``events`` in order, as :meth:`enqueue` one after another would (an import's
+        chunk queues hundreds at once)."""
         if not events:
             return
         # PostgreSQL enters the horizon once, before any seq is drawn, and holds it to the
@@ -112,6 +121,8 @@ class SqlOutbox(SqlRepository):
     def discard_for_subscriber(self, subscriber_key: str) -> int:
         # Delivered = in the range of a delivered batch. Per event: the one batch that may hold
         # it (an index look-up on last_seq), then whether it does and is delivered.
+        """Erase every stored event carrying this subscriber's address, delivered or not; how
+        many of them were still undelivered."""
         holder = (
             select(case((and_(_b.first_seq <= _e.seq, _b.state == "delivered"), 1), else_=0))
             .where(_b.last_seq >= _e.seq)
@@ -128,10 +139,16 @@ class SqlOutbox(SqlRepository):
         return int(undelivered or 0)
 
     def events_about(self, subscriber_key: str, *, limit: int) -> list[SubscriberEventRecord]:
+        """The newest ``limit`` stored events carrying this subscriber's address, newest
+        first, each with its batch's delivery state (pruned delivered events are gone). One
+        index range read, and one index look-up on ``last_seq`` per event."""
         rows = self._with_delivery(_e.subscriber_key == subscriber_key, limit=limit)
         return [record_of(SubscriberEventRecord, row) for row in rows]
 
     def events_by_id(self, event_ids: Sequence[str]) -> dict[str, SubscriberEventRecord]:
+        """The stored events of ``event_ids`` (at most a page's worth), by id, each with its
+        batch's delivery state; an id whose event is gone (delivered and pruned) is left out.
+        One look-up of the unique event id index, and one on ``last_seq``, per event."""
         if not event_ids:
             return {}
         rows = self._with_delivery(_e.event_id.in_(list(event_ids)), limit=len(event_ids))
@@ -175,6 +192,13 @@ class SqlOutbox(SqlRepository):
     def claim_batches(
         self, *, now: datetime, lease_until: datetime, batch_size: int, max_batches: int
     ) -> list[ClaimedBatch]:
+        """Lease up to ``max_batches`` batches until ``lease_until`` (which must cover sending
+        all of them, one after the other), in sending order: first the due pending batches
+        (``next_attempt_at <= now``), oldest first; then, while there is room, the oldest
+        queued events frozen into new batches of at most ``batch_size`` (whose members never
+        change). Each is sending with ``attempts + 1``. Concurrent callers never claim the same
+        batch or freeze the same event. Events come oldest first; a batch emptied by erasure
+        has none. ``[]`` when nothing is due or queued."""
         return outbox_claims.claim_batches(
             self.connection,
             now=now,
@@ -184,6 +208,8 @@ class SqlOutbox(SqlRepository):
         )
 
     def release_claims(self, batch_ids: Sequence[str], *, lease_until: datetime) -> int:
+        """Return unsent batches still sending under the claim ``lease_until`` to pending as if
+        never claimed (``attempts - 1``, due time unchanged); how many."""
         return outbox_claims.release_claims(self.connection, batch_ids, lease_until=lease_until)
 
     def _settle(self, batch_id: str, lease_until: datetime | None, **values: Any) -> bool:
@@ -198,6 +224,7 @@ class SqlOutbox(SqlRepository):
     def settle_delivered(
         self, batch_ids: Sequence[str], *, at: datetime, lease_until: datetime | None = None
     ) -> int:
+        """Mark sending batches delivered (clearing their error); how many."""
         if not batch_ids:
             return 0
         statement = _SETTLE_DELIVERED if lease_until is not None else _SETTLE_DELIVERED_ANY_LEASE
@@ -214,6 +241,7 @@ class SqlOutbox(SqlRepository):
         next_attempt_at: datetime,
         lease_until: datetime | None = None,
     ) -> bool:
+        """Return a sending batch to pending, due at ``next_attempt_at``, keeping ``error``."""
         return self._settle(
             batch_id,
             lease_until,
@@ -225,9 +253,11 @@ class SqlOutbox(SqlRepository):
     def mark_failed(
         self, batch_id: str, *, error: str, at: datetime, lease_until: datetime | None = None
     ) -> bool:
+        """Give up on a sending batch: failed, kept with ``error`` for the operator."""
         return self._settle(batch_id, lease_until, state="failed", settled_at=at, last_error=error)
 
     def release_expired_leases(self, *, now: datetime) -> int:
+        """Return sending batches whose lease ended before ``now`` to pending, due now."""
         result = self.connection.execute(
             update(outbox_batches)
             .where(_b.state == "sending", _b.lease_until < now)
@@ -236,6 +266,8 @@ class SqlOutbox(SqlRepository):
         return int(result.rowcount)
 
     def prune_delivered(self, *, settled_before: datetime, limit: int = 1000) -> int:
+        """Delete up to ``limit`` batches delivered before ``settled_before``, with their
+        events; how many."""
         rows = self.connection.execute(
             select(_b.id, _b.first_seq, _b.last_seq)
             .where(_b.state == "delivered", _b.settled_at < settled_before)
@@ -258,6 +290,7 @@ class SqlOutbox(SqlRepository):
         return int(result.rowcount)
 
     def status(self) -> OutboxStatus:
+        """Counts for the operator tools (set-based; never loads rows)."""
         counts = dict.fromkeys(BATCH_STATES, 0)
         for state, count in self.connection.execute(
             select(_b.state, func.count()).group_by(_b.state)
@@ -331,16 +364,20 @@ class SqlOutbox(SqlRepository):
     def failed_batches(
         self, *, after: str | None = None, limit: int = 100
     ) -> list[OutboxBatchRecord]:
+        """Failed batches ordered by id, strictly after the id ``after`` (keyset paging)."""
         conditions: list[Any] = [_b.state == "failed"]
         if after is not None:
             conditions.append(_b.id > after)
         return self._records(*conditions, limit=limit)
 
     def get_batch(self, batch_id: str) -> OutboxBatchRecord | None:
+        """One batch, or ``None``."""
         found = self._records(outbox_batches.c.id == batch_id, limit=1)
         return found[0] if found else None
 
     def replay_failed(self, batch_id: str | None, *, at: datetime) -> int:
+        """Give one failed batch (``None``: every one) a fresh ladder: pending, attempts 0,
+        due at ``at``; how many."""
         condition = _b.state == "failed"
         if batch_id is not None:
             condition = and_(condition, _b.id == batch_id)
@@ -352,6 +389,10 @@ class SqlOutbox(SqlRepository):
         return int(result.rowcount)
 
     def retry_waiting_now(self, *, now: datetime) -> int:
+        """Make every batch waiting for its next attempt (pending, failed at least once, due
+        after ``now``) due at ``now``, in one statement; attempts are kept, so the retry ladder
+        continues from its rung. Failed, delivered, sending and never-tried batches are left
+        alone. How many."""
         result = self.connection.execute(
             update(outbox_batches)
             .where(

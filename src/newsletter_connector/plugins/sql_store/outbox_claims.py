@@ -4,7 +4,8 @@ A claim is one short write transaction: the oldest due batches are leased, then,
 is room, the oldest queued events are frozen directly into leased batches and returned with
 them. A batch owns the events with ``seq`` in ``[first_seq, last_seq]``; the queue is every
 event above the newest batch's ``last_seq`` (the frontier). A range never reaches past the
-outbox's commit horizon (:mod:`.commit_horizon`), so no event can still commit inside it.
+outbox's commit horizon (:class:`~newsletter_connector.storage.host_sql.CommitHorizon`), so no
+event can still commit inside it.
 
 PostgreSQL: two runners skip each other's due batches (``SKIP LOCKED``) and take turns to freeze (a
 transaction-level advisory lock). The freeze's first two statements hold the outbox lock, a
@@ -26,8 +27,8 @@ from sqlalchemy import Text, bindparam, cast, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import TextClause
 
+from ...storage.host_sql import CommitHorizon
 from ...storage.outbox_records import ClaimedBatch, OutboxEvent
-from .commit_horizon import CommitHorizon
 from .tables import outbox_batches, outbox_events
 
 #: A queued event as fetched: ``(seq, event_id, event_type, occurred_at, payload_json)``.
@@ -135,7 +136,7 @@ def claim_batches(
     batch_size: int,
     max_batches: int,
 ) -> list[ClaimedBatch]:
-    """See :meth:`~newsletter_connector.storage.OutboxDeliveryRepository.claim_batches`."""
+    """See :meth:`.SqlOutbox.claim_batches`."""
     claimed = _lease_due(connection, now=now, lease_until=lease_until, limit=max_batches)
     room = max_batches - len(claimed)
     if room > 0:
@@ -211,7 +212,7 @@ def _freeze_leased(
 def release_claims(
     connection: Connection, batch_ids: Sequence[str], *, lease_until: datetime
 ) -> int:
-    """See :meth:`~newsletter_connector.storage.OutboxDeliveryRepository.release_claims`."""
+    """See :meth:`.SqlOutbox.release_claims`."""
     if not batch_ids:
         return 0
     result = connection.execute(_RELEASE, {"ids": list(batch_ids), "claimed_lease": lease_until})

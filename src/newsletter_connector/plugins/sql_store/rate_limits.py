@@ -54,20 +54,31 @@ _PRUNE = delete(counters).where(
 
 
 class SqlRateLimits(SqlRepository):
-    """``RateLimitRepository`` on ``nc_rate_limit_counters``."""
+    """Fixed-window hit counters by key, shared by every process using the store. A counter
+    lives from its first hit until its ``expires_at``; from then on a hit starts it anew and
+    reads see none. Keys are opaque (at most 200 characters; a keyed hash, never an address).
+
+    Kept in ``nc_rate_limit_counters``."""
 
     def hit(self, key: str, *, now: datetime, expires_at: datetime, amount: int = 1) -> int:
+        """Add ``amount`` to the counter of ``key`` and return its new count, atomically: a
+        missing or expired counter starts at ``amount`` and expires at ``expires_at``; a live
+        one keeps its expiry. Concurrent hits on one key never lose a count."""
         statement = _HIT[self.connection.dialect.name]
         params = {"key": key, "amount": amount, "expires_at": expires_at, "now": now}
         return int(self.connection.execute(statement, params).scalar_one())
 
     def peek(self, key: str, *, now: datetime) -> tuple[int, datetime | None]:
+        """The live counter of ``key`` as ``(count, expires_at)``; ``(0, None)`` if none."""
         row = self.connection.execute(_PEEK, {"key": key, "now": now}).first()
         return (int(row[0]), row[1]) if row else (0, None)
 
     def clear(self, key: str) -> None:
+        """Forget the counter of ``key``."""
         self.connection.execute(delete(counters).where(counters.c.key == key))
 
     def prune(self, *, expired_by: datetime) -> int:
+        """Delete the counters expired at ``expired_by``; how many. Never waits for a counter
+        another transaction is writing (a later prune takes it)."""
         result = self.connection.execute(_PRUNE, {"expired_by": expired_by})
         return int(result.rowcount)

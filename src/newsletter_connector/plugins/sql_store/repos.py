@@ -22,7 +22,10 @@ _FIND_ACTIVE_KEY = select(api_keys).where(
 
 
 class SqlApiKeys(SqlRepository):
+    """Newsletter API keys, looked up by the SHA-256 hex digest of the presented key."""
+
     def add(self, *, label: str, key_prefix: str, key_digest: str, created_at: Any) -> int:
+        """Store a new key; its id. Raises ``InvalidRequest`` if the label is taken."""
         exists = self.connection.scalar(select(api_keys.c.id).where(api_keys.c.label == label))
         if exists is not None:
             raise InvalidRequest(f"a key labelled {label!r} already exists", field="label")
@@ -37,14 +40,18 @@ class SqlApiKeys(SqlRepository):
         )
 
     def find_active_by_digest(self, key_digest: str) -> ApiKeyRecord | None:
+        """The unrevoked key with this digest, or ``None``."""
         row = self.connection.execute(_FIND_ACTIVE_KEY, {"digest": key_digest}).mappings().first()
         return record_of(ApiKeyRecord, row) if row else None
 
     def list(self) -> list[ApiKeyRecord]:
+        """Every key, revoked ones included, oldest first."""
         rows = self.connection.execute(select(api_keys).order_by(api_keys.c.id)).mappings()
         return [record_of(ApiKeyRecord, row) for row in rows]
 
     def revoke(self, label_or_id: str, *, at: Any) -> ApiKeyRecord | None:
+        """Revoke the key with this label (or numeric id); ``None`` when none matches. A key
+        revoked again keeps its first revocation time."""
         condition = api_keys.c.label == label_or_id
         if label_or_id.isdigit():
             condition = condition | (api_keys.c.id == int(label_or_id))
@@ -57,6 +64,8 @@ class SqlApiKeys(SqlRepository):
         return record_of(ApiKeyRecord, row)
 
     def mark_used(self, key_id: int, *, on: date) -> None:
+        """Record that the key was used on the UTC day ``on``; a later day already recorded
+        is kept (one conditional write)."""
         self.connection.execute(
             update(api_keys)
             .where(
@@ -68,10 +77,15 @@ class SqlApiKeys(SqlRepository):
 
 
 class SqlSettings(SqlRepository):
+    """Small JSON values stored by name (site secret, list-source credentials, ...)."""
+
     def get(self, name: str) -> Any | None:
+        """The stored value, or ``None``."""
         return self.connection.scalar(select(kv_settings.c.value).where(kv_settings.c.name == name))
 
     def put(self, name: str, value: Any, *, at: Any) -> None:
+        """Store ``value`` under ``name``, replacing any previous value; callers racing on
+        one name never fail, and the last to commit wins."""
         self.connection.execute(
             insert_or_update(
                 self.connection.dialect.name,
@@ -82,6 +96,8 @@ class SqlSettings(SqlRepository):
         )
 
     def put_if_absent(self, name: str, value: Any, *, at: Any) -> Any:
+        """Store ``value`` unless ``name`` exists; the value stored now (racing callers get
+        the same winner)."""
         current = self.get(name)
         if current is not None:
             return current
@@ -97,6 +113,7 @@ class SqlSettings(SqlRepository):
         return value
 
     def delete(self, name: str) -> bool:
+        """Remove ``name``; true if it existed."""
         result = self.connection.execute(kv_settings.delete().where(kv_settings.c.name == name))
         return bool(result.rowcount)
 
@@ -111,13 +128,17 @@ ACTIVE_CONNECTION = (
 
 
 class SqlConnections(SqlRepository):
+    """The platform connection; at most one is active at a time."""
+
     def active(self) -> ConnectionRecord | None:
+        """The active connection, or ``None`` when none is configured."""
         row = self.connection.execute(ACTIVE_CONNECTION).mappings().first()
         return record_of(ConnectionRecord, row) if row else None
 
     def replace(
         self, *, platform_base: str, transport: str, token: str, at: Any
     ) -> ConnectionRecord:
+        """Disable any active connection and make a new one active."""
         self.disable(at=at)
         return inserted_record(
             self.connection,
@@ -130,6 +151,7 @@ class SqlConnections(SqlRepository):
         )
 
     def disable(self, *, at: Any) -> bool:
+        """Disable the active connection; true if there was one."""
         result = self.connection.execute(
             update(connections).where(connections.c.disabled_at.is_(None)).values(disabled_at=at)
         )

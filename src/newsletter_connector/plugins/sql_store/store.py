@@ -1,9 +1,18 @@
-"""``SqlStorage``: the built-in backend on SQLAlchemy Core (SQLite and PostgreSQL)."""
+"""``SqlStorage``: the built-in store on SQLAlchemy Core (SQLite and PostgreSQL), and
+``SqlUnitOfWork``, one transaction's repositories.
+
+All work happens inside ``storage.transaction()``, a unit of work that commits on success and
+rolls back on any exception. Every state change and the outbox events it causes are written in
+one such transaction, the subscriber repository (the built-in one or a host's) included: it is
+built on the unit of work's own connection. The store raises
+:class:`~newsletter_connector.errors.DbUnavailable` when the database does not answer and
+:class:`~newsletter_connector.errors.NotMigrated` when its schema is missing or old."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 
@@ -12,10 +21,12 @@ from sqlalchemy.engine import URL, Connection, Engine
 
 from ...descriptors import SubscriberStore
 from ...errors import DbUnavailable, NotMigrated
-from ...settings import BUILTIN_SUBSCRIBER_STORE, Settings
+from ...settings import BUILTIN_STORAGE_BACKEND, Settings
 from ...short_reads import short_reads
+from ...storage.access_records import ApiKeyRecord, ConnectionRecord
 from ...storage.host import SubscriberRepository
-from ...storage.unit_of_work import StorageBase
+from ...storage.outbox_records import NewEvent
+from ...storage.records import SubscriberData, SubscriberRecord
 from ...tracing import tracer_for
 from ...tracing.statements import trace_statements
 from . import migrate
@@ -41,10 +52,10 @@ from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
-#: The subscriber store ``builtin``: the SQL store's own ``nc_subscribers`` table.
+#: The storage backend ``sql``: subscribers in the built-in store's own ``nc_subscribers`` table.
 BUILTIN_SUBSCRIBERS = SubscriberStore(
-    name=BUILTIN_SUBSCRIBER_STORE,
-    description="the SQL store's own subscribers table",
+    name=BUILTIN_STORAGE_BACKEND,
+    description="the built-in SQL store's own subscribers table (SQLite or PostgreSQL)",
     factory=SqlSubscribers,
 )
 
@@ -144,13 +155,13 @@ class SqlUnitOfWork:
         return SqlImportJobs(self.connection)
 
 
-class SqlStorage(StorageBase):
+class SqlStorage:
     """Storage on a SQLAlchemy engine. Thread-safe; create one per process (after fork). Its
-    shortcuts are :class:`~newsletter_connector.storage.unit_of_work.StorageBase`'s; the
-    ``sql`` backend is :class:`.BuiltinSqlStorage`, which answers some of them faster.
+    one-call shortcuts run a unit of work; the ``sql`` backend is :class:`.BuiltinSqlStorage`,
+    which answers some of them faster, with the same result.
 
-    Subscribers live where ``subscriber_store`` says (the built-in table by default; a host's
-    own through the ``newsletter_subscriber_stores`` hook): each unit of work builds its
+    Subscribers live where the setting ``storage_backend`` says (the built-in table by default;
+    a host's own through the ``newsletter_storage_backends`` hook): each unit of work builds its
     subscriber repository with the store's factory on its own connection, and
     :meth:`check_ready` and :meth:`migrate` include the store's own.
     """
@@ -202,6 +213,8 @@ class SqlStorage(StorageBase):
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
+        """Open a unit of work; commit when the block ends, roll back if it raises. ``write``
+        false is read-only work, run with lighter locking."""
         with translated_errors(self.engine.url), self.engine.connect() as connection:
             if self.dialect == "sqlite":
                 connection.execution_options(
@@ -216,7 +229,47 @@ class SqlStorage(StorageBase):
             with connection.begin():
                 yield SqlUnitOfWork(connection, self.subscriber_store.factory, self.read_all)
 
+    def find_active_api_key(self, key_digest: str) -> ApiKeyRecord | None:
+        """``keys.find_active_by_digest`` in a read-only unit of work (every authenticated
+        request asks; a revocation is seen by the very next one)."""
+        with self.transaction(write=False) as uow:
+            return uow.keys.find_active_by_digest(key_digest)
+
+    def find_active_connection(self) -> ConnectionRecord | None:
+        """``connections.active()`` in a read-only unit of work (every export request asks; a
+        disabled or replaced connection is refused by the very next one)."""
+        with self.transaction(write=False) as uow:
+            return uow.connections.active()
+
+    def record_api_key_use(self, key_id: int, *, on: date) -> None:
+        """``keys.mark_used(key_id, on=on)`` in a unit of work of its own (authentication asks
+        at most once a day per key and process)."""
+        with self.transaction() as uow:
+            uow.keys.mark_used(key_id, on=on)
+
+    def add_subscriber(
+        self,
+        data: SubscriberData,
+        events: Sequence[NewEvent],
+        *,
+        unless_suppressed: str | None = None,
+    ) -> SubscriberRecord | None:
+        """``subscribers.add(data)`` and, when it stored the subscriber, each event queued in
+        order, all in one unit of work; ``None`` (nothing written) when the address is taken,
+        or when ``feedback.suppression(unless_suppressed)`` exists."""
+        with self.transaction() as uow:
+            if unless_suppressed is not None and uow.feedback.suppression(unless_suppressed):
+                return None
+            record = uow.subscribers.add(data)
+            if record is not None:
+                for event in events:
+                    uow.outbox.enqueue(**vars(event))
+        return record
+
     def check_ready(self) -> None:
+        """Raise ``NotMigrated`` (saying how to migrate) unless the schema is current, the
+        subscriber store's own tables included, and ``DbUnavailable`` if the database does
+        not answer."""
         url = self.engine.url
         database, plain_path = url.database, "uri" not in url.query
         if (
@@ -268,6 +321,7 @@ class SqlStorage(StorageBase):
         return f"migrated from schema revision {before} to {head}"
 
     def close(self) -> None:
+        """Release connections."""
         self.engine.dispose()
 
 

@@ -15,10 +15,10 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import GenericFunction
 
+from ...storage.host_sql import prefix_range, signup_window, walk_keys, walk_order, walk_where
 from ...storage.records import SubscriberRecord
 from ...storage.subscriber_query import (
     SubscriberFilter,
-    SubscriberOrder,
     SubscriberPosition,
     SubscriberQuery,
     SubscriberScan,
@@ -26,7 +26,6 @@ from ...storage.subscriber_query import (
     tally_walk,
 )
 from .engine import UNICODE_LOWER
-from .prefix_range import prefix_range
 from .tables import subscribers
 
 
@@ -62,7 +61,7 @@ def filter_conditions(columns: Any, flt: SubscriberFilter) -> list[ColumnElement
         found.extend(prefix_range(columns.zip, flt.zip_prefix))
     if flt.age_range is not None:
         found.append(columns.age_range == flt.age_range)
-    found.extend(_signup_window(columns, flt))
+    found.extend(signup_window(columns, flt))
     if flt.address_prefix is not None:
         found.extend(prefix_range(columns.email, flt.address_prefix))
     if flt.name_prefix is not None:
@@ -75,51 +74,6 @@ def filter_conditions(columns: Any, flt: SubscriberFilter) -> list[ColumnElement
             )
         )
     return found
-
-
-def _signup_window(columns: Any, flt: SubscriberFilter) -> list[ColumnElement[bool]]:
-    found: list[ColumnElement[bool]] = []
-    if flt.signed_up_from is not None:
-        found.append(columns.created_at >= flt.signed_up_from)
-    if flt.signed_up_before is not None:
-        found.append(columns.created_at < flt.signed_up_before)
-    return found
-
-
-def _keys(columns: Any, order: SubscriberOrder) -> list[Any]:
-    return [columns.created_at, columns.id] if order == "signup" else [columns.email]
-
-
-def walk_where(columns: Any, query: SubscriberQuery) -> list[ColumnElement[bool]]:
-    """The rows of ``columns``' table a walk of ``query`` reads, past ``query.after``, in the
-    order of :func:`walk_order`: only the conditions an index on ``(created_at, id)`` (signup
-    order) or on ``email`` (address order) can seek; the rest of the filter is checked on the
-    rows read (:func:`filter_conditions`, or ``query.filter.matches``)."""
-    found = [_past(columns, query)]
-    if query.order == "signup":
-        found.extend(_signup_window(columns, query.filter))
-    elif query.filter.address_prefix is not None:
-        found.extend(prefix_range(columns.email, query.filter.address_prefix))
-    return found
-
-
-def walk_order(columns: Any, order: SubscriberOrder, descending: bool) -> list[Any]:
-    """The ``ORDER BY`` of a walk in ``order`` over ``columns`` (``created_at, id`` or
-    ``email``)."""
-    return [key.desc() if descending else key.asc() for key in _keys(columns, order)]
-
-
-def _past(columns: Any, query: SubscriberQuery) -> ColumnElement[bool]:
-    if query.after is None:
-        return true()
-    if query.order == "address":
-        email, after_email = columns.email, query.after[0]
-        return email < after_email if query.descending else email > after_email  # type: ignore[no-any-return]
-    created, ident = columns.created_at, columns.id
-    at, after_id = query.after  # type: ignore[misc]
-    beyond = created < at if query.descending else created > at
-    tie = ident < after_id if query.descending else ident > after_id
-    return or_(beyond, and_(created == at, tie))
 
 
 def _window(query: SubscriberQuery, columns: list[Any]) -> Select[Any]:
@@ -178,7 +132,7 @@ def scan(
     if len(items) == query.limit:
         return SubscriberScan(items, None)
     edge = connection.execute(
-        _window(query, _keys(subscribers.c, query.order)).offset(query.budget - 1).limit(2)
+        _window(query, walk_keys(subscribers.c, query.order)).offset(query.budget - 1).limit(2)
     ).all()
     stopped: SubscriberPosition | None = tuple(edge[0]) if len(edge) == 2 else None
     return SubscriberScan(items, stopped)
@@ -207,7 +161,7 @@ def tally(connection: Connection, flt: SubscriberFilter, *, budget: int) -> Subs
 
 
 def _window_size(connection: Connection, flt: SubscriberFilter) -> int:
-    window = _signup_window(subscribers.c, flt)
+    window = signup_window(subscribers.c, flt)
     span = _id_span(connection, window)
     if connection.dialect.name != "postgresql":
         return span

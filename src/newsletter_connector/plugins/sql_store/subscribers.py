@@ -1,7 +1,8 @@
 """Repositories of the SQL store for subscribers, erasure evidence and contact messages.
 
 Keyset walks over subscribers and contact messages never skip a row that commits late: on
-PostgreSQL a page reads only up to a commit horizon (:mod:`.commit_horizon`).
+PostgreSQL a page reads only up to a commit horizon
+(:class:`~newsletter_connector.storage.host_sql.CommitHorizon`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.schema import CreateTable, DropTable
 
 from ...json_encoding import dumps_text
+from ...storage.host_sql import CommitHorizon, changes_per_day, prefix_range
 from ...storage.records import (
     ContactMessageRecord,
     DeletionRecord,
@@ -48,16 +50,13 @@ from ...storage.subscriber_query import (
     SubscriberTally,
 )
 from . import subscriber_scan
-from .commit_horizon import CommitHorizon
 from .copy_rows import copy_rows
-from .day_counts import changes_per_day
-from .prefix_range import prefix_range
 from .record_builders import inserted_record, record_builder, record_of
 from .repository import SqlRepository
 from .tables import contact_messages, deletions, subscribers, suppressions
 from .upserts import insert_ignoring_duplicates
 
-# Any constants: the PostgreSQL advisory locks of the two horizons (see .commit_horizon).
+# Any constants: the PostgreSQL advisory locks of the two horizons (storage.host_sql).
 SIGNUP_LOCK_ID = 0x6E6C_7375_6273  # "nlsubs"
 _SUBSCRIBERS_HORIZON = CommitHorizon(SIGNUP_LOCK_ID, subscribers.c.id)
 _MESSAGES_HORIZON = CommitHorizon(SIGNUP_LOCK_ID + 1, contact_messages.c.id)
@@ -345,6 +344,8 @@ def subscriber_fields(data: SubscriberData) -> dict[str, Any]:
 
 
 class SqlDeletions(SqlRepository):
+    """Erasure evidence."""
+
     def add(
         self,
         *,
@@ -354,6 +355,7 @@ class SqlDeletions(SqlRepository):
         discarded_events: int,
         erased_messages: int,
     ) -> DeletionRecord:
+        """Record an erasure."""
         return inserted_record(
             self.connection,
             deletions,
@@ -366,6 +368,7 @@ class SqlDeletions(SqlRepository):
         )
 
     def find(self, email_hmac: str) -> list[DeletionRecord]:
+        """Every erasure of the address with this keyed hash, oldest first."""
         rows = self.connection.execute(
             select(deletions).where(deletions.c.email_hmac == email_hmac).order_by(deletions.c.id)
         ).mappings()
@@ -373,9 +376,12 @@ class SqlDeletions(SqlRepository):
 
 
 class SqlContactMessages(SqlRepository):
+    """The contact-form log, in arrival order, until its sender's address is erased."""
+
     def add(
         self, *, email: str, name: str | None, message: str, submitted_at: datetime
     ) -> ContactMessageRecord:
+        """Append a message; ids grow with arrival order."""
         _MESSAGES_HORIZON.enter_insert(self.connection)
         return inserted_record(
             self.connection,
@@ -388,6 +394,7 @@ class SqlContactMessages(SqlRepository):
         )
 
     def list_page(self, *, after_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages with id above ``after_id``, in id order."""
         query = select(contact_messages).order_by(contact_messages.c.id).limit(limit)
         if after_id is not None:
             query = query.where(contact_messages.c.id > after_id)
@@ -396,6 +403,8 @@ class SqlContactMessages(SqlRepository):
         return [record_of(ContactMessageRecord, row) for row in rows]
 
     def list_page_desc(self, *, before_id: int | None, limit: int) -> list[ContactMessageRecord]:
+        """Up to ``limit`` messages with id below ``before_id`` (``None``: from the newest),
+        newest first. Keyset on the primary key, never OFFSET."""
         query = select(contact_messages).order_by(contact_messages.c.id.desc()).limit(limit)
         if before_id is not None:
             query = query.where(contact_messages.c.id < before_id)
@@ -403,6 +412,7 @@ class SqlContactMessages(SqlRepository):
         return [record_of(ContactMessageRecord, row) for row in rows]
 
     def delete_from(self, email: str) -> int:
+        """Erase every message sent from ``email`` (normalised, as stored); how many."""
         result = self.connection.execute(
             delete(contact_messages).where(contact_messages.c.email == email)
         )

@@ -81,7 +81,7 @@ class SignupInsert:
         *,
         unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
-        """As ``Storage.add_subscriber`` (for 1 to :data:`MAX_EVENTS` events).
+        """As ``SqlStorage.add_subscriber`` (for 1 to :data:`MAX_EVENTS` events).
 
         :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
         """

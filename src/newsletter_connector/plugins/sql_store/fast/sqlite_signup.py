@@ -48,7 +48,7 @@ class SqliteSignup:
         *,
         unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
-        """As ``Storage.add_subscriber``.
+        """As ``SqlStorage.add_subscriber``.
 
         :raises sqlalchemy.exc.DBAPIError: the driver failed (translated like any other).
         """

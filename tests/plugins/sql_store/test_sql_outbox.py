@@ -1,4 +1,5 @@
-"""Conformance of the delivery half of the outbox (what the sync runner needs)."""
+"""The built-in store's outbox: events queued with their change, frozen into batches, leased,
+settled and counted."""
 
 from __future__ import annotations
 
@@ -7,11 +8,20 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from .conformance_base import NeedsStorage
-from .threads import run_together
+import pytest
+
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.testing.threads import run_together
 
 T0 = datetime(2026, 3, 4, 5, 6, 7)
 LEASE = timedelta(seconds=45)
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
 
 
 def _enqueue(storage: Any, count: int, *, key: str | None = None, start: int = 0) -> list[str]:
@@ -47,7 +57,7 @@ def _freeze_and_claim(storage: Any, *, size: int = 100, now: datetime = T0) -> A
     return claimed[0] if claimed else None
 
 
-class OutboxDeliveryConformance(NeedsStorage):
+class TestSqlOutbox:
     """The runner's outbox contract: frozen batches, claims of several, leases, settling,
     operator figures."""
 

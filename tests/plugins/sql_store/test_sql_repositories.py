@@ -1,12 +1,5 @@
-"""The storage conformance suite: what every backend must do, checked through the
-:class:`~newsletter_connector.storage.unit_of_work.Storage` protocol only, never SQL.
-
-It runs per repository: each ``*Conformance`` class checks one repository (or the unit of work
-itself), needing only a ``storage`` fixture that yields the backend, empty and migrated.
-A host that supplies only the subscriber repository (hook ``newsletter_subscriber_stores``)
-subclasses :class:`SubscriberRepositoryConformance`; a whole backend subclasses
-:class:`StorageConformance`, the union of every class.
-"""
+"""The built-in store's unit of work, API keys, settings, platform connection, outbox queue,
+erasure evidence and contact messages."""
 
 from __future__ import annotations
 
@@ -16,22 +9,16 @@ from typing import Any
 
 import pytest
 
-from ..errors import InvalidRequest
-from .conformance_admin import AdminConformance
-from .conformance_analytics import AnalyticsConformance
-from .conformance_base import NeedsStorage
-from .conformance_bulk_jobs import BulkJobConformance
-from .conformance_feedback import FeedbackConformance
-from .conformance_issue_order import IssueOrderConformance
-from .conformance_issues import IssuesConformance
-from .conformance_outbox import OutboxDeliveryConformance
-from .conformance_rate_limits import RateLimitConformance
-from .conformance_subscribers import (
-    ContactMessageConformance,
-    DeletionConformance,
-    SubscriberRepositoryConformance,
-    new_event,
-)
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.testing.conformance_subscribers import new_event
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
+
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 
@@ -42,28 +29,8 @@ def _connect(uow: Any, platform_base: str, transport: str, token: str, at: datet
     )
 
 
-class UnitOfWorkConformance(NeedsStorage):
-    """The backend itself: readiness, and a unit of work committing or rolling back whole."""
-
-    def test_ready_backend_passes_check_ready(self, storage: Any) -> None:
-        storage.check_ready()
-
-    def test_transaction_commits_on_success(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            uow.settings.put("conformance", {"n": 1}, at=T0)
-        with storage.transaction(write=False) as uow:
-            assert uow.settings.get("conformance") == {"n": 1}
-
-    def test_transaction_rolls_back_on_error(self, storage: Any) -> None:
-        with pytest.raises(RuntimeError), storage.transaction() as uow:
-            uow.settings.put("conformance", "lost", at=T0)
-            raise RuntimeError("abort")
-        with storage.transaction(write=False) as uow:
-            assert uow.settings.get("conformance") is None
-
-
-class ApiKeyConformance(NeedsStorage):
-    """The API keys (``uow.keys``) and the key shortcuts of :class:`Storage`."""
+class TestSqlApiKeys:
+    """The API keys (``uow.keys``) and the key shortcuts of ``SqlStorage``."""
 
     def test_keys_add_find_list(self, storage: Any) -> None:
         with storage.transaction() as uow:
@@ -77,7 +44,7 @@ class ApiKeyConformance(NeedsStorage):
             assert [k.label for k in uow.keys.list()] == ["a", "b"]
 
     def test_keys_find_active_outside_a_unit_of_work(self, storage: Any) -> None:
-        """``Storage.find_active_api_key`` answers as the repository does, and sees a
+        """``SqlStorage.find_active_api_key`` answers as the repository does, and sees a
         revocation as soon as it commits."""
         with storage.transaction() as uow:
             kept = uow.keys.add(label="kept", key_prefix="nlk_k", key_digest="dk", created_at=T0)
@@ -111,12 +78,6 @@ class ApiKeyConformance(NeedsStorage):
         with storage.transaction(write=False) as uow:
             assert {k.label: k.last_used_on for k in uow.keys.list()}["o"] == day
 
-    def test_keys_label_is_unique(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            uow.keys.add(label="dup", key_prefix="nlk_x", key_digest="d1", created_at=T0)
-        with pytest.raises(InvalidRequest), storage.transaction() as uow:
-            uow.keys.add(label="dup", key_prefix="nlk_y", key_digest="d2", created_at=T0)
-
     def test_keys_revoke_by_label_or_id(self, storage: Any) -> None:
         with storage.transaction() as uow:
             uow.keys.add(label="one", key_prefix="nlk_1", key_digest="d1", created_at=T0)
@@ -135,7 +96,7 @@ class ApiKeyConformance(NeedsStorage):
             assert all(not k.active for k in uow.keys.list())
 
 
-class SettingsConformance(NeedsStorage):
+class TestSqlSettings:
     """The stored settings (``uow.settings``)."""
 
     def test_settings_put_replace_delete(self, storage: Any) -> None:
@@ -156,7 +117,7 @@ class SettingsConformance(NeedsStorage):
             assert uow.settings.put_if_absent("secret", "second", at=T0) == "first"
 
 
-class ConnectionConformance(NeedsStorage):
+class TestSqlConnections:
     """The platform connection (``uow.connections``) and its shortcut."""
 
     def test_connection_replace_and_disable(self, storage: Any) -> None:
@@ -176,7 +137,7 @@ class ConnectionConformance(NeedsStorage):
             assert uow.connections.active() is None
 
     def test_connection_find_active_outside_a_unit_of_work(self, storage: Any) -> None:
-        """``Storage.find_active_connection`` answers as the repository does (every field),
+        """``SqlStorage.find_active_connection`` answers as the repository does (every field),
         and sees a replacement and a disabling as soon as they commit."""
         assert storage.find_active_connection() is None
         with storage.transaction() as uow:
@@ -195,7 +156,7 @@ class ConnectionConformance(NeedsStorage):
         assert storage.find_active_connection() is None
 
 
-class OutboxConformance(OutboxDeliveryConformance):
+class TestSqlOutboxQueue:
     """The outbox (``uow.outbox``): queueing with the change, erasure, and the runner's part."""
 
     def test_outbox_discard_for_subscriber(self, storage: Any) -> None:
@@ -216,24 +177,69 @@ class OutboxConformance(OutboxDeliveryConformance):
             assert uow.outbox.discard_for_subscriber("k3") == 0
 
 
-class IssueRepositoryConformance(IssuesConformance, IssueOrderConformance):
-    """The issue repository (``uow.issues``)."""
+class TestSqlDeletions:
+    """The erasure evidence (``uow.deletions``)."""
+
+    def test_deletions_add_and_find(self, storage: Any) -> None:
+        rows = [("h1", "confirmed", 2, 3), ("h2", "pending", 0, 0), ("h1", None, 0, 1)]
+        with storage.transaction() as uow:  # None: the address had no subscriber
+            first, _, second = [
+                uow.deletions.add(
+                    email_hmac=email_hmac,
+                    previous_status=previous,
+                    deleted_at=T0,
+                    discarded_events=discarded,
+                    erased_messages=erased,
+                )
+                for email_hmac, previous, discarded, erased in rows
+            ]
+        with storage.transaction(write=False) as uow:
+            found = uow.deletions.find("h1")
+            assert uow.deletions.find("nope") == []
+        assert found == [first, second]
+        assert found[0].previous_status == "confirmed" and found[0].discarded_events == 2
+        assert found[0].erased_messages == 3
+        assert found[1].previous_status is None and found[1].erased_messages == 1
 
 
-class StorageConformance(
-    UnitOfWorkConformance,
-    ApiKeyConformance,
-    SettingsConformance,
-    ConnectionConformance,
-    SubscriberRepositoryConformance,
-    DeletionConformance,
-    ContactMessageConformance,
-    IssueRepositoryConformance,
-    OutboxConformance,
-    AnalyticsConformance,
-    RateLimitConformance,
-    FeedbackConformance,
-    AdminConformance,
-    BulkJobConformance,
-):
-    """Every repository's conformance tests: the whole suite a storage backend passes."""
+class TestSqlContactMessages:
+    """The contact-form log (``uow.messages``)."""
+
+    def test_messages_are_a_lossless_log_in_arrival_order(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            a = uow.messages.add(email="a@example.org", name=None, message="one", submitted_at=T0)
+            b = uow.messages.add(email="a@example.org", name="A", message="one", submitted_at=T0)
+            c = uow.messages.add(email="c@example.org", name="C", message="ü", submitted_at=T0)
+        assert a.id < b.id < c.id
+        with storage.transaction(write=False) as uow:
+            first = uow.messages.list_page(after_id=None, limit=2)
+            rest = uow.messages.list_page(after_id=first[-1].id, limit=2)
+        assert first + rest == [a, b, c]
+        assert rest[0].message == "ü" and first[0].name is None
+
+    def test_messages_list_page_desc_walks_newest_first(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            added = [
+                uow.messages.add(
+                    email=f"m{n}@example.org", name=None, message="hi", submitted_at=T0
+                )
+                for n in range(5)
+            ]
+        with storage.transaction(write=False) as uow:
+            first = uow.messages.list_page_desc(before_id=None, limit=2)
+            second = uow.messages.list_page_desc(before_id=first[-1].id, limit=2)
+            last = uow.messages.list_page_desc(before_id=second[-1].id, limit=2)
+            after_last = uow.messages.list_page_desc(before_id=added[0].id, limit=2)
+        assert first + second + last == list(reversed(added))
+        assert len(last) == 1 and after_last == []
+
+    def test_messages_delete_from_erases_only_that_senders(self, storage: Any) -> None:
+        with storage.transaction() as uow:
+            for email in ("a@example.org", "b@example.org", "a@example.org"):
+                uow.messages.add(email=email, name=None, message="hi", submitted_at=T0)
+        with storage.transaction() as uow:
+            assert uow.messages.delete_from("a@example.org") == 2
+            assert uow.messages.delete_from("nobody@example.org") == 0
+        with storage.transaction(write=False) as uow:
+            left = uow.messages.list_page(after_id=None, limit=10)
+        assert [m.email for m in left] == ["b@example.org"]

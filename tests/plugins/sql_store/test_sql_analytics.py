@@ -1,4 +1,4 @@
-"""Conformance of the analytics, LLM usage and job-claim repositories."""
+"""The built-in store's analytics events, LLM usage and once-only job claims."""
 
 from __future__ import annotations
 
@@ -7,10 +7,17 @@ from typing import Any
 
 import pytest
 
-from .conformance_base import NeedsStorage
-from .threads import run_together
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.testing.threads import run_together
 
 T0 = datetime(2028, 2, 28, 23, 0, 0)
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
 
 
 def _event(uow: Any, at: datetime, **overrides: Any) -> int:
@@ -28,7 +35,7 @@ def _event(uow: Any, at: datetime, **overrides: Any) -> int:
     return int(uow.analytics.add_event(**values))
 
 
-class AnalyticsConformance(NeedsStorage):
+class TestSqlAnalytics:
     """The analytics, LLM usage, job claim and kept rollup repositories."""
 
     def test_analytics_events_round_trip_in_id_order(self, storage: Any) -> None:

@@ -1,4 +1,4 @@
-"""Conformance of the admin users, sessions and audit record (``uow.admin_*``)."""
+"""The built-in store's admin users, sessions, audit record and message handling."""
 
 from __future__ import annotations
 
@@ -9,13 +9,19 @@ from typing import Any
 
 import pytest
 
-from ..errors import InvalidRequest
-from ..storage.access_records import AdminSessionRecord
-from .conformance_base import NeedsStorage
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.storage.access_records import AdminSessionRecord
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 #: Stand-ins for argon2id hashes: the store keeps whatever string it is given.
 HASHES = ("$argon2id$a", "$argon2id$b", "old", "new")
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
 
 
 def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSessionRecord:
@@ -28,28 +34,8 @@ def _session(digest: str, username: str = "ada", **times: datetime) -> AdminSess
     )
 
 
-class AdminConformance(NeedsStorage):
+class TestSqlAdmin:
     """The admin repositories: users, sessions and the audit record."""
-
-    def test_admin_users_are_unique_by_username(self, storage: Any) -> None:
-        with storage.transaction() as uow:
-            assert uow.admin_users.count() == 0
-            ada = uow.admin_users.add(
-                username="ada", password_hash=HASHES[0], role="owner", created_at=T0
-            )
-            uow.admin_users.add(
-                username="bob", password_hash=HASHES[1], role="editor", created_at=T0
-            )
-        with pytest.raises(InvalidRequest) as caught, storage.transaction() as uow:
-            uow.admin_users.add(
-                username="ada", password_hash=HASHES[1], role="owner", created_at=T0
-            )
-        assert caught.value.field == "username"
-        with storage.transaction(write=False) as uow:
-            assert uow.admin_users.get("ada") == ada
-            assert uow.admin_users.get("nobody") is None
-            assert [user.username for user in uow.admin_users.list()] == ["ada", "bob"]
-            assert uow.admin_users.count() == 2
 
     def test_admin_users_have_a_role_that_can_change(self, storage: Any) -> None:
         with storage.transaction() as uow:

@@ -1,18 +1,27 @@
-"""Conformance of the rate-limit counters (``uow.rate_limits``)."""
+"""The built-in store's rate-limit counters, shared by every process."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
 
-from .conformance_base import NeedsStorage
-from .threads import run_together
+import pytest
+
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.testing.threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 MINUTE = timedelta(minutes=1)
 
 
-class RateLimitConformance(NeedsStorage):
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
+
+
+class TestSqlRateLimits:
     """The rate-limit counters (``uow.rate_limits``)."""
 
     def _hit(self, storage: Any, key: str, now: datetime, amount: int = 1) -> int:

@@ -1,4 +1,4 @@
-"""Conformance of the platform feedback record and suppressions (``uow.feedback``)."""
+"""The built-in store's record of platform feedback and of suppressions."""
 
 from __future__ import annotations
 
@@ -8,15 +8,22 @@ from typing import Any
 
 import pytest
 
-from ..storage.records import FeedbackRecord
-from .conformance_base import NeedsStorage
-from .conformance_subscribers import new_event, queued_events
-from .subscriber_samples import make_subscriber_data
-from .threads import run_together
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.storage.records import FeedbackRecord
+from newsletter_connector.testing.conformance_subscribers import new_event, queued_events
+from newsletter_connector.testing.subscriber_samples import make_subscriber_data
+from newsletter_connector.testing.threads import run_together
 
 T0 = datetime(2026, 1, 2, 3, 4, 5)
 KEY_A = "a" * 64
 KEY_B = "b" * 64
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
 
 
 def _item(feedback_id: str, key: str | None = KEY_A, **changes: Any) -> FeedbackRecord:
@@ -32,7 +39,7 @@ def _item(feedback_id: str, key: str | None = KEY_A, **changes: Any) -> Feedback
     return replace(item, **changes)
 
 
-class FeedbackConformance(NeedsStorage):
+class TestSqlFeedback:
     """The platform feedback and suppressions (``uow.feedback``)."""
 
     def test_feedback_is_claimed_once_and_kept_with_its_outcome(self, storage: Any) -> None:

@@ -1,5 +1,4 @@
-"""Conformance of issue reads by id and in creation order (what the list-source surface
-serves as listmonk campaigns)."""
+"""The built-in store's issues in creation order, as the list-source surface pages them."""
 
 from __future__ import annotations
 
@@ -7,10 +6,19 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from .conformance_base import NeedsStorage
-from .conformance_issues import new_issue
+import pytest
+
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from tests.plugins.sql_store.test_sql_issues import new_issue
 
 T0 = datetime(2026, 3, 4, 5, 6, 7)
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
 
 
 def _store(storage: Any, created_at: datetime, kind: str = "daily", subject: str = "Issue") -> int:
@@ -26,14 +34,8 @@ def _listed_ids(uow: Any, *, descending: bool, offset: int = 0, limit: int = 10)
     return [r.id for r in listed]
 
 
-class IssueOrderConformance(NeedsStorage):
-    """The issue repository's creation order (part of :class:`IssueRepositoryConformance`)."""
-
-    def test_issues_empty_store(self, storage: Any) -> None:
-        with storage.transaction(write=False) as uow:
-            assert uow.issues.count() == 0
-            assert uow.issues.list_by_creation(descending=True, offset=0, limit=10) == []
-            assert uow.issues.get(1) is None
+class TestSqlIssueOrder:
+    """``SqlIssues`` in creation order, as the list-source surface pages them."""
 
     def test_issues_get_returns_the_stored_issue(self, storage: Any) -> None:
         issue_id = _store(storage, T0, kind="weekly", subject="Week in review")

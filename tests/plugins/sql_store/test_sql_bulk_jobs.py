@@ -1,14 +1,15 @@
-"""Conformance of the bulk jobs (``uow.bulk_jobs``): ids, the filter kept as given, one lease
-holder at a time, progress only under the lease, and stopping."""
+"""The built-in store's bulk jobs: claimed, advanced and stopped under a lease."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..storage.bulk_jobs import BulkJobProgress, NewBulkJob
-from ..storage.subscriber_query import SubscriberFilter
-from .conformance_base import NeedsStorage
+import pytest
+
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.storage.bulk_jobs import BulkJobProgress, NewBulkJob
+from newsletter_connector.storage.subscriber_query import SubscriberFilter
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 890123)
 MINUTE = timedelta(minutes=1)
@@ -19,6 +20,13 @@ FILTER = SubscriberFilter(
     signed_up_from=datetime(2026, 1, 1),
     sms=False,
 )
+
+
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
 
 
 def _job(act: str = "unsubscribe", at: datetime = T0) -> NewBulkJob:
@@ -39,7 +47,7 @@ def _progress(n: int, *, finished: bool = False) -> BulkJobProgress:
     )
 
 
-class BulkJobConformance(NeedsStorage):
+class TestSqlBulkJobs:
     """The bulk jobs repository."""
 
     def test_a_new_job_starts_at_its_request_and_keeps_its_filter(self, storage: Any) -> None:

@@ -1,4 +1,4 @@
-"""Conformance of the issue repository (``uow.issues``)."""
+"""The built-in store's recorded issues."""
 
 from __future__ import annotations
 
@@ -10,18 +10,26 @@ from typing import Any
 
 import pytest
 
-from ..storage.records import NewIssue
-from .conformance_base import NeedsStorage
-from .issue_samples import sample_issue_content
+from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
+from newsletter_connector.storage.records import NewIssue
+from newsletter_connector.testing.issue_samples import sample_issue_content
 
 T0 = datetime(2026, 11, 21, 10, 0, 0)
 
 SECTIONS = sample_issue_content(puzzle_hint="")  # an empty string round-trips too
 
 
+@pytest.fixture
+def storage(newsletter_storage: BuiltinSqlStorage) -> BuiltinSqlStorage:
+    """The built-in store on the run's database (SQLite, or PostgreSQL when
+    ``NEWSLETTER_TEST_DATABASE_URL`` names one), emptied after each test."""
+    return newsletter_storage
+
+
 def new_issue(
     *, kind: str = "manual", period_key: str | None = None, at: datetime = T0, html: str = "<p>"
 ) -> NewIssue:
+
     return NewIssue(
         uuid=str(uuid.uuid4()),
         kind=kind,
@@ -38,8 +46,8 @@ def new_issue(
     )
 
 
-class IssuesConformance(NeedsStorage):
-    """The issue repository's records and keyset (part of :class:`IssueRepositoryConformance`)."""
+class TestSqlIssues:
+    """``SqlIssues``: its records and keyset."""
 
     def test_issues_add_returns_the_stored_issue(self, storage: Any) -> None:
         issue = new_issue(kind="daily", period_key="daily:2026-11-21")
@@ -55,12 +63,6 @@ class IssuesConformance(NeedsStorage):
         assert latest.created_at == T0 and latest.updated_at == T0
         assert latest.uuid == issue.uuid and latest.kind == "daily"
         assert latest.period_key == "daily:2026-11-21"
-
-    def test_issues_latest_is_none_when_empty(self, storage: Any) -> None:
-        with storage.transaction(write=False) as uow:
-            assert uow.issues.latest() is None
-            assert uow.issues.list_recent(10, include_bodies=True) == []
-            assert uow.issues.find_by_period("daily:2026-11-21") is None
 
     def test_issues_period_key_records_once(self, storage: Any) -> None:
         with storage.transaction() as uow:
