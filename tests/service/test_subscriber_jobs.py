@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.errors import InvalidRequest, NotFound
-from newsletter_connector.service import subscriber_jobs, subscriber_list
+from newsletter_connector.service import jobs, subscriber_jobs, subscriber_list
 from newsletter_connector.service.events import subscriber_key
 from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
@@ -135,7 +135,7 @@ def test_a_runner_whose_lease_passed_to_another_commits_nothing(
     clock.now = NOW + 2 * subscriber_jobs.LEASE  # the stale runner's lease has ended
     with service.storage.transaction() as uow:
         uow.bulk_jobs.claim(lease="new", now=clock.now, until=clock.now + subscriber_jobs.LEASE)
-    with pytest.raises(subscriber_jobs.LeaseLost):
+    with pytest.raises(jobs.LeaseLost):
         service.subscriber_jobs._chunk(stale, stale.position, "stale")
     assert {_status(service, email) for email in people} == {"bounced"}
     assert _events(service, people[-1]) == []

@@ -385,7 +385,7 @@ class ContentForDigests:
 def test_default_periodic_tasks_queue_rollups_and_run_digests(service: Any) -> None:
     from newsletter_connector.sync.periodic import default_periodic_tasks
 
-    rollup_tasks = ["beat", "queue_completed_day_rollups", "keep_settled_rollups", "work", "work"]
+    rollup_tasks = ["beat", "queue_completed_day_rollups", "keep_settled_rollups", "work"]
     # no content plugin: scheduled digests are off
     assert [t.__name__ for t in default_periodic_tasks(service)] == rollup_tasks
     service = NewsletterService.build(
@@ -396,9 +396,9 @@ def test_default_periodic_tasks_queue_rollups_and_run_digests(service: Any) -> N
     assert tasks[0].__self__ is service.runner_status  # type: ignore[attr-defined]
     assert tasks[1].__self__ is service.analytics  # type: ignore[attr-defined]
     assert tasks[2].__self__ is service.analytics  # type: ignore[attr-defined]
-    assert tasks[3].__self__ is service.subscriber_jobs  # type: ignore[attr-defined]
-    assert tasks[4].__self__ is service.import_jobs  # type: ignore[attr-defined]
-    assert tasks[5].__self__ is service.issues  # type: ignore[attr-defined]
+    assert tasks[3].__self__ is service.jobs  # type: ignore[attr-defined]
+    assert set(service.jobs.kinds) == {"bulk", "import"}
+    assert tasks[4].__self__ is service.issues  # type: ignore[attr-defined]
 
 
 def test_two_runners_never_send_the_same_batch_at_once(service: Any, recorder: Recorder) -> None:

@@ -63,8 +63,7 @@ def test_a_loop_is_a_trace_of_its_steps_and_pushes(
         "newsletter.sync.delivered_events": 3,
     }
     steps = [s.name for s in children(spans, run) if "db.system.name" not in (s.attributes or {})]
-    assert steps[:7] == [
-        "newsletter.sync.periodic",
+    assert steps[:6] == [
         "newsletter.sync.periodic",
         "newsletter.sync.periodic",
         "newsletter.sync.periodic",
@@ -74,7 +73,7 @@ def test_a_loop_is_a_trace_of_its_steps_and_pushes(
     ]
     # the first claim; the next, on the helper thread while the batch is sent (so in either
     # order with the delivery); the last, which settles the sent batch and finds nothing more
-    assert sorted(steps[7:]) == [
+    assert sorted(steps[6:]) == [
         "newsletter.sync.claim",
         "newsletter.sync.claim",
         "newsletter.sync.claim",
@@ -99,8 +98,7 @@ def test_a_loop_is_a_trace_of_its_steps_and_pushes(
         "newsletter_connector.service.runner_status.RunnerStatusService.beat",
         "newsletter_connector.service.analytics.AnalyticsService.queue_completed_day_rollups",
         "newsletter_connector.service.analytics.AnalyticsService.keep_settled_rollups",
-        "newsletter_connector.service.subscriber_jobs.SubscriberJobService.work",
-        "newsletter_connector.service.import_jobs.ImportJobService.work",
+        "newsletter_connector.service.jobs.JobService.work",
     ]
     [deliver] = named(spans, "newsletter.sync.deliver")
     assert (deliver.attributes or {})["newsletter.sync.events"] == 3

@@ -35,6 +35,7 @@ from .dashboard import DashboardService
 from .feedback import FeedbackService
 from .import_jobs import ImportJobService
 from .issues import IssueService
+from .jobs import JobService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
 from .runner_status import RunnerStatusService
@@ -62,9 +63,10 @@ class NewsletterService:
         self.subscribers = SubscriberService(context)
         self.subscriber_list = SubscriberListService(context)
         self.subscriber_bulk = SubscriberBulkService(self.subscribers)
-        self.subscriber_jobs = SubscriberJobService(self.subscriber_bulk)
+        self.jobs = JobService(context)
+        self.subscriber_jobs = SubscriberJobService(self.subscriber_bulk, self.jobs)
         self.subscriber_import = SubscriberImportService(self.subscribers)
-        self.import_jobs = ImportJobService(self.subscriber_import)
+        self.import_jobs = ImportJobService(self.subscriber_import, self.jobs)
         self.feedback = FeedbackService(context, self.subscribers)
         self.messages = ContactMessageService(context)
         self.analytics = AnalyticsService(context)

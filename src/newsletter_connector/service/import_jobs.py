@@ -1,8 +1,7 @@
 """Imports uploaded in the admin area (docs/admin.md, "How do I import a list?"): the upload is
 stored in the database, the editor chooses how to read it, the sync runner checks it (a dry run)
-and, once the owner says go, imports it, as it works through bulk acts
-(:meth:`ImportJobService.work` is a periodic task beside
-:meth:`~.subscriber_jobs.SubscriberJobService.work`).
+and, once the owner says go, imports it: jobs of the kind ``import`` (:mod:`.jobs`), worked in
+the runner's one job loop beside the bulk acts.
 
 Every chunk of lines commits with the job's new position and counts under the job's lease, so a
 runner killed mid-chunk leaves the chunk for the next one, and a runner that lost its lease
@@ -13,14 +12,13 @@ SubscriberImportService`, exactly as the command line applies them.
 from __future__ import annotations
 
 import io
-import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
 from ..errors import InvalidRequest, NotFound
-from ..plugins.sql_store.import_jobs import SqlImportJobs
-from ..plugins.sql_store.store import SqlUnitOfWork
+from ..plugins.sql_store.import_jobs import IMPORT_JOBS
 from ..storage.import_jobs import (
     KEPT_REFUSALS,
     ImportJobProgress,
@@ -28,15 +26,13 @@ from ..storage.import_jobs import (
 )
 from .import_files import ImportSource
 from .import_text import ArrivingText, given_back, latin1_as_utf8
-from .job_slices import LEASE, SLICE_SECONDS, work_in_slice
+from .jobs import LEASE, SLICE_SECONDS, JobKind, JobProgress, JobService, held
 from .subscriber_import import ImportOptions, ImportPlan, LineOutcome, SubscriberImportService
 
 #: Bytes per stored part of an upload.
 PART_BYTES = 1 << 20
-
-
-class _LeaseLost(Exception):
-    """The job's lease is another runner's, or the job was stopped: the chunk rolls back."""
+#: The kind's name in the job registry.
+KIND = "import"
 
 
 class StoredFile(io.RawIOBase):
@@ -64,9 +60,20 @@ class StoredFile(io.RawIOBase):
 class ImportJobService:
     """``service.import_jobs``."""
 
-    def __init__(self, importer: SubscriberImportService) -> None:
+    def __init__(self, importer: SubscriberImportService, jobs: JobService) -> None:
         self.importer = importer
         self.context = importer.context
+        self.jobs = jobs
+        jobs.register(
+            JobKind(
+                KIND,
+                words="import",
+                rows=IMPORT_JOBS,
+                steps=self._steps,
+                stop=lambda uow, job_id, *, by, at: uow.import_jobs.stop(job_id, by=by, at=at),
+                progress=progress,
+            )
+        )
 
     # -- the editor's steps ----------------------------------------------------------------------
 
@@ -176,8 +183,7 @@ class ImportJobService:
 
     def stop(self, job_id: int, *, by: str) -> bool:
         """Stop or discard the job; its file is forgotten. Whether it had not ended."""
-        with self.context.storage.transaction() as uow:
-            return uow.import_jobs.stop(job_id, by=by, at=self.context.clock())
+        return self.jobs.stop(KIND, job_id, by=by)
 
     def get(self, job_id: int) -> ImportJobRecord:
         """The job; :class:`NotFound` when there is none."""
@@ -195,44 +201,36 @@ class ImportJobService:
     # -- the runner's part -----------------------------------------------------------------------
 
     def work(self, now: datetime | None = None, *, seconds: float = SLICE_SECONDS) -> int:
-        """The periodic task: claim the oldest job waiting for the runner and work through it,
-        a chunk per transaction, until about ``seconds`` have passed (at least one chunk), then
-        the next while time is left; how many lines were done. ``now`` is the runner's clock
-        (unused: every chunk reads the service's own)."""
-        del now
-        return work_in_slice(self.context, _import_jobs, self._work_on, seconds)
+        """The job loop (:meth:`.jobs.JobService.work`) on imports alone; how many lines were
+        done."""
+        return self.jobs.work(now, seconds=seconds, kinds=(KIND,))
 
-    def _work_on(self, job: ImportJobRecord, lease: str, deadline: float) -> int:
+    def _steps(self, job: ImportJobRecord, lease: str) -> Iterator[int]:
+        """The kind's step function: a chunk of lines per step, then the phase's end."""
         try:
             plan = self.plan(job)
         except InvalidRequest as problem:  # the options no longer read the file: end it
             self._finish_unreadable(job, lease, problem)
-            return 0
+            return
         dry_run = job.phase == "checking"
         counts: Counter[str] = Counter(job.counts)
         refusals = list(job.refusals)
-        done = 0
         chunks = self.importer.chunks(plan, self.importer.reader(plan), job.position)
         for chunk in chunks:
-            try:
-                with self.context.storage.transaction() as uow:
-                    outcomes = self.importer.apply_chunk(uow, chunk, plan.options, dry_run=dry_run)
-                    chunk_counts = counts + _counted(outcomes)
-                    kept = _kept_refusals(refusals, outcomes)
-                    progress = ImportJobProgress(chunk.last_line, dict(chunk_counts), kept, False)
-                    now = self.context.clock()
-                    if not uow.import_jobs.advance(
+            with self.context.storage.transaction() as uow:
+                outcomes = self.importer.apply_chunk(uow, chunk, plan.options, dry_run=dry_run)
+                chunk_counts = counts + _counted(outcomes)
+                kept = _kept_refusals(refusals, outcomes)
+                progress = ImportJobProgress(chunk.last_line, dict(chunk_counts), kept, False)
+                now = self.context.clock()
+                held(
+                    uow.import_jobs.advance(
                         job.id, progress, lease=lease, now=now, until=now + LEASE
-                    ):
-                        raise _LeaseLost()
-            except _LeaseLost:
-                return done
+                    )
+                )
             counts, refusals = chunk_counts, kept
-            done += len(outcomes)
-            if time.monotonic() >= deadline:
-                return done
+            yield len(outcomes)
         self._finish(job, lease, counts, refusals)
-        return done
 
     def _finish(
         self, job: ImportJobRecord, lease: str, counts: Counter[str], refusals: list[Any]
@@ -250,8 +248,9 @@ class ImportJobService:
         self._finish(job, lease, Counter(), [refusal])
 
 
-def _import_jobs(uow: SqlUnitOfWork) -> SqlImportJobs:
-    return uow.import_jobs
+def progress(job: ImportJobRecord) -> JobProgress:
+    """How far ``job`` got in its phase: the lines done, and the line reached of the file's."""
+    return JobProgress("Lines done", job.done, job.position, job.lines, total_shown=True)
 
 
 def _counted(outcomes: list[LineOutcome]) -> Counter[str]:

@@ -1,6 +1,5 @@
-"""Acts on every subscriber matching a filter (the admin list's "all N matching"), as jobs
-the sync runner works through on each loop (:meth:`SubscriberJobService.work`, a periodic
-task).
+"""Acts on every subscriber matching a filter (the admin list's "all N matching"), as jobs of
+the kind ``bulk`` (:mod:`.jobs`), worked through in the sync runner's one job loop.
 
 A job walks the matching subscribers newest first from the moment it was asked for, in chunks
 of :data:`CHUNK`. Each chunk does to every subscriber what the single act does
@@ -11,33 +10,41 @@ stopped) cannot commit its chunk, so no act is applied twice and every count is 
 
 from __future__ import annotations
 
-import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime
 
 from ..errors import InvalidRequest, NotFound
-from ..plugins.sql_store.bulk_jobs import SqlBulkJobs
-from ..plugins.sql_store.store import SqlUnitOfWork
+from ..plugins.sql_store.bulk_jobs import BULK_JOBS
 from ..storage.bulk_jobs import BulkJobProgress, BulkJobRecord, NewBulkJob
 from ..storage.subscriber_query import SubscriberFilter, SubscriberQuery
-from .job_slices import LEASE, SLICE_SECONDS, work_in_slice
+from .jobs import LEASE, SLICE_SECONDS, JobKind, JobProgress, JobService, held
 from .subscriber_bulk import BULK_ACTS, BulkResult, SubscriberBulkService
 from .subscriber_list import BUDGET
 
 #: Subscribers acted on per transaction (bench: admin_bulk_job).
 CHUNK = 100
-
-
-class LeaseLost(Exception):
-    """The job's lease is another runner's, or the job was stopped: the chunk rolls back."""
+#: The kind's name in the job registry.
+KIND = "bulk"
 
 
 class SubscriberJobService:
     """``service.subscriber_jobs``."""
 
-    def __init__(self, bulk: SubscriberBulkService) -> None:
+    def __init__(self, bulk: SubscriberBulkService, jobs: JobService) -> None:
         self.bulk = bulk
         self.context = bulk.subscribers.context
+        self.jobs = jobs
+        jobs.register(
+            JobKind(
+                KIND,
+                words="bulk act",
+                rows=BULK_JOBS,
+                steps=self._steps,
+                stop=lambda uow, job_id, *, by, at: uow.bulk_jobs.stop(job_id, by=by, at=at),
+                progress=progress,
+            )
+        )
 
     def start(
         self,
@@ -80,29 +87,22 @@ class SubscriberJobService:
 
     def stop(self, job_id: int, *, by: str) -> bool:
         """Stop the job: no chunk commits after this one; whether it was still going."""
-        with self.context.storage.transaction() as uow:
-            return uow.bulk_jobs.stop(job_id, by=by, at=self.context.clock())
+        return self.jobs.stop(KIND, job_id, by=by)
 
     def work(self, now: datetime | None = None, *, seconds: float = SLICE_SECONDS) -> int:
-        """The periodic task: claim the oldest job waiting and work through it, a chunk per
-        transaction, until about ``seconds`` have passed (at least one chunk), then the next
-        job while time is left; how many subscribers were done. ``now`` is the runner's clock
-        (unused: every chunk reads the service's own)."""
-        del now
-        return work_in_slice(self.context, _bulk_jobs, self._work_on, seconds)
+        """The job loop (:meth:`.jobs.JobService.work`) on bulk acts alone; how many
+        subscribers were done."""
+        return self.jobs.work(now, seconds=seconds, kinds=(KIND,))
 
-    def _work_on(self, job: BulkJobRecord, lease: str, deadline: float) -> int:
-        done = 0
+    def _steps(self, job: BulkJobRecord, lease: str) -> Iterator[int]:
+        """The kind's step function: a chunk per step, until the walk ends."""
         position = job.position
         while True:
-            try:
-                progress = self._chunk(job, position, lease)
-            except LeaseLost:
-                return done
-            done += progress.changed + progress.unchanged + progress.missing
+            progress = self._chunk(job, position, lease)
+            yield progress.changed + progress.unchanged + progress.missing
             position = progress.position
-            if progress.finished or time.monotonic() >= deadline:
-                return done
+            if progress.finished:
+                return
 
     def _chunk(
         self, job: BulkJobRecord, position: tuple[datetime, int], lease: str
@@ -122,13 +122,14 @@ class SubscriberJobService:
                 finished=ahead is None,
             )
             now = self.context.clock()
-            if not uow.bulk_jobs.advance(job.id, progress, lease=lease, now=now, until=now + LEASE):
-                raise LeaseLost()
+            held(uow.bulk_jobs.advance(job.id, progress, lease=lease, now=now, until=now + LEASE))
         return progress
 
 
-def _bulk_jobs(uow: SqlUnitOfWork) -> SqlBulkJobs:
-    return uow.bulk_jobs
+def progress(job: BulkJobRecord) -> JobProgress:
+    """How far ``job`` got: the subscribers done, of the number matching when it was asked for
+    (not said: it may be an estimate)."""
+    return JobProgress("Done so far", job.done, job.done, job.expected, total_shown=False)
 
 
 def _signup_position(

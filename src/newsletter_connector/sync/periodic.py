@@ -29,9 +29,9 @@ def default_periodic_tasks(service: NewsletterService) -> list[PeriodicTask]:
     """The periodic tasks every runner calls: the runner's heartbeat, which the admin pages
     read to say whether work waiting for a runner will be done; one
     ``analytics.daily_rollup`` per completed UTC day; keeping each settled day's rollup for the
-    admin analytics page; the admin's bulk acts on every subscriber matching a filter (a slice
-    of them per loop); and, when :func:`schedules_digests`, the daily and weekly digests once
-    per period.
+    admin analytics page; the job loop (:meth:`~..service.jobs.JobService.work`: a slice of the
+    waiting bulk acts and imports, of every registered kind); and, when
+    :func:`schedules_digests`, the daily and weekly digests once per period.
 
     :raises SettingsError: ``scheduled_digests`` is ``on`` but no content plugin is installed.
     """
@@ -39,8 +39,7 @@ def default_periodic_tasks(service: NewsletterService) -> list[PeriodicTask]:
         service.runner_status.beat,
         service.analytics.queue_completed_day_rollups,
         service.analytics.keep_settled_rollups,
-        service.subscriber_jobs.work,
-        service.import_jobs.work,
+        service.jobs.work,
     ]
     if schedules_digests(service):
         tasks.append(service.issues.run_scheduled_digests)

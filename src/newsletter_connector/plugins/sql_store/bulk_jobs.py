@@ -11,6 +11,7 @@ from sqlalchemy import insert, select, update
 from ...storage.bulk_jobs import BulkJobProgress, BulkJobRecord, NewBulkJob
 from ...storage.subscriber_query import SubscriberFilter
 from . import leases
+from .jobs import JobTable
 from .repository import SqlRepository
 from .tables import bulk_jobs
 
@@ -24,6 +25,10 @@ def _record(row: Mapping[Any, Any]) -> BulkJobRecord:
     values["filter"] = SubscriberFilter.from_json(values["filter"])
     del values["lease"], values["lease_until"]
     return BulkJobRecord(**values)
+
+
+#: The bulk acts' rows for :class:`~.jobs.SqlJobs`: unfinished ones wait for a runner.
+BULK_JOBS = JobTable(bulk_jobs, _UNFINISHED, _record)
 
 
 class SqlBulkJobs(SqlRepository):

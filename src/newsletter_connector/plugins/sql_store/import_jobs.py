@@ -17,6 +17,7 @@ from ...storage.import_jobs import (
     ImportJobRecord,
 )
 from . import leases
+from .jobs import JobTable
 from .repository import SqlRepository
 from .tables import import_file_parts, import_jobs
 
@@ -30,6 +31,10 @@ def _record(row: Mapping[Any, Any]) -> ImportJobRecord:
     values = dict(row)
     del values["lease"], values["lease_until"]
     return ImportJobRecord(**values)
+
+
+#: The imports' rows for :class:`~.jobs.SqlJobs`: those in a worked phase wait for a runner.
+IMPORT_JOBS = JobTable(import_jobs, _WORKED, _record)
 
 
 class SqlImportJobs(SqlRepository):

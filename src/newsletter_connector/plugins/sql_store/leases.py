@@ -1,6 +1,7 @@
-"""Job leases on a job table's row (bulk acts, imports): a lease is a token and an expiry on the
-row, taken and checked by conditional updates, so racing runners serialise on the row. A table
-using them has the columns ``id``, ``lease``, ``lease_until`` and ``started_at``."""
+"""Job leases on a job table's row (bulk acts, imports, any kind of :mod:`.jobs`): a lease is a
+token and an expiry on the row, taken and checked by conditional updates, so racing runners
+serialise on the row. A table using them has the columns ``id``, ``requested_at``, ``lease``,
+``lease_until`` and ``started_at``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sqlalchemy import ColumnElement, RowMapping, Table, func, or_, select, upda
 from sqlalchemy.engine import Connection
 
 #: Candidates read per claim: the first few waiting jobs, in case another runner takes one.
-_CANDIDATES = 5
+CANDIDATES = 5
 
 
 def claim(
@@ -29,23 +30,41 @@ def claim(
     c = table.c
     free = or_(c.lease_until.is_(None), c.lease_until <= now)
     candidates = connection.execute(
-        select(c.id).where(waiting, free).order_by(c.id).limit(_CANDIDATES)
+        select(c.id).where(waiting, free).order_by(c.id).limit(CANDIDATES)
     ).scalars()
     for job_id in list(candidates):
-        # Re-checked by the update itself: of two runners, the second finds it leased.
-        taken = (
-            connection.execute(
-                update(table)
-                .where(c.id == job_id, waiting, free)
-                .values(lease=lease, lease_until=until, started_at=func.coalesce(c.started_at, now))
-                .returning(*c)
-            )
-            .mappings()
-            .first()
-        )
+        taken = take(connection, table, job_id, waiting, lease=lease, now=now, until=until)
         if taken is not None:
             return taken
     return None
+
+
+def take(
+    connection: Connection,
+    table: Table,
+    job_id: int,
+    waiting: ColumnElement[bool],
+    *,
+    lease: str,
+    now: datetime,
+    until: datetime,
+) -> RowMapping | None:
+    """The row of job ``job_id``, leased under ``lease`` until ``until`` (its
+    ``started_at`` set on its first claim), when it still matches ``waiting`` and its lease has
+    ended (or it never had one); else ``None``."""
+    c = table.c
+    free = or_(c.lease_until.is_(None), c.lease_until <= now)
+    # Re-checked by the update itself: of two runners, the second finds it leased.
+    return (
+        connection.execute(
+            update(table)
+            .where(c.id == job_id, waiting, free)
+            .values(lease=lease, lease_until=until, started_at=func.coalesce(c.started_at, now))
+            .returning(*c)
+        )
+        .mappings()
+        .first()
+    )
 
 
 def advance(

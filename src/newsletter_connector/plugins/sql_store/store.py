@@ -45,6 +45,7 @@ from .failure_reason import failure_reason, is_lasting, masked_url
 from .feedback import SqlFeedback
 from .import_jobs import SqlImportJobs
 from .issues import SqlIssues
+from .jobs import SqlJobs
 from .outbox import SqlOutbox
 from .rate_limits import SqlRateLimits
 from .reads import ReadAll, read_in_turn
@@ -153,6 +154,10 @@ class SqlUnitOfWork:
     @cached_property
     def import_jobs(self) -> SqlImportJobs:
         return SqlImportJobs(self.connection)
+
+    @cached_property
+    def job_leases(self) -> SqlJobs:
+        return SqlJobs(self.connection)
 
 
 class SqlStorage:

@@ -11,6 +11,7 @@ from typing import Any
 import falcon
 
 from ...errors import InvalidRequest, NotFound
+from ...service import import_jobs as import_kind
 from ...service.import_columns import (
     TARGETS,
     header_names_fields,
@@ -376,7 +377,6 @@ def _opt_outs_words(header: tuple[str, ...]) -> str:
 def _job_words(job: ImportJobRecord) -> dict[str, Any]:
     """A job as its page shows it."""
     counts = job.counts
-    percent = min(100, round(100 * job.position / job.lines)) if job.lines else 100
     if job.phase in ("stopped", "discarded"):
         state = f"{PHASE_WORDS[job.phase][:-1]} by {job.stopped_by} at {when(job.finished_at)}."
     elif job.phase == "imported":
@@ -395,7 +395,7 @@ def _job_words(job: ImportJobRecord) -> dict[str, Any]:
         "requested": f"{job.requested_by} at {when(job.requested_at)}",
         "state": state,
         "worked": job.worked,
-        "percent": percent,
+        "progress": import_kind.progress(job),
         "done": job.done,
         "counts": [
             (ACTION_WORDS[action], counts[action]) for action in ACTIONS if counts.get(action)

@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlencode
 import falcon
 
 from ...errors import InvalidRequest, NotFound
+from ...service import subscriber_jobs as bulk_kind
 from ...service.subscriber_export import csv_chunks
 from ...service.subscriber_list import MatchCount
 from ...storage.bulk_jobs import BulkJobRecord
@@ -283,7 +284,7 @@ def job_words(job: BulkJobRecord) -> dict[str, object]:
         "expected": job.expected if job.expected_exact else None,
         "about": job.expected,
         "done": job.done,
-        "percent": min(100, round(100 * job.done / job.expected)) if job.expected else 100,
+        "progress": bulk_kind.progress(job),
         "changed": job.changed,
         "unchanged": job.unchanged,
         "missing": job.missing,
