@@ -5,6 +5,7 @@ between steps when the job is stopped."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -170,10 +171,14 @@ def test_a_step_whose_lease_went_to_another_rolls_back(clocked: Any) -> None:
     assert _toy(service, job)["done"] == 0
 
 
-def test_a_kind_is_registered_once_and_an_unknown_one_is_refused(clocked: Any) -> None:
+def test_a_kind_is_registered_once_on_rows_with_the_lease_columns(clocked: Any) -> None:
     service, _clock = clocked
     kind = service.jobs.kinds[subscriber_jobs.KIND]
     with pytest.raises(ValueError, match="bulk"):
         service.jobs.register(kind)
+    bare = Table("test_bare_jobs", MetaData(), Column("id", Integer, primary_key=True))
+    with pytest.raises(ValueError, match="lease, lease_until, requested_at, started_at"):
+        service.jobs.register(replace(kind, name="bare", rows=JobTable(bare, _waiting, dict)))
     with pytest.raises(NotFound):
         service.jobs.stop("toy", 1, by="bob")
+    assert "bare" not in service.jobs.kinds

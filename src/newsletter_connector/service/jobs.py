@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import NotFound
 from ..plugins.sql_store.jobs import JobTable
+from ..plugins.sql_store.leases import LEASE_COLUMNS
 from .context import ServiceContext
 
 #: How long a claimed job stays a runner's without a step committed.
@@ -91,9 +92,14 @@ class JobService:
         self.kinds: dict[str, JobKind] = {}
 
     def register(self, kind: JobKind) -> None:
-        """Add ``kind``; :class:`ValueError` when a kind of that name is registered."""
+        """Add ``kind``; :class:`ValueError` when a kind of that name is registered, or its
+        table lacks a lease column (:data:`~..plugins.sql_store.leases.LEASE_COLUMNS`)."""
         if kind.name in self.kinds:
             raise ValueError(f"a job kind named {kind.name!r} is registered")
+        lacking = LEASE_COLUMNS - set(kind.rows.table.c.keys())
+        if lacking:
+            missing = ", ".join(sorted(lacking))
+            raise ValueError(f"the rows of job kind {kind.name!r} lack {missing}")
         self.kinds[kind.name] = kind
 
     def stop(self, kind: str, job_id: int, *, by: str) -> bool:

@@ -11,6 +11,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, RowMapping, Table, func, or_, select, update
 from sqlalchemy.engine import Connection
 
+#: The columns every job table has: the contract the one claim and lease read.
+LEASE_COLUMNS = frozenset({"id", "requested_at", "started_at", "lease", "lease_until"})
 #: Candidates read per claim: the first few waiting jobs, in case another runner takes one.
 CANDIDATES = 5
 
