@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+import tomllib
 import yaml
 
 from newsletter_connector import NewsletterService, Settings
@@ -30,7 +30,7 @@ from newsletter_connector.observability.instruments import instruments
 from newsletter_connector.plugin_manager import ENTRY_POINT_GROUP
 from newsletter_connector.plugins.sql_store.migrate import head_revision
 from tests.support.doc_shell import Shell, comment_lines, replaced, without_comments
-from tests.support.docblocks import docblock
+from tests.support.docblocks import docblock, same_shape
 from tests.support.paths import ROOT
 from tests.support.waiting import free_port
 
@@ -105,23 +105,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 def answer(output: str) -> Any:
     return json.loads(output)
-
-
-def same_shape(documented: Any, real: Any, where: str = "answer") -> None:
-    """``documented`` has the keys and value types of ``real``, all the way down (lists by
-    their first item); a renamed or retyped field fails."""
-    assert type(documented) is type(real) or {type(documented), type(real)} <= {int, float}, (
-        f"{where}: documented {documented!r}, answered {real!r}"
-    )
-    if isinstance(real, dict):
-        assert set(documented) == set(real), (
-            f"{where}: documented {sorted(documented)}, answered {sorted(real)}"
-        )
-        for name in real:
-            if documented[name] is not None and real[name] is not None:
-                same_shape(documented[name], real[name], f"{where}.{name}")
-    elif isinstance(real, list) and real and documented:
-        same_shape(documented[0], real[0], f"{where}[0]")
 
 
 # -- Getting started, the Newsletter API page ------------------------------------------------
@@ -426,7 +409,7 @@ def test_the_digest_commands_and_reading_the_issues(site: Site) -> None:
     shutil.copy(
         ROOT / "examples" / "standalone" / "sample-content.json", site.shell.folder / "edition.json"
     )
-    daily, manual, test = (
+    daily, _manual, test = (
         site.shell.run(line, PYTHONPATH=str(plugins))
         for line in without_comments(docblock("issues-digest")).splitlines()
     )
