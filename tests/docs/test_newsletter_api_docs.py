@@ -71,7 +71,7 @@ def test_every_example_answers_as_documented(
             assert last.status_code == status, (argv, last.text)
             if error:
                 assert last.json["error"] == error, argv
-        elif block.name and block.name.startswith("newsletter-api-answer:"):
+        elif block.name and block.name.startswith("newsletter-api-answer" + ":"):
             documented = json.loads(block.code)
             same_shape(documented, last.json, block.name)
             if "error" in documented or "ok" in documented:
