@@ -29,7 +29,7 @@ from newsletter_connector import NewsletterService, Settings
 from newsletter_connector.observability.instruments import instruments
 from newsletter_connector.plugin_manager import ENTRY_POINT_GROUP
 from newsletter_connector.plugins.sql_store.migrate import head_revision
-from tests.support.doc_shell import Shell, comment_lines, replaced, without_comments
+from tests.support.doc_shell import PATH, Shell, comment_lines, replaced, without_comments
 from tests.support.docblocks import docblock, same_shape
 from tests.support.paths import ROOT
 from tests.support.waiting import free_port
@@ -432,3 +432,85 @@ def test_the_analytics_script_tag_loads_the_script(site: Site) -> None:
     script = httpx.get(site.served(src))
     assert script.status_code == 200
     assert "javascript" in script.headers["content-type"]
+
+
+# -- Pages that need no running site ---------------------------------------------------------
+
+
+def test_the_import_trial_database_and_a_mailman_list(tmp_path: Path) -> None:
+    """The importing page's throwaway database (in this test's folder rather than /tmp), then
+    Mailman's members command, here a stand-in printing the example of its output, and the
+    pending import it refuses until --yes."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    mailman = tools / "mailman"
+    members = ROOT / "examples" / "imports" / "mailman-members.txt"
+    mailman.write_text(
+        f'#!/bin/sh\n[ "$1 $2" = "members news@lists.example.org" ] || exit 2\nexec cat {members}\n'
+    )
+    mailman.chmod(0o755)
+    shell = Shell(tmp_path, PATH=f"{tools}:{PATH}")
+    setup = docblock("importing-trial-database")
+    assert setup.count("/tmp/import-trial") == 2, setup
+    script = "\n".join(
+        [
+            setup.replace("/tmp/import-trial", str(tmp_path / "import-trial")),
+            docblock("importing-mailman-members"),
+            "newsletter-connector subscribers import members.txt --pending",
+        ]
+    )
+    result = shell.run(script, check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.startswith(f"database created (schema revision {head_revision()})\n")
+    assert (tmp_path / "members.txt").read_text() == members.read_text()
+    assert docblock("importing-pending-refusal").strip() in result.stderr.splitlines()
+
+
+def test_a_translator_s_catalog_commands(tmp_path: Path) -> None:
+    Shell(tmp_path).run(docblock("reader-pages-translate"))
+    assert (tmp_path / "my-catalogs" / "fr" / "LC_MESSAGES" / "messages.mo").stat().st_size > 0
+
+
+def test_serving_standalone_under_gunicorn(tmp_path: Path) -> None:
+    """The standalone page's commands, on SQLite instead of its PostgreSQL server (set up by
+    the operations page) and on a free port."""
+    port = free_port()
+    block = replaced(
+        docblock("gunicorn-serve"),
+        {
+            "postgresql://app@db/newsletter": f"sqlite:///{tmp_path / 'newsletter.db'}",
+            "--bind 0.0.0.0:8000": f"--bind 127.0.0.1:{port}",
+        },
+    )
+    shell = Shell(tmp_path, NEWSLETTER_SITE_SECRET=SECRET)
+    with shell.running(block, probe_url=f"http://127.0.0.1:{port}/healthz") as log:
+        assert httpx.get(f"http://127.0.0.1:{port}/signup").status_code == 200
+    assert f"database created (schema revision {head_revision()})" in log.read_text()
+
+
+def test_uvicorn_and_the_runner_beside_it(tmp_path: Path) -> None:
+    """The ASGI page's FastAPI site served by uvicorn as the page runs it (on a free port),
+    with the sync runner beside it."""
+    (tmp_path / "mysite.py").write_text(docblock("mount-fastapi"))
+    port = free_port()
+    upgrade, uvicorn, sync = replaced(
+        docblock("asgi-run"), {"--port 8000": f"--port {port}"}
+    ).splitlines()
+    shell = Shell(
+        tmp_path,
+        NEWSLETTER_CONFIG="",
+        NEWSLETTER_DATABASE_URL=f"sqlite:///{tmp_path / 'newsletter.db'}",
+        NEWSLETTER_SITE_SECRET=SECRET,
+    )
+    shell.run(upgrade)
+    site = f"http://127.0.0.1:{port}"
+    with shell.running(uvicorn, probe_url=f"{site}/newsletter/healthz"):
+        assert httpx.get(f"{site}/newsletter/signup").status_code == 200
+        assert "/newsletter/signup" in httpx.get(site + "/").text
+        # The page's runner environment: the base_url the site passes in code, as well.
+        (base_url,) = re.findall(
+            r"`NEWSLETTER_BASE_URL=(\S+)`", (ROOT / "docs/mounting/asgi.md").read_text()
+        )
+        shell.env["NEWSLETTER_BASE_URL"] = base_url
+        with shell.running(sync, says="sync runner started"):
+            pass

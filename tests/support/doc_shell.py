@@ -40,6 +40,12 @@ def comment_lines(block: str) -> list[str]:
     return [line[2:] for line in block.splitlines() if line.startswith("# ")]
 
 
+def exec_last(script: str) -> str:
+    """``script`` with its last command run in the shell's place (``exec``)."""
+    *before, last = script.rstrip("\n").split("\n")
+    return "\n".join([*before, f"exec {last}"])
+
+
 class Shell:
     """A folder and the environment of a fresh shell in it."""
 
@@ -67,15 +73,15 @@ class Shell:
     def running(
         self, command: str, *, probe_url: str | None = None, says: str | None = None
     ) -> Iterator[Path]:
-        """Run a long-running ``command`` (in the shell's place, so stopping it stops the
-        command) until the block ends, once it answers ``probe_url`` or its output holds
-        ``says``; yields the file its output goes to. It is stopped by SIGTERM, as a service
-        manager stops it, and must exit by itself."""
+        """Run a long-running ``command`` (the last line of a script; it takes the shell's
+        place, so stopping it stops the command) until the block ends, once it answers
+        ``probe_url`` or its output holds ``says``; yields the file its output goes to. It is
+        stopped by SIGTERM, as a service manager stops it, and must exit by itself."""
         log = self.folder / f"running-{time.monotonic_ns()}.log"
         with (
             log.open("w") as output,
             started(
-                ["bash", "-euo", "pipefail", "-c", f"exec {command}"],
+                ["bash", "-euo", "pipefail", "-c", exec_last(command)],
                 env=self.env,
                 cwd=self.folder,
                 output=output,
