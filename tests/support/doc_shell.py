@@ -5,6 +5,7 @@ set."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -43,7 +44,8 @@ def comment_lines(block: str) -> list[str]:
 def exec_last(script: str) -> str:
     """``script`` with its last command run in the shell's place (``exec``)."""
     *before, last = script.rstrip("\n").split("\n")
-    return "\n".join([*before, f"exec {last}"])
+    assignments, command = re.fullmatch(r"((?:\w+=\S*\s+)*)(.*)", last).groups()  # type: ignore[union-attr]
+    return "\n".join([*before, f"{assignments}exec {command}"])
 
 
 class Shell:
