@@ -114,6 +114,8 @@ def test_subscriber_import_bench_runs() -> None:
     assert re.search(r"import 1,200 lines .* lines/s, 2,400 events; again", output), output
     for name in ("import_lines_per_s", "import_repeat_lines_per_s", "import_peak_memory"):
         result_line(output, name)
+    if pass_database_url() is not None:  # the floor: PostgreSQL's own COPY of the same rows
+        assert "COPY of the rows" in result_line(output, "import_against_copy_floor"), output
 
 
 @pytest.mark.skipif(
