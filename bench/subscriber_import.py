@@ -28,8 +28,7 @@ from newsletter_connector import NewsletterService, Settings
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.tables import outbox_events
-from newsletter_connector.service.import_files import ImportSource
-from newsletter_connector.service.subscriber_import import ImportOptions
+from newsletter_connector.service.importing import ImportOptions, ImportSource
 
 TARGET_RATE = 20_000.0
 BASELINE_ROWS = 5_000

@@ -130,7 +130,7 @@ INVENTORY: dict[tuple[str, str], Audited | Inside] = {
     ("web/pages/csrf.py", "_NONCE_RE"): Audited(attr("web.pages.csrf", "_NONCE_RE"), True),
     ("web/pages/csrf.py", "_TOKEN_RE"): Audited(attr("web.pages.csrf", "_TOKEN_RE"), True),
     ("storage/transport.py", "_HEADER_TOKEN"): Inside("the operator's own connection settings"),
-    ("service/import_words.py", "_NAME"): Audited(attr("service.import_words", "_NAME")),
+    ("service/importing/_words.py", "_NAME"): Audited(attr("service.importing._words", "_NAME")),
     ("service/analytics_sanitize.py", "ID_PATTERN"): Audited(
         attr("service.analytics_sanitize", "ID_PATTERN"), True
     ),

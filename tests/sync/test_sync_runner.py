@@ -639,9 +639,7 @@ def test_an_imported_list_reaches_the_platform_in_ordinary_batches_on_the_ladder
 ) -> None:
     import io
 
-    from newsletter_connector.service.import_files import ImportSource
-    from newsletter_connector.service.import_rows import Provenance
-    from newsletter_connector.service.subscriber_import import ImportOptions
+    from newsletter_connector.service.importing import ImportOptions, ImportSource, Provenance
 
     lines = "".join(f"reader{n:03d}@example.org\n" for n in range(120))
     importer = service.subscriber_import
