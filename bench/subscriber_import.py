@@ -31,8 +31,7 @@ from newsletter_connector import NewsletterService, Settings
 from newsletter_connector.plugins.sql_store import BuiltinSqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.plugins.sql_store.tables import outbox_events, subscribers
-from newsletter_connector.service.import_files import ImportSource
-from newsletter_connector.service.subscriber_import import ImportOptions
+from newsletter_connector.service.importing import ImportOptions, ImportSource
 
 #: The share of the COPY floor an import reaches at least (PostgreSQL).
 TARGET_SHARE_OF_FLOOR = 0.5

@@ -100,7 +100,7 @@ def test_a_loop_is_a_trace_of_its_steps_and_pushes(
         "newsletter_connector.service.analytics.AnalyticsService.queue_completed_day_rollups",
         "newsletter_connector.service.analytics.AnalyticsService.keep_settled_rollups",
         "newsletter_connector.service.subscriber_jobs.SubscriberJobService.work",
-        "newsletter_connector.service.import_jobs.ImportJobService.work",
+        "newsletter_connector.service.importing._jobs.ImportJobService.work",
     ]
     [deliver] = named(spans, "newsletter.sync.deliver")
     assert (deliver.attributes or {})["newsletter.sync.events"] == 3

@@ -1,5 +1,5 @@
 """The sync runner's slice of work on leased jobs, shared by the acts on all matching
-(:mod:`.subscriber_jobs`) and the imports (:mod:`.import_jobs`): claim the oldest job waiting
+(:mod:`.subscriber_jobs`) and the imports (:mod:`.importing`): claim the oldest job waiting
 under a new lease, work through it until the slice's time is up, end the lease, and take the
 next while time is left.
 """
