@@ -32,7 +32,7 @@ accesslog = "-"
 if settings.log_format == "json":
     logger_class = "newsletter_connector.observability.gunicorn_logging.JsonRedactingLogger"
 else:
-    logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
+    logger_class = "newsletter_connector.observability.gunicorn_logging.RedactingLogger"
 # A sync worker reads each request body itself: a worker busy with one request for longer
 # than this is restarted, which cuts off a client sending its body slowly. Serve behind a
 # buffering proxy all the same (docs/security.md, "Floods and slow clients").

@@ -7,51 +7,11 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.config import KNOWN_SETTINGS
-from gunicorn.glogging import Logger
 
-from .log_redaction import format_atoms, redact_access_atoms, redact_message
+# The name an operator's gunicorn.conf.py gives as its logger_class; the class lives with its JSON
+# twin (docs/contributing/decisions/operations.md, "gunicorn's redacting loggers").
+from .observability.gunicorn_logging import RedactingLogger as RedactingLogger
 from .settings import Settings
-
-
-class RedactingLogger(Logger):  # type: ignore[misc]
-    """gunicorn logger whose access-log atoms pass through ``redact_access_atoms`` (only those
-    ``access_log_format`` uses), and whose error-log messages pass through ``redact_message``
-    (a bad request line holding a link token is logged without it)."""
-
-    def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> Any:
-        used = format_atoms(str(self.cfg.access_log_format))
-        return redact_access_atoms(super().atoms(resp, req, environ, request_time), used)
-
-    def log(self, lvl: Any, msg: Any, *args: Any, **kwargs: Any) -> None:
-        super().log(lvl, _redacted(msg, args), **kwargs)
-
-    def critical(self, msg: Any, *args: Any, **kwargs: Any) -> None:
-        super().critical(_redacted(msg, args), **kwargs)
-
-    def error(self, msg: Any, *args: Any, **kwargs: Any) -> None:
-        super().error(_redacted(msg, args), **kwargs)
-
-    def warning(self, msg: Any, *args: Any, **kwargs: Any) -> None:
-        super().warning(_redacted(msg, args), **kwargs)
-
-    def info(self, msg: Any, *args: Any, **kwargs: Any) -> None:
-        super().info(_redacted(msg, args), **kwargs)
-
-    def debug(self, msg: Any, *args: Any, **kwargs: Any) -> None:
-        super().debug(_redacted(msg, args), **kwargs)
-
-    def exception(self, msg: Any, *args: Any, **kwargs: Any) -> None:
-        super().exception(_redacted(msg, args), **kwargs)
-
-
-def _redacted(msg: Any, args: tuple[Any, ...]) -> str:
-    """An error-log message with its arguments put in, then redacted (``logging`` puts no
-    arguments in a message given none)."""
-    try:
-        text = str(msg) % args if args else str(msg)
-    except (TypeError, ValueError):
-        text = " ".join([str(msg), *map(str, args)])
-    return redact_message(text)
 
 
 def freeze_loaded_app(worker: Any) -> None:
@@ -103,11 +63,10 @@ def observability_options(settings: Settings) -> dict[str, Any]:
     token, a fresh multiprocess metrics directory is prepared now, before any worker starts."""
     from .observability import multiprocess
 
-    options: dict[str, Any] = {"logger_class": "newsletter_connector.gunicorn_app.RedactingLogger"}
-    if settings.log_format == "json":
-        options["logger_class"] = (
-            "newsletter_connector.observability.gunicorn_logging.JsonRedactingLogger"
-        )
+    logger = "JsonRedactingLogger" if settings.log_format == "json" else "RedactingLogger"
+    options: dict[str, Any] = {
+        "logger_class": f"newsletter_connector.observability.gunicorn_logging.{logger}"
+    }
     if settings.metrics_token is not None:
         multiprocess.prepare_directory()
         options.update(child_exit=multiprocess.child_exit, on_exit=multiprocess.on_exit)

@@ -17,8 +17,13 @@ from click.testing import CliRunner
 
 from newsletter_connector.cli import cli
 from newsletter_connector.service.events import subscriber_key
-from newsletter_connector.service.import_columns import API_FIELDS, SOURCE_FIELDS
-from newsletter_connector.service.subscriber_import import ACTION_WORDS, CHUNK, MODES
+from newsletter_connector.service.importing import (
+    ACTION_WORDS,
+    API_FIELDS,
+    CHUNK,
+    MODES,
+    SOURCE_FIELDS,
+)
 from tests.support.docblocks import docblock, parse, run_block, settings_environment
 from tests.support.paths import ROOT
 from tests.support.subscriber_helpers import outbox

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from typing import Any
 
-from tests.support.docblocks import parse
+from tests.support.docblocks import parse, same_shape
 from tests.support.paths import ROOT
 
 DOC = ROOT / "docs" / "newsletter-api.md"
@@ -52,17 +53,43 @@ def run(client: Any, argv: list[str], key: str) -> Any:
 
 
 def test_every_example_answers_as_documented(
-    newsletter_client: Any, newsletter_service: Any, api_key: str
+    newsletter_client: Any, newsletter_service: Any
 ) -> None:
-    newsletter_service.admin.create_api_key("platform")
+    """The examples run in page order with the key the page makes ("platform"); each example
+    answer shown after one has the real answer's fields and types (an error's code and message
+    word for word, the status call's answer whole)."""
+    key = newsletter_service.admin.create_api_key("platform").key
     newsletter_service.messages.record("visitor@example.org", None, "Could you cover hearing aids?")
-    cases = examples()
+    cases = dict(zip(curl_blocks(), examples(), strict=True))
     assert len(cases) >= 25
-    for argv, status, error in cases:
-        result = run(newsletter_client, argv, api_key)
-        assert result.status_code == status, (argv, result.text)
-        if error:
-            assert result.json["error"] == error, argv
+    last: Any = None
+    shown = 0
+    for block in parse(DOC):
+        if block.name in cases:
+            argv, status, error = cases[block.name]
+            last = run(newsletter_client, argv, key)
+            assert last.status_code == status, (argv, last.text)
+            if error:
+                assert last.json["error"] == error, argv
+        elif block.name and block.name.startswith("newsletter-api-answer" + ":"):
+            documented = json.loads(block.code)
+            same_shape(documented, last.json, block.name)
+            if "error" in documented or "ok" in documented:
+                assert documented == last.json, block.name
+            shown += 1
+    assert shown == 10
+
+
+def curl_blocks() -> list[str]:
+    """The names of the blocks :func:`examples` reads, in the same order."""
+    return [
+        block.name
+        for block in parse(DOC)
+        if block.name
+        and block.name.startswith("newsletter-api-curl:")
+        and re.search(r"^# → \d{3}", block.code, flags=re.M)
+        and "curl" in block.code
+    ]
 
 
 def test_every_endpoint_and_error_code_is_documented() -> None:

@@ -113,6 +113,64 @@ def test_the_postgresql_setup_and_the_upgrade_line_run_as_written(tmp_path: Path
             f"database already current (schema revision {head_revision()})\n"
             "database schema is current\n"
         )
+
+        # The backup line, then its restore into an empty database (made first, as it says).
+        url = f"postgresql://{name}@{host}:{env['PGPORT']}/{name}"
+        backup = _replaced(
+            docblock("ops-pg-dump"),
+            {
+                "postgresql://app@db.internal/newsletter_restored": f"{url}_restored",
+                "newsletter-2026-11-21.dump": "newsletter-$(date +%F).dump",
+            },
+        )
+        result = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", f"createdb -O {name} {name}_restored\n{backup}"],
+            env={**env, "NEWSLETTER_DATABASE_URL": url},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        restored = subprocess.run(
+            ["newsletter-connector", "db", "current"],
+            env={
+                **env,
+                "NEWSLETTER_DATABASE_URL": f"{url}_restored",
+                "NEWSLETTER_BASE_URL": "https://news.example.org",
+            },
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert restored.stdout == "database schema is current\n", restored.stderr
     finally:
-        for command in (["dropdb", "--if-exists", name], ["dropuser", "--if-exists", name]):
+        for command in (
+            ["dropdb", "--if-exists", f"{name}_restored"],
+            ["dropdb", "--if-exists", name],
+            ["dropuser", "--if-exists", name],
+        ):
             subprocess.run(command, env=env, capture_output=True, timeout=60, check=False)
+
+
+def test_a_wrong_database_name_is_said_as_the_guide_shows(tmp_path: Path) -> None:
+    """The guide's error for a misspelt database name, word for word but for the user name
+    (the guide's role is ``app``; here the server's superuser, whose password is masked)."""
+    server = _server()
+    env = _shell(tmp_path, server)
+    user, host, port = env["PGUSER"], env["PGHOST"], env["PGPORT"]
+    (shown,) = docblock("ops-wrong-database").splitlines()
+    result = subprocess.run(
+        ["newsletter-connector", "db", "upgrade"],
+        env={**env, "NEWSLETTER_DATABASE_URL": f"postgresql://{user}:secret@{host}:{port}/nwes"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    expected = shown.replace("postgresql+psycopg://app:", f"postgresql+psycopg://{user}:")
+    expected = expected.replace('"127.0.0.1", port 5432', f'"{host}", port {port}')
+    expected = expected.replace("@127.0.0.1:5432/", f"@{host}:{port}/")
+    assert result.stderr.strip() == expected

@@ -1,4 +1,5 @@
-"""The generated reference pages in docs/ are current (regenerate with the module's main)."""
+"""The generated reference pages in docs/ are current (regenerate with
+``python -m tests.support.reference_pages docs``)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import re
 
 import pytest
 
-from newsletter_connector.reference import PAGES, _markdown_roles
 from newsletter_connector.settings import Settings
 from tests.support.paths import ROOT
+from tests.support.reference_pages import PAGES, _markdown_roles
 
 # Reads every documentation page
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
@@ -20,7 +21,7 @@ DOCS = ROOT / "docs"
 def test_generated_page_is_current(filename: str) -> None:
     committed = (DOCS / filename).read_text()
     assert committed == PAGES[filename](), (
-        f"docs/{filename} is stale: run `python -m newsletter_connector.reference docs`"
+        f"docs/{filename} is stale: run `python -m tests.support.reference_pages docs`"
     )
 
 

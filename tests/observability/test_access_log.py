@@ -64,7 +64,7 @@ CONFIG = """
     workers = 1
     accesslog = {log!r}
     access_log_format = {format!r}
-    logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
+    logger_class = "newsletter_connector.observability.gunicorn_logging.RedactingLogger"
 """
 
 

@@ -14,7 +14,6 @@ from gunicorn.config import Config
 from hypothesis import given
 from hypothesis import strategies as st
 
-from newsletter_connector.gunicorn_app import RedactingLogger
 from newsletter_connector.log_redaction import (
     redact_access_atoms,
     redact_path,
@@ -22,6 +21,7 @@ from newsletter_connector.log_redaction import (
     redact_tokens,
     redact_url,
 )
+from newsletter_connector.observability.gunicorn_logging import RedactingLogger
 
 
 @pytest.mark.parametrize(
@@ -63,6 +63,21 @@ def test_redact_text_drops_addresses_keys_tokens_and_queries() -> None:
         == "Bot/1.0 (+mailto:[redacted]; [redacted]) [redacted] /confirm/[redacted]"
     )
     assert redact_text("Mozilla/5.0 (X11; Linux x86_64)") == "Mozilla/5.0 (X11; Linux x86_64)"
+
+
+def test_the_gunicorn_runner_names_the_same_redacting_logger() -> None:
+    """An operator's gunicorn.conf.py may name the text logger by either spelling
+    (docs/security.md, "Logs"); both are one class, and ``serve`` names the JSON one beside it."""
+    from newsletter_connector import gunicorn_app
+    from newsletter_connector.settings import Settings
+
+    assert gunicorn_app.RedactingLogger is RedactingLogger
+    for log_format, name in (("text", "RedactingLogger"), ("json", "JsonRedactingLogger")):
+        settings = Settings(database_url="sqlite://", log_format=log_format)
+        options = gunicorn_app.observability_options(settings)
+        assert options["logger_class"] == (
+            f"newsletter_connector.observability.gunicorn_logging.{name}"
+        )
 
 
 def test_every_atom_gunicorn_offers_is_redacted() -> None:

@@ -120,7 +120,7 @@ def test_a_hundred_headers_of_8_kb_cost_little_in_the_access_log() -> None:
 def test_the_real_logger_passes_only_its_formats_atoms() -> None:
     from gunicorn.config import Config
 
-    from newsletter_connector.gunicorn_app import RedactingLogger
+    from newsletter_connector.observability.gunicorn_logging import RedactingLogger
 
     config = Config()
     config.set("access_log_format", '%(r)s "%({x-team}i)s"')

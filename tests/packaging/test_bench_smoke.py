@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 
 import pytest
 
+from tests.support.docblocks import docblock
 from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.system
@@ -65,9 +67,15 @@ def result_line(output: str, name: str) -> str:
 
 
 def test_subscriber_walk_bench_runs() -> None:
-    output = run_bench(
-        "bench.subscriber_walk", "--count", "1234", "--limit", "50", "--sample", "5", *db_args()
+    """The commands docs/newsletter-api.md gives (the line of this pass's database, the
+    server's address this pass's), at a small size."""
+    sqlite, postgres = (
+        shlex.split(line, comments=True) for line in docblock("newsletter-api-bench").splitlines()
     )
+    url = pass_database_url()
+    command = [*postgres[:-1], url] if url else sqlite
+    assert command[:3] == ["python", "-m", "bench.subscriber_walk"], command
+    output = run_bench(*command[2:], "--count", "1234", "--limit", "50", "--sample", "5")
     assert "subscribers: 1234  page size: 50  pages: 25" in output
     assert re.search(r"ratio last/first: \d+\.\d\d", output)
     for name in ("subscriber_walk", "subscriber_walk_last_page", "subscriber_walk_peak_rss"):
@@ -106,6 +114,8 @@ def test_subscriber_import_bench_runs() -> None:
     assert re.search(r"import 1,200 lines .* lines/s, 2,400 events; again", output), output
     for name in ("import_lines_per_s", "import_repeat_lines_per_s", "import_peak_memory"):
         result_line(output, name)
+    if pass_database_url() is not None:  # the floor: PostgreSQL's own COPY of the same rows
+        assert "COPY of the rows" in result_line(output, "import_against_copy_floor"), output
 
 
 @pytest.mark.skipif(

@@ -3,6 +3,7 @@ tests/packaging/test_host_example.py)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,12 @@ def test_standalone_example_under_gunicorn(
     # HOME: where gunicorn's control socket would go (without XDG_RUNTIME_DIR).
     env = example_env(newsletter_settings, port, HOME=str(tmp_path), XDG_RUNTIME_DIR="")
     base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"]
-    with serving(command, probe_url=base + STATUS, env=env, cwd=EXAMPLES / "standalone") as process:
+    # The standalone page's command, from the checkout's root, gunicorn taking the shell's place.
+    block = docblock("gunicorn-standalone").strip()
+    assert block == "cd examples/standalone && gunicorn -c gunicorn.conf.py wsgi:app", block
+    command = ["bash", "-c", block.replace("&& gunicorn", "&& exec gunicorn")]
+    env["PATH"] = f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+    with serving(command, probe_url=base + STATUS, env=env, cwd=EXAMPLES.parent) as process:
         response = httpx.get(base + STATUS, headers={"Authorization": f"Bearer {api_key}"})
         assert response.json() == {"ok": True, "version": "v1", "key": "tests"}
         httpx.get(base + "/confirm/SECRET-LINK-TOKEN?also=SECRET-QUERY")

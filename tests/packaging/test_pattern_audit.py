@@ -78,11 +78,6 @@ MIGRATION = "the data migration's own copy, run once over stored rows that captu
 #: (file under src/newsletter_connector, the module-level name the pattern is bound to, or the
 #: first argument's source text for a pattern applied inline) -> what it reads.
 INVENTORY: dict[tuple[str, str], Audited | Inside] = {
-    ("reference.py", "_ROLE"): Inside("the docs generator reading our own docstrings"),
-    ("reference.py", 'r"^:param (\\w+):"'): Inside("the docs generator"),
-    ("reference.py", 'r"^:return:"'): Inside("the docs generator"),
-    ("reference.py", 'r"^:raises (\\w+):"'): Inside("the docs generator"),
-    ("reference.py", 'r"^    "'): Inside("the docs generator"),
     ("model/requests.py", "_PRINTABLE_RE"): Audited(attr("model.requests", "_PRINTABLE_RE"), True),
     ("model/issue.py", "SLUG_PATTERN"): Audited(attr("model.issue", "SLUG_PATTERN"), True),
     ("model/issue.py", "_DATE_PATTERN"): Audited(attr("model.issue", "_DATE_PATTERN"), True),
@@ -130,7 +125,7 @@ INVENTORY: dict[tuple[str, str], Audited | Inside] = {
     ("web/pages/csrf.py", "_NONCE_RE"): Audited(attr("web.pages.csrf", "_NONCE_RE"), True),
     ("web/pages/csrf.py", "_TOKEN_RE"): Audited(attr("web.pages.csrf", "_TOKEN_RE"), True),
     ("storage/transport.py", "_HEADER_TOKEN"): Inside("the operator's own connection settings"),
-    ("service/import_words.py", "_NAME"): Audited(attr("service.import_words", "_NAME")),
+    ("service/importing/_words.py", "_NAME"): Audited(attr("service.importing._words", "_NAME")),
     ("service/analytics_sanitize.py", "ID_PATTERN"): Audited(
         attr("service.analytics_sanitize", "ID_PATTERN"), True
     ),

@@ -16,10 +16,9 @@ from sqlalchemy import select
 
 from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.plugins.sql_store.tables import import_file_parts
-from newsletter_connector.service import import_jobs
-from newsletter_connector.service.import_files import ImportSource, closed_codec, inspect
-from newsletter_connector.service.import_rows import Provenance
-from newsletter_connector.service.subscriber_import import ImportOptions
+from newsletter_connector.service.importing import ImportOptions, Provenance
+from newsletter_connector.service.importing import _jobs as import_jobs
+from newsletter_connector.service.importing._files import ImportSource, closed_codec, inspect
 from tests.support.analytics_helpers import clocked_service
 
 NOW = datetime(2026, 11, 20, 9, 0, 0)

@@ -13,15 +13,16 @@ from sqlalchemy import func, select
 
 from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.plugins.sql_store.tables import import_file_parts, outbox_events
-from newsletter_connector.service import import_jobs, subscriber_import
-from newsletter_connector.service.import_rows import Provenance
-from newsletter_connector.service.subscriber_import import ImportOptions
+from newsletter_connector.service import importing
+from newsletter_connector.service.importing import ImportOptions, Provenance
+from newsletter_connector.service.importing import _jobs as import_jobs
 from newsletter_connector.settings import Settings
+from newsletter_connector.storage.import_jobs import ImportJobProgress
 from tests.support.analytics_helpers import clocked_service
 
 NOW = datetime(2026, 11, 20, 9, 0, 0)
 CONSENT = ImportOptions(provenance=Provenance("old list", "2024-01-02T03:04:05Z"))
-LINES = 2 * subscriber_import.CHUNK + 30
+LINES = 2 * importing.CHUNK + 30
 
 
 @pytest.fixture
@@ -98,8 +99,8 @@ def test_a_job_resumes_where_it_stopped_and_applies_no_line_twice(service: Any) 
     service.import_jobs.start(job.id, by="owner", mails_confirmed=True)
     service.import_jobs.work(seconds=0)  # one chunk, then back to delivering
     job = service.import_jobs.get(job.id)
-    assert job.phase == "importing" and job.counts == {"added": subscriber_import.CHUNK}
-    assert job.position == subscriber_import.CHUNK + 1
+    assert job.phase == "importing" and job.counts == {"added": importing.CHUNK}
+    assert job.position == importing.CHUNK + 1
     while service.import_jobs.get(job.id).phase == "importing":
         service.import_jobs.work(seconds=0)
     assert counts(service) == (LINES, 2 * LINES)
@@ -120,7 +121,7 @@ def test_a_runner_that_lost_its_lease_commits_nothing(service: Any) -> None:
         plan = service.import_jobs.plan(claimed)
         chunk = next(service.subscriber_import.chunks(plan, service.subscriber_import.reader(plan)))
         service.subscriber_import.apply_chunk(uow, chunk, plan.options, dry_run=False)
-        stale = import_jobs.ImportJobProgress(chunk.last_line, {"added": 1}, [], False)
+        stale = ImportJobProgress(chunk.last_line, {"added": 1}, [], False)
         assert not uow.import_jobs.advance(job.id, stale, lease="stale", now=NOW, until=NOW)
         uow.connection.rollback()  # the chunk rolls back with the refused advance
     assert counts(service) == (0, 0)

@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from newsletter_connector.service.import_files import (
+from newsletter_connector.service.importing import ImportOptions, Provenance
+from newsletter_connector.service.importing._files import (
     ImportSource,
     inspect,
     is_listed_line,
     listed_address,
 )
-from newsletter_connector.service.import_rows import Provenance
-from newsletter_connector.service.subscriber_import import ImportOptions
 
 pytestmark = pytest.mark.system  # asserts on timings
 

@@ -11,9 +11,7 @@ from typing import Any
 import pytest
 
 from newsletter_connector.service.events import subscriber_key
-from newsletter_connector.service.import_files import ImportSource
-from newsletter_connector.service.import_rows import Provenance
-from newsletter_connector.service.subscriber_import import ImportOptions
+from newsletter_connector.service.importing import ImportOptions, ImportSource, Provenance
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.analytics_helpers import clocked_service
 from tests.support.paths import ROOT

@@ -13,11 +13,14 @@ from sqlalchemy import func, select
 
 from newsletter_connector.errors import InvalidRequest
 from newsletter_connector.plugins.sql_store.tables import outbox_events
-from newsletter_connector.service import subscriber_import
+from newsletter_connector.service import importing
 from newsletter_connector.service.events import subscriber_key
-from newsletter_connector.service.import_files import ImportSource
-from newsletter_connector.service.import_rows import Provenance
-from newsletter_connector.service.subscriber_import import ImportOptions, LineOutcome
+from newsletter_connector.service.importing import (
+    ImportOptions,
+    ImportSource,
+    LineOutcome,
+    Provenance,
+)
 from newsletter_connector.settings import Settings
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data
 from tests.support.analytics_helpers import clocked_service
@@ -275,7 +278,7 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
 ) -> None:
     add_existing(service, "old@example.org", status="confirmed")
     text = "email,first_name\nold@example.org,Olga\n" + "".join(
-        f"reader{n}@example.org,Reader\n" for n in range(subscriber_import.CHUNK + 20)
+        f"reader{n}@example.org,Reader\n" for n in range(importing.CHUNK + 20)
     )
     consent = {"provenance": CONSENT} if mode == "add" else {}
     run(service, text, mode=mode, **consent)
@@ -435,7 +438,7 @@ def test_a_first_line_holding_an_address_is_no_header(service: Any) -> None:
 
 
 def test_a_file_over_one_read_block_counts_its_lines_once(service: Any) -> None:
-    from newsletter_connector.service import import_files
+    from newsletter_connector.service.importing import _files as import_files
 
     text = "email\n" + "".join(f"r{n}@example.org\n" for n in range(import_files.BLOCK // 15))
     plan = service.subscriber_import.plan(

@@ -11,9 +11,7 @@ from sqlalchemy import func, select
 from examples.wsgi_mount import host_site, host_store
 from examples.wsgi_mount.host_db import host_users
 from newsletter_connector.service import NewsletterService
-from newsletter_connector.service.import_files import ImportSource
-from newsletter_connector.service.import_rows import Provenance
-from newsletter_connector.service.subscriber_import import ImportOptions
+from newsletter_connector.service.importing import ImportOptions, ImportSource, Provenance
 from newsletter_connector.storage.subscriber_batches import SubscriberBatches
 from tests.storage.test_host_store_conformance import empty_host_tables
 

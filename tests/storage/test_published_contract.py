@@ -39,8 +39,9 @@ MOST_MEMBERS = 20
 
 
 def published_protocols() -> dict[str, tuple[type, tuple[str, ...]]]:
-    """Every protocol defined in a module of ``newsletter_connector.storage``, with its module
-    and its public members (declared attributes, then methods), in source order."""
+    """Every public protocol defined in a module of ``newsletter_connector.storage`` (a private
+    one only types what a helper reads, and nobody implements it), with its module and its
+    public members (declared attributes, then methods), in source order."""
     found: dict[str, tuple[type, tuple[str, ...]]] = {}
     package = newsletter_connector.storage
     for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
@@ -50,6 +51,7 @@ def published_protocols() -> dict[str, tuple[type, tuple[str, ...]]]:
                 inspect.isclass(cls)
                 and cls.__module__ == module.__name__
                 and getattr(cls, "_is_protocol", False)
+                and not cls.__name__.startswith("_")
             ):
                 attributes = list(inspect.get_annotations(cls))
                 methods = [

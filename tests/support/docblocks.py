@@ -117,3 +117,22 @@ def settings_environment(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None
     for field, value in settings.model_dump(exclude_defaults=True).items():
         secret = getattr(value, "get_secret_value", None)
         monkeypatch.setenv(f"NEWSLETTER_{field.upper()}", secret() if secret else str(value))
+
+
+def same_shape(documented: Any, real: Any, where: str = "answer") -> None:
+    """A documented answer has the keys and value types of the ``real`` one, all the way down
+    (a list by its first item; ``null`` on either side matches any type): a renamed, dropped or
+    retyped field fails. A ``"..."`` key stands for the fields the example leaves out."""
+    numbers = {int, float}
+    assert type(documented) is type(real) or {type(documented), type(real)} <= numbers, (
+        f"{where}: documented {documented!r}, answered {real!r}"
+    )
+    if isinstance(real, dict):
+        shown = set(documented) - {"..."}
+        expected = set(real) if "..." not in documented else shown & set(real)
+        assert shown == expected, f"{where}: documented {sorted(shown)}, answered {sorted(real)}"
+        for name in shown:
+            if documented[name] is not None and real[name] is not None:
+                same_shape(documented[name], real[name], f"{where}.{name}")
+    elif isinstance(real, list) and real and documented:
+        same_shape(documented[0], real[0], f"{where}[0]")

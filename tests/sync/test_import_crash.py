@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 
 from newsletter_connector.plugins.sql_store.tables import outbox_events, subscribers
 from newsletter_connector.service.events import subscriber_key
-from newsletter_connector.service.subscriber_import import CHUNK
+from newsletter_connector.service.importing import CHUNK
 
 pytestmark = pytest.mark.system
 

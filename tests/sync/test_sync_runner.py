@@ -14,13 +14,13 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from newsletter_connector import http_client
 from newsletter_connector.hookspecs import hookimpl
 from newsletter_connector.observability.exposition import render
 from newsletter_connector.observability.outbox_collector import OutboxCollector
 from newsletter_connector.plugins.sql_store.tables import outbox_batches
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event, subscriber_key
-from newsletter_connector.sync import http as sync_http
 from newsletter_connector.sync.background import start_background_sync
 from newsletter_connector.sync.runner import SyncRunner
 from newsletter_connector.sync.schedule import MAX_ATTEMPTS, retry_delay
@@ -284,7 +284,7 @@ def test_a_slow_answer_fails_at_the_total_deadline(
 def test_the_default_deadline_is_15_seconds(service: Any) -> None:
     # enforced against a real receiver: tests/sync/test_sync_tls.py
     assert SyncRunner(service, periodic_tasks=[]).deadline == 15.0
-    assert sync_http.REQUEST_DEADLINE_SECONDS == 15.0
+    assert http_client.REQUEST_DEADLINE_SECONDS == 15.0
 
 
 def test_the_lease_outlives_every_request_deadline(service: Any, make_runner: Any) -> None:
@@ -628,7 +628,7 @@ def test_a_platform_claim_is_one_batch_with_a_one_batch_lease(
 
 
 def test_a_closed_runner_client_refuses_a_request(service: Any) -> None:
-    client = sync_http.build_http_client(service.settings)
+    client = http_client.build_http_client(service.settings)
     client.close()
     with pytest.raises(RuntimeError, match="closed"):
         client.post(f"{PLATFORM}/v1/events", content=b"[]")
@@ -639,9 +639,7 @@ def test_an_imported_list_reaches_the_platform_in_ordinary_batches_on_the_ladder
 ) -> None:
     import io
 
-    from newsletter_connector.service.import_files import ImportSource
-    from newsletter_connector.service.import_rows import Provenance
-    from newsletter_connector.service.subscriber_import import ImportOptions
+    from newsletter_connector.service.importing import ImportOptions, ImportSource, Provenance
 
     lines = "".join(f"reader{n:03d}@example.org\n" for n in range(120))
     importer = service.subscriber_import

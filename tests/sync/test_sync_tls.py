@@ -17,9 +17,9 @@ import pytest
 
 from newsletter_connector import hookimpl
 from newsletter_connector.descriptors import OutboundTransport
+from newsletter_connector.http_client.deadline import DeadlineBackend
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.service.events import queue_event
-from newsletter_connector.sync import http as sync_http
 from newsletter_connector.sync.runner import SyncRunner
 from tests.support import sync_payloads as p
 from tests.support.docblocks import docblock
@@ -275,7 +275,7 @@ def test_a_peer_reading_slowly_cannot_stretch_a_write_past_the_deadline() -> Non
 
     reader = threading.Thread(target=read_slowly, daemon=True)
     reader.start()
-    backend = sync_http.DeadlineBackend()
+    backend = DeadlineBackend()
     backend.arm(1.0)
     stream = backend.connect_tcp("127.0.0.1", port)
     started = time.monotonic()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
 import pytest
 
 from tests.support.analytics_helpers import TOKEN, client_for, clocked_service, connect, pageview
+from tests.support.docblocks import docblock, same_shape
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 
@@ -362,3 +364,24 @@ def test_unreachable_database_answers_503(newsletter_settings: Any) -> None:
     assert result.json["error"] == "db_unavailable"
     assert result.headers["retry-after"] == "5"
     assert TOKEN not in result.text
+
+
+def test_the_documented_events_page_has_the_answer_s_shape(
+    client: Any, service: Any, auth: dict[str, str]
+) -> None:
+    """docs/export.md's example page: the same fields, of the same types, as a real page."""
+    pageview(service, "/news/today", referrer="https://www.search.example/")
+    service.analytics.record_event(
+        "engagement ping",
+        visitor_id="visitor-1",
+        session_id="session-1",
+        path="/news/today",
+        seconds=28.0,
+    )
+    real = client.simulate_get("/api/export/events", headers=auth).json
+    documented = json.loads(docblock("export-events-answer"))
+    same_shape(documented, real)
+    assert [e["event_type"] for e in documented["events"]] == [
+        e["event_type"] for e in real["events"]
+    ]
+    assert documented["events"][1]["props"].keys() == real["events"][1]["props"].keys()

@@ -48,7 +48,7 @@ GUNICORN_CONFIG = """
     accesslog = "-"
     access_log_format = "ACCESS %(p)s %(s)s %(m)s %(U)s"
     errorlog = "-"
-    logger_class = "newsletter_connector.gunicorn_app.RedactingLogger"
+    logger_class = "newsletter_connector.observability.gunicorn_logging.RedactingLogger"
     logconfig_dict = {{
         "version": 1,
         "disable_existing_loggers": False,

@@ -3,6 +3,7 @@ never a 500 or a traceback."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import falcon.testing
@@ -12,6 +13,7 @@ from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import SqlStorage
 from newsletter_connector.plugins.sql_store.engine import make_engine
+from tests.support.docblocks import docblock
 from tests.support.subscriber_helpers import MESSAGES, SUBSCRIBERS, one
 
 
@@ -65,3 +67,16 @@ def test_service_operations_raise_db_unavailable(down_service: Any) -> None:
     ):
         with pytest.raises(DbUnavailable):
             call()
+
+
+def test_the_documented_answer_is_the_one_given(down_service: Any) -> None:
+    """docs/newsletter-api.md's ``curl -i`` example: its status line, ``Retry-After`` and body
+    are the real answer's, word for word."""
+    block = docblock("newsletter-api-unavailable")
+    command, status_line, retry_after, body = [line for line in block.splitlines() if line]
+    assert command.startswith('curl -sS -i "$API/subscribers"')
+    client = falcon.testing.TestClient(create_app(service=down_service))
+    result = client.simulate_get(SUBSCRIBERS, headers={"Authorization": "Bearer nlk_some-key"})
+    assert status_line == f"HTTP/1.1 {result.status}"
+    assert retry_after == f"Retry-After: {result.headers['retry-after']}"
+    assert json.loads(body) == result.json

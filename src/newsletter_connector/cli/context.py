@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import getpass
 import logging
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -116,10 +117,24 @@ def command_line_actor() -> str:
 pass_state = click.make_pass_decorator(CliState)
 
 
+def read_one_line() -> str:
+    """One line of a piped stdin, and not a byte more: a buffered read would take the lines
+    meant for the commands a script runs after this one (two ``admin create-user`` fed from one
+    pipe, say). A stdin without a file descriptor (a test runner's) is read as a stream."""
+    try:
+        descriptor = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.stdin.readline()
+    line = bytearray()
+    while (byte := os.read(descriptor, 1)) and byte != b"\n":
+        line += byte
+    return line.decode(sys.stdin.encoding or "utf-8", errors="replace")
+
+
 def read_secret(prompt: str) -> str:
     """A secret from stdin when piped, else from a hidden prompt."""
     if not sys.stdin.isatty():
-        value = sys.stdin.readline().rstrip("\r\n")
+        value = read_one_line().rstrip("\r\n")
     else:
         value = click.prompt(prompt, hide_input=True, confirmation_prompt=True)
     if not value:

@@ -12,20 +12,21 @@ import click
 
 from ..errors import InvalidRequest
 from ..service import NewsletterService
-from ..service.import_columns import SOURCE_LABELS, dropped_opt_outs
-from ..service.import_files import ImportSource
-from ..service.import_rows import Provenance
-from ..service.import_words import refusal_words
-from ..service.subscriber_import import (
+from ..service.importing import (
     ACTION_WORDS,
     MODES,
+    SOURCE_LABELS,
     ImportOptions,
     ImportPlan,
     ImportReport,
+    ImportSource,
     LineOutcome,
     Progress,
+    Provenance,
+    dropped_opt_outs,
     iter_actions,
     opt_outs_warning,
+    refusal_words,
 )
 from .context import CliState, fail, pass_state, reports_errors
 

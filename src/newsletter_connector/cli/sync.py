@@ -12,11 +12,11 @@ from wsgiref.simple_server import WSGIServer
 
 import click
 
+from ..http_client import REQUEST_DEADLINE_SECONDS
 from ..observability.exposition import MULTIPROC_ENV
 from ..observability.json_logs import configure_logging, json_active
 from ..observability.runner_endpoint import serve_metrics
 from ..settings import Settings
-from ..sync.http import REQUEST_DEADLINE_SECONDS
 from ..sync.runner import SyncRunner
 from .context import CliState, fail, pass_state, reports_errors
 

@@ -33,14 +33,13 @@ from .analytics import AnalyticsService
 from .context import ServiceContext
 from .dashboard import DashboardService
 from .feedback import FeedbackService
-from .import_jobs import ImportJobService
+from .importing import ImportJobService, SubscriberImportService
 from .issues import IssueService
 from .jobs import JobService
 from .listsource import ListSourceService
 from .messages import ContactMessageService
 from .runner_status import RunnerStatusService
 from .subscriber_bulk import SubscriberBulkService
-from .subscriber_import import SubscriberImportService
 from .subscriber_jobs import SubscriberJobService
 from .subscriber_list import SubscriberListService
 from .subscribers import SubscriberService

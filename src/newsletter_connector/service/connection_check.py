@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import httpx
 
 from ..descriptors import OutboundTransport
+from ..http_client import REQUEST_DEADLINE_SECONDS, build_http_client
 from ..https_rule import carries_credentials, scheme_allowed, without_credentials
 from ..settings import Settings
 from ..storage.access_records import ConnectionRecord
 from ..storage.transport import bearer_headers, header_safe_token
-from ..sync.http import REQUEST_DEADLINE_SECONDS, build_http_client
 
 #: The outcome for a token stored before tokens had to be printable ASCII.
 UNSENDABLE_OUTCOME = (

@@ -29,14 +29,14 @@ KEPT_REFUSALS = 100
 @dataclass(frozen=True)
 class ImportJobRecord:
     """An uploaded import and how far it got. ``options`` are the editor's choices (mode,
-    consent, columns, encoding, delimiter: :class:`~..service.subscriber_import.ImportOptions`
+    consent, columns, encoding, delimiter: :class:`~..service.importing.ImportOptions`
     as JSON values); ``lines`` the file's line count; ``position`` the last line done in the
     current phase, ``counts`` its outcomes by action (a line refused with others counts
     once each) and ``refusals`` its first :data:`KEPT_REFUSALS` refused lines (``{"line",
     "through", "field", "reason"}``; ``through`` is the last of lines refused together, else
     ``None``). ``checked_counts`` keeps the dry run's counts once the import starts.
     ``encoding`` is the one the file arrived in (a name of
-    :data:`~..service.import_files.ENCODING_WORDS`); its parts hold its text in UTF-8."""
+    :data:`~..service.importing.ENCODING_WORDS`); its parts hold its text in UTF-8."""
 
     id: int
     file_name: str

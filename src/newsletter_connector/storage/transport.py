@@ -3,7 +3,7 @@ example: docs/plugins.md).
 
 ``descriptor.factory(connection, http_client)`` returns a :class:`Transport` for one connection.
 ``http_client`` is the runner's :class:`httpx.Client`
-(:func:`~newsletter_connector.sync.http.build_http_client`: trusted CAs, no redirects, a total
+(:func:`~newsletter_connector.http_client.build_http_client`: trusted CAs, no redirects, a total
 deadline per request raising :class:`httpx.TimeoutException`); a transport sends through it
 only, with its public API, to URLs under ``connection.platform_base`` with the connection's
 bearer token. An optional ``configure(settings)`` is called once, before the first ``deliver``.
@@ -20,8 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
-
-import httpx
 
 from .outbox_records import OutboxEvent
 
@@ -64,7 +62,30 @@ def bearer_headers(token: str, *, idempotency_key: str | None = None) -> dict[st
     return headers
 
 
-def require_2xx(response: httpx.Response) -> None:
+class _Path(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+class _Request(Protocol):
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def url(self) -> _Path: ...
+
+
+class _Answer(Protocol):
+    """What :func:`require_2xx` reads of a response (an :class:`httpx.Response` is one)."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def request(self) -> _Request: ...
+
+
+def require_2xx(response: _Answer) -> None:
     """Raise :class:`DeliveryError` naming the status unless ``response`` is a 2xx (a redirect
     fails too). The response body is never quoted: it may echo contact data."""
     if not 200 <= response.status_code < 300:

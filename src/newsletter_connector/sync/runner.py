@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from ..errors import NewsletterError
+from ..http_client import REQUEST_DEADLINE_SECONDS, build_http_client
 from ..https_rule import carries_credentials, scheme_allowed, without_credentials
 from ..observability.instruments import record_connected, record_outcomes
 from ..plugin_manager import outbound_transports, pick
@@ -40,7 +41,6 @@ from ..storage.access_records import ConnectionRecord
 from ..storage.outbox_records import ClaimedBatch
 from ..storage.transport import MAX_BATCH_SIZE, DeliveryError, Transport, header_safe_token
 from ..tracing import error_type, mark_error, span, tracer_for
-from .http import REQUEST_DEADLINE_SECONDS, build_http_client
 from .periodic import PeriodicTask, default_periodic_tasks
 from .settle import BatchOutcome, SentBatch, settle
 

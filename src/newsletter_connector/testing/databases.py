@@ -37,10 +37,15 @@ def database_name() -> str:
 
 
 @contextmanager
-def temporary_postgres_database(server_url: str, *, options: str = "") -> Iterator[str]:
+def temporary_postgres_database(
+    server_url: str, *, options: str = "", wait_for_disk: bool = True
+) -> Iterator[str]:
     """Create a uniquely named database on ``server_url``, yield its URL, then drop it.
     ``options`` are added to ``CREATE DATABASE`` (e.g. ``TEMPLATE template0 LOCALE_PROVIDER
-    icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`` for a linguistic collation)."""
+    icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`` for a linguistic collation). With
+    ``wait_for_disk=False`` a commit returns before the disk has it (``synchronous_commit``
+    off): only a crash of the server itself could lose it, which a test database never
+    outlives; a benchmark keeps the default, as production does."""
     name = database_name()
     # Creating and dropping a database may take long on a busy server: give it minutes.
     patient = DbTimeouts(statement=600.0, lock=600.0, reply=660.0)
@@ -48,8 +53,8 @@ def temporary_postgres_database(server_url: str, *, options: str = "") -> Iterat
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}" {options}'))
-            # A throwaway database outlives no server crash: a commit need not wait for disk.
-            connection.execute(text(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
+            if not wait_for_disk:
+                connection.execute(text(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
         url = normalise_url(server_url).set(database=name)
         yield url.render_as_string(hide_password=False)
     finally:
@@ -60,10 +65,11 @@ def temporary_postgres_database(server_url: str, *, options: str = "") -> Iterat
 
 @contextmanager
 def migrated_database(tmp_dir: Path) -> Iterator[str]:
-    """A migrated database URL: PostgreSQL when configured, otherwise SQLite in ``tmp_dir``."""
+    """A migrated database URL: PostgreSQL when configured (its commits not waiting for the
+    disk), otherwise SQLite in ``tmp_dir``."""
     server = postgres_server_url()
     if server:
-        with temporary_postgres_database(server) as url:
+        with temporary_postgres_database(server, wait_for_disk=False) as url:
             _migrate(url)
             yield url
     else:

@@ -13,8 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from newsletter_connector.service.events import queue_event
-from newsletter_connector.service.import_rows import Provenance
-from newsletter_connector.service.subscriber_import import ImportOptions
+from newsletter_connector.service.importing import ImportOptions, Provenance
 from newsletter_connector.storage.subscriber_query import SubscriberFilter
 from newsletter_connector.testing.issue_samples import sample_issue_content
 from newsletter_connector.testing.subscriber_samples import make_subscriber_data

@@ -1,7 +1,7 @@
 """Importing a list from the admin area (owners only): upload a file, say how to read it (its
 columns, the mode, the consent), read what a dry run says each line would do, then import it.
 The dry run and the import are jobs the sync runner works through
-(:class:`~...service.import_jobs.ImportJobService`); each page shows how far one got, in words.
+(:class:`~...service.importing.ImportJobService`); each page shows how far one got, in words.
 """
 
 from __future__ import annotations
@@ -11,22 +11,23 @@ from typing import Any
 import falcon
 
 from ...errors import InvalidRequest, NotFound
-from ...service import import_jobs as import_kind
-from ...service.import_columns import (
-    TARGETS,
-    header_names_fields,
-    opt_out_columns,
-    suggested_targets,
-)
-from ...service.import_files import FileShape, ImportSource, inspect
-from ...service.import_rows import Provenance
-from ...service.import_words import FIELD_WORDS, refusal_words
-from ...service.subscriber_import import (
+from ...service.importing import (
     ACTION_WORDS,
     ACTIONS,
+    FIELD_WORDS,
     MODES,
+    TARGETS,
+    FileShape,
     ImportOptions,
+    ImportSource,
+    Provenance,
+    header_names_fields,
+    import_job_progress,
+    inspect,
+    opt_out_columns,
     opt_outs_warning,
+    refusal_words,
+    suggested_targets,
 )
 from ...storage.import_jobs import ImportJobRecord
 from .act import ActCall, Done, posted_id
@@ -395,7 +396,7 @@ def _job_words(job: ImportJobRecord) -> dict[str, Any]:
         "requested": f"{job.requested_by} at {when(job.requested_at)}",
         "state": state,
         "worked": job.worked,
-        "progress": import_kind.progress(job),
+        "progress": import_job_progress(job),
         "done": job.done,
         "counts": [
             (ACTION_WORDS[action], counts[action]) for action in ACTIONS if counts.get(action)

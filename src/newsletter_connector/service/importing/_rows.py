@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from ..errors import ConsentRequired, InvalidRequest
-from ..model.requests import ContactChange, SignupRequest, parse_request
-from ..timeutil import isoformat_z, to_naive_utc
-from .import_columns import ColumnMap
-from .import_files import Record, listed_address
+from ...errors import ConsentRequired, InvalidRequest
+from ...model.requests import ContactChange, SignupRequest, parse_request
+from ...timeutil import isoformat_z, to_naive_utc
+from ._columns import ColumnMap
+from ._files import listed_address
+from ._lines import Record
 
 #: What the source says of a reader who left it: ``unsubscribe`` (opted out, blocklisted) or
 #: ``bounce`` (cleaned: the address bounced).

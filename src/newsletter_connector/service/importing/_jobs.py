@@ -1,11 +1,11 @@
 """Imports uploaded in the admin area (docs/admin.md, "How do I import a list?"): the upload is
 stored in the database, the editor chooses how to read it, the sync runner checks it (a dry run)
-and, once the owner says go, imports it: jobs of the kind ``import`` (:mod:`.jobs`), worked in
+and, once the owner says go, imports it: jobs of the kind ``import`` (:mod:`..jobs`), worked in
 the runner's one job loop beside the bulk acts.
 
 Every chunk of lines commits with the job's new position and counts under the job's lease, so a
 runner killed mid-chunk leaves the chunk for the next one, and a runner that lost its lease
-commits nothing. The lines themselves are applied by :class:`~.subscriber_import.
+commits nothing. The lines themselves are applied by :class:`~._importer.
 SubscriberImportService`, exactly as the command line applies them.
 """
 
@@ -17,17 +17,17 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from ..errors import InvalidRequest, NotFound
-from ..plugins.sql_store.import_jobs import IMPORT_JOBS
-from ..storage.import_jobs import (
+from ...errors import InvalidRequest, NotFound
+from ...plugins.sql_store.import_jobs import IMPORT_JOBS
+from ...storage.import_jobs import (
     KEPT_REFUSALS,
     ImportJobProgress,
     ImportJobRecord,
 )
-from .import_files import ImportSource
-from .import_text import ArrivingText, given_back, latin1_as_utf8
-from .jobs import LEASE, SLICE_SECONDS, JobKind, JobProgress, JobService, held
-from .subscriber_import import ImportOptions, ImportPlan, LineOutcome, SubscriberImportService
+from ..jobs import LEASE, SLICE_SECONDS, JobKind, JobProgress, JobService, held
+from ._files import ImportSource
+from ._importer import ImportOptions, ImportPlan, LineOutcome, SubscriberImportService
+from ._text import ArrivingText, given_back, latin1_as_utf8
 
 #: Bytes per stored part of an upload.
 PART_BYTES = 1 << 20
@@ -79,7 +79,7 @@ class ImportJobService:
 
     def upload(self, stream: BinaryIO, *, file_name: str, requested_by: str) -> ImportJobRecord:
         """Store an uploaded file as a new job waiting for the editor's choices: decoded as it
-        arrives (:class:`~.import_text.ArrivingText`) and kept as UTF-8 text, with the encoding
+        arrives (:class:`~._text.ArrivingText`) and kept as UTF-8 text, with the encoding
         it came in.
 
         :raises InvalidRequest: naming ``file`` when it is empty, larger than
@@ -121,7 +121,7 @@ class ImportJobService:
         """The job's file read with ``options`` (its stored ones when ``None``).
 
         :raises InvalidRequest: naming the option at fault (see
-            :meth:`~.subscriber_import.SubscriberImportService.plan`).
+            :meth:`~._importer.SubscriberImportService.plan`).
         """
         chosen = options or ImportOptions.from_json(job.options)
         return self.importer.plan(self.source(job), chosen)

@@ -1,5 +1,4 @@
-"""The runner's HTTP client (:func:`build_http_client`): who it trusts, and a total deadline
-per request.
+"""The total deadline of every request of the HTTP client (:mod:`newsletter_connector.http_client`).
 
 Every operation of a request (resolution, connect, TLS handshake, each read and each send) is
 bounded by the time left until the deadline armed on the calling thread, so a request ends by itself
@@ -10,27 +9,18 @@ deadline is total".
 
 from __future__ import annotations
 
-import http.cookiejar
 import ipaddress
-import os
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import httpcore
 import httpx
 
-from ..settings import Settings
-from ..tracing import tracer_for
-from ..tracing.http_client import TracedTransport
 from .workers import Job, RequestWorkers
-
-#: The total deadline of a request to the platform, in seconds (docs/delivery.md, "Requests and
-#: the retry ladder").
-REQUEST_DEADLINE_SECONDS = 15.0
 
 
 class DeadlineStream(httpcore.NetworkStream):
@@ -155,18 +145,6 @@ class DeadlineBackend(httpcore.NetworkBackend):
     def close(self) -> None:
         """Let idle resolver threads exit (one still resolving exits when it is done)."""
         self.resolvers.close()
-
-
-def trusted_ssl_context(settings: Settings) -> ssl.SSLContext:
-    """Verify the platform against the system CA store, ``SSL_CERT_FILE`` (and
-    ``SSL_CERT_DIR``) when set, and ``settings.ca_bundle`` when set."""
-    context = ssl.create_default_context()  # system store; OpenSSL honours SSL_CERT_FILE/DIR
-    cert_file = os.environ.get("SSL_CERT_FILE")
-    if cert_file and os.path.isfile(cert_file):
-        context.load_verify_locations(cafile=cert_file)
-    if settings.ca_bundle:
-        context.load_verify_locations(cafile=settings.ca_bundle)
-    return context
 
 
 #: httpcore's exceptions as the httpx ones a client's caller expects, most specific first.
@@ -299,42 +277,3 @@ class WorkerDeadlineTransport(httpx.BaseTransport):
             idle = self._in_flight == 0
         if idle:
             self.inner.close()
-
-
-class CookiesNeverKept(http.cookiejar.CookieJar):
-    """A cookie jar that keeps nothing: a push never carries state a platform set."""
-
-    def extract_cookies(self, response: Any, request: Any) -> None:
-        pass
-
-    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
-        pass
-
-
-def build_http_client(
-    settings: Settings,
-    *,
-    deadline: float = REQUEST_DEADLINE_SECONDS,
-    inner: Callable[[], httpx.BaseTransport] | None = None,
-) -> httpx.Client:
-    """The :class:`httpx.Client` every outbound transport is given: no redirects, no cookies,
-    nothing from the environment beyond :func:`trusted_ssl_context`, and a total ``deadline``
-    per request (over it: :class:`httpx.TimeoutException`). ``inner`` builds the transport
-    instead (tests: :class:`httpx.MockTransport`), run under :class:`WorkerDeadlineTransport`.
-    With the ``tracing`` setting on, each request is a client span (:class:`TracedTransport`).
-    """
-    transport: httpx.BaseTransport
-    if inner is None:
-        transport = DeadlinePoolTransport(trusted_ssl_context(settings), deadline)
-    else:
-        transport = WorkerDeadlineTransport(inner(), deadline)
-    tracer = tracer_for(settings)
-    if tracer is not None:
-        transport = TracedTransport(transport, tracer)
-    return httpx.Client(
-        transport=transport,
-        cookies=CookiesNeverKept(),
-        follow_redirects=False,
-        timeout=httpx.Timeout(deadline),
-        trust_env=False,
-    )

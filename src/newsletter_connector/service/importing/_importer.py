@@ -21,27 +21,27 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from ..errors import ConsentRequired, InvalidRequest
-from ..model.contact import contact_payload
-from ..model.requests import MAX_CONSENT_SOURCE_LENGTH
-from ..plugins.sql_store.store import SqlUnitOfWork
-from ..storage.outbox_records import NewEvent
-from ..storage.records import FeedbackKind, SubscriberData, SubscriberRecord
-from ..storage.subscriber_batches import add_subscribers, subscribers_by_email
-from ..timeutil import parse_timestamp
-from .context import ServiceContext
-from .events import new_subscriber_events, subscriber_key
-from .import_columns import (
+from ...errors import ConsentRequired, InvalidRequest
+from ...model.contact import contact_payload
+from ...model.requests import MAX_CONSENT_SOURCE_LENGTH
+from ...plugins.sql_store.store import SqlUnitOfWork
+from ...storage.outbox_records import NewEvent
+from ...storage.records import FeedbackKind, SubscriberData, SubscriberRecord
+from ...storage.subscriber_batches import add_subscribers, subscribers_by_email
+from ...timeutil import parse_timestamp
+from ..context import ServiceContext
+from ..events import new_subscriber_events, subscriber_key
+from ..subscribers import STATUS_AFTER, SubscriberService, new_signup_data, stored_as_reported
+from ._columns import (
     ColumnMap,
     dropped_opt_outs,
     header_names_fields,
     map_columns,
     plain_list,
 )
-from .import_files import FileShape, ImportSource, Record, inspect, is_listed_line
-from .import_records import Blank, Line, read_lines
-from .import_rows import ImportRow, Provenance, Refusal, RowReader
-from .subscribers import STATUS_AFTER, SubscriberService, new_signup_data, stored_as_reported
+from ._files import FileShape, ImportSource, inspect, is_listed_line
+from ._lines import Blank, Line, Record, read_lines
+from ._rows import ImportRow, Provenance, Refusal, RowReader
 
 MODES = ("add", "update", "suppress")
 #: Lines applied per transaction (bench: subscriber_import).

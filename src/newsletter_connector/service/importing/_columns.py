@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..errors import InvalidRequest
+from ...errors import InvalidRequest
 
 #: The API's field names a column may carry, as the import takes them.
 API_FIELDS = (

@@ -5,7 +5,7 @@ newlines, blank lines, or one address per line.
 
 A file is read twice, in constant memory: :func:`inspect` streams it once to check its size and
 its encoding (before anything is stored) and to read its first line, then
-:func:`~.import_records.read_lines` streams its lines, every one accounted for.
+:func:`~._lines.read_lines` streams its lines, every one accounted for.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from email.header import decode_header, make_header
 from typing import BinaryIO
 
-from ..errors import InvalidRequest
+from ...errors import InvalidRequest
 
 #: Bytes read at a time.
 BLOCK = 1 << 20
@@ -85,14 +85,6 @@ class FileShape:
         """The delimiter in words."""
         names = {",": "comma", ";": "semicolon", "\t": "tab"}
         return "one address per line" if self.delimiter is None else names[self.delimiter]
-
-
-@dataclass(frozen=True)
-class Record:
-    """A record of the file: its fields, and the line it starts on (1 is the first)."""
-
-    line: int
-    fields: list[str]
 
 
 def inspect(

@@ -12,10 +12,18 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .import_files import FileShape, ImportSource, Record
+from ._files import FileShape, ImportSource
 
 #: The longest field Python's CSV reader takes (its ``field_size_limit``).
 MAX_FIELD = csv.field_size_limit()
+
+
+@dataclass(frozen=True)
+class Record:
+    """A record of the file: its fields, and the line it starts on (1 is the first)."""
+
+    line: int
+    fields: list[str]
 
 
 @dataclass(frozen=True)

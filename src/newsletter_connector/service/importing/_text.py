@@ -11,7 +11,7 @@ import codecs
 import io
 from typing import Any, BinaryIO
 
-from ..errors import InvalidRequest
+from ...errors import InvalidRequest
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 #: Characters read at a time when the text is given back.
