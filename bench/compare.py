@@ -32,8 +32,10 @@ from bench.harness import ROOT
 
 RESULT_LINE = re.compile(r"^RESULT (?P<name>[^:]+): (?P<figure>[0-9][0-9,.]*) (?P<unit>\S+)")
 
-#: Units whose smaller figure is the better one (times, memory); every other unit is a rate.
-TIME_UNITS = frozenset({"s", "ms/page", "ms/signup", "MiB"})
+def is_rate(unit: str) -> bool:
+    """Whether a bigger figure is the better one: a rate (``signups/s``). Every other unit is
+    a time or a size (``ms``, ``ms/request``, ``s``, ``MiB``), the smaller the better."""
+    return unit.endswith("/s")
 
 
 @dataclass
@@ -64,9 +66,9 @@ def parse_results(output: str) -> dict[str, tuple[float, str]]:
 
 def speed_ratio(ref: float, new: float, unit: str) -> float:
     """How much faster the new figure is than the ref's (above 1 is faster)."""
-    if unit in TIME_UNITS:
-        return ref / new if new else float("inf")
-    return new / ref if ref else float("inf")
+    if is_rate(unit):
+        return new / ref if ref else float("inf")
+    return ref / new if new else float("inf")
 
 
 @contextmanager
