@@ -202,4 +202,10 @@ def test_the_first_day(
         page.get_by_role("button", name="Record as a test issue").click()
         assert "Recorded test issue" in page.get_by_role("status").inner_text()
         page.get_by_role("navigation").get_by_role("link", name="Issues").click()
-        assert f"[TEST] Our first issue ({width})" in page.locator("main").inner_text()
+        page.wait_for_load_state()
+        # The list is read once the page the link opened has loaded, not the one it replaced.
+        subjects = page.locator("main h3")
+        recorded = f"[TEST] Our first issue ({width})"
+        assert wait_until(lambda: recorded in subjects.all_inner_texts(), timeout=10), (
+            subjects.all_inner_texts()
+        )
