@@ -24,8 +24,7 @@ from newsletter_connector import NewsletterService
 from tests.observability.test_metrics import METRICS_TOKEN, samples, value
 from tests.packaging.test_examples import EXAMPLES, example_env
 from tests.plugins.sql_store.test_hung_database import child_pids
-from tests.support.servers import serving_to_file
-from tests.support.servers import wait_until_listening
+from tests.support.servers import serving_to_file, wait_until_listening
 from tests.support.tls_receiver import TlsReceiver
 from tests.support.waiting import free_port, wait_until
 from tests.sync.test_sync_cli import TOKEN, connect, queue
