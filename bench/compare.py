@@ -32,6 +32,7 @@ from bench.harness import ROOT
 
 RESULT_LINE = re.compile(r"^RESULT (?P<name>[^:]+): (?P<figure>[0-9][0-9,.]*) (?P<unit>\S+)")
 
+
 def is_rate(unit: str) -> bool:
     """Whether a bigger figure is the better one: a rate (``signups/s``). Every other unit is
     a time or a size (``ms``, ``ms/request``, ``s``, ``MiB``), the smaller the better."""
