@@ -19,6 +19,7 @@ consent per reader (``service.subscribers.subscribe``) for ``BASELINE_ROWS`` oth
 from __future__ import annotations
 
 import argparse
+import gc
 import tempfile
 import time
 from pathlib import Path
@@ -99,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
             database_url=url, base_url="https://bench.example", site_secret="bench-site-secret"
         )
         service = NewsletterService.build(settings, storage=storage)
+        gc.freeze()  # as the command line does once its service is built
         importer = service.subscriber_import
         plan = importer.plan(ImportSource.from_path(path), ImportOptions())
         baseline_rows = min(BASELINE_ROWS, args.rows)

@@ -5,6 +5,7 @@ a repeated import changes nothing and queues nothing."""
 from __future__ import annotations
 
 import codecs
+import io
 from datetime import datetime
 from typing import Any
 
@@ -494,3 +495,48 @@ def test_an_opt_out_needs_only_the_address(service: Any, mode: str) -> None:
     _, lines = run(service, text, mode=mode)
     assert [line.action for line in lines] == ["unsubscribed", "suppressed"]
     assert stored(service, "ann@example.org").status == "unsubscribed"
+
+
+class _FailingStream(io.RawIOBase):
+    """A stream of ``data`` that fails once ``good`` bytes are read, as a file on a disk that
+    went away would."""
+
+    def __init__(self, data: bytes, good: int) -> None:
+        self.data, self.good, self.at = data, good, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.at >= self.good:
+            raise OSError("the disk went away")
+        piece = self.data[self.at : min(self.at + len(buffer), self.good)]
+        buffer[: len(piece)] = piece
+        self.at += len(piece)
+        return len(piece)
+
+
+def test_a_file_that_fails_half_way_keeps_every_chunk_read_before_the_failure(
+    service: Any,
+) -> None:
+    """The next chunk is read while the last one's rows are stored: a failure to read it fails
+    the import there, after the chunk before it is stored with its events."""
+    lines = [
+        f"reader{n}@example.org,old list,2024-01-02T03:04:05Z\n"
+        for n in range(importing.CHUNK + 100)
+    ]
+    data = ("email,consent_source,consent_collected_at\n" + "".join(lines)).encode()
+    good = len(data) - len("".join(lines[importing.CHUNK + 50 :]))
+    opened = []
+
+    def open_stream() -> Any:
+        opened.append(True)  # the plan reads the whole file; the import fails half way
+        return io.BytesIO(data) if len(opened) == 1 else _FailingStream(data, good)
+
+    plan = service.subscriber_import.plan(ImportSource("readers.csv", open_stream), ImportOptions())
+    with pytest.raises(OSError, match="the disk went away"):
+        service.subscriber_import.run(plan)
+    assert subscriber_count(service) == importing.CHUNK
+    assert event_count(service) == 2 * importing.CHUNK
+    assert stored(service, f"reader{importing.CHUNK - 1}@example.org") is not None
+    assert stored(service, f"reader{importing.CHUNK}@example.org") is None

@@ -8,7 +8,7 @@ SQLAlchemy connection's own DB-API connection, so the rows join its transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import exc as sa_exc
@@ -16,12 +16,21 @@ from sqlalchemy.engine import Connection
 
 
 def copy_rows(
-    connection: Connection, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    connection: Connection,
+    table: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    meanwhile: Callable[[], None] | None = None,
 ) -> None:
     """Write ``rows`` (values in ``columns`` order; JSON columns as their JSON text) into
     ``table`` in ``connection``'s transaction. A driver failure is raised as SQLAlchemy's
     error of the same kind (a unique index broken: ``IntegrityError``), without the rows (they
-    hold addresses)."""
+    hold addresses).
+
+    ``meanwhile`` (which must not raise) is called once the rows are sent, before waiting for
+    the server to store them: the caller's next work runs while the server, on its own core,
+    indexes the rows."""
     import psycopg  # PostgreSQL's driver is an optional extra
     from psycopg import sql
 
@@ -34,6 +43,8 @@ def copy_rows(
         with driver.cursor() as cursor, cursor.copy(statement) as copy:
             for row in rows:
                 copy.write_row(row)
+            if meanwhile is not None:
+                meanwhile()
     except psycopg.OperationalError as error:
         raise sa_exc.OperationalError(f"COPY {table}", None, error) from None
     except psycopg.IntegrityError as error:

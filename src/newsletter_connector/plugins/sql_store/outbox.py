@@ -5,7 +5,7 @@ Claims (several runners may claim at once) live in :mod:`.outbox_claims`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -100,23 +100,27 @@ class SqlOutbox(SqlRepository):
             },
         )
 
-    def enqueue_many(self, events: Sequence[NewEvent]) -> None:
+    def enqueue_many(
+        self, events: Sequence[NewEvent], *, meanwhile: Callable[[], None] | None = None
+    ) -> None:
         """Queue ``events`` in order, as :meth:`enqueue` one after another would (an import's
-        chunk queues hundreds at once)."""
-        if not events:
+        chunk queues hundreds at once). ``meanwhile`` (which must not raise) is called once,
+        while PostgreSQL stores the events (see :func:`.copy_rows.copy_rows`), or after."""
+        if not events or self.connection.dialect.name != "postgresql":
+            if events:
+                self.connection.execute(_ENQUEUE, [event_columns(event) for event in events])
+            if meanwhile is not None:
+                meanwhile()
             return
         # PostgreSQL enters the horizon once, before any seq is drawn, and holds it to the
         # transaction's end, like each single enqueue.
-        if self.connection.dialect.name != "postgresql":
-            self.connection.execute(_ENQUEUE, [event_columns(event) for event in events])
-            return
         outbox_claims.OUTBOX_HORIZON.enter_insert(self.connection)
         rows = (
             (e.event_id, e.event_type, e.occurred_at, dumps_text(e.payload), e.subscriber_key,
              e.created_at)
             for e in events
         )  # fmt: skip
-        copy_rows(self.connection, outbox_events.name, ENQUEUE_COLUMNS, rows)
+        copy_rows(self.connection, outbox_events.name, ENQUEUE_COLUMNS, rows, meanwhile=meanwhile)
 
     def discard_for_subscriber(self, subscriber_key: str) -> int:
         # Delivered = in the range of a delivered batch. Per event: the one batch that may hold

@@ -8,7 +8,7 @@ PostgreSQL a page reads only up to a commit horizon
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
@@ -237,12 +237,20 @@ class SqlSubscribers(SqlRepository):
         rows = self.connection.execute(query, {"emails": list(emails)})
         return {record.email: record for record in map(_subscriber, rows)}
 
-    def add_many(self, data: Sequence[SubscriberData]) -> set[str]:
-        if not data:
-            return set()
+    def add_many(
+        self, data: Sequence[SubscriberData], *, meanwhile: Callable[[], None] | None = None
+    ) -> set[str]:
+        """:meth:`SubscriberBatches.add_many`; ``meanwhile`` (which must not raise) is called
+        at most once: while PostgreSQL stores the rows (see :func:`.copy_rows.copy_rows`), or
+        after they are stored."""
         rows = [subscriber_columns(item) for item in data]
-        if self.connection.dialect.name != "postgresql":
-            return set(self.connection.execute(_ADD_MANY_SQLITE, rows).scalars())
+        if not rows or self.connection.dialect.name != "postgresql":
+            added = (
+                set(self.connection.execute(_ADD_MANY_SQLITE, rows).scalars()) if rows else set()
+            )
+            if meanwhile is not None:
+                meanwhile()
+            return added
         _SUBSCRIBERS_HORIZON.enter_insert(self.connection)  # once, before any id is drawn
         values = [
             [
@@ -255,7 +263,9 @@ class SqlSubscribers(SqlRepository):
             # Straight in when no address is taken (an import's usual chunk); one taken since
             # the import looked fails the whole COPY, and the staged insert skips it.
             with self.connection.begin_nested():
-                copy_rows(self.connection, subscribers.name, _INSERT_COLUMNS, values)
+                copy_rows(
+                    self.connection, subscribers.name, _INSERT_COLUMNS, values, meanwhile=meanwhile
+                )
             return {row["email"] for row in rows}
         except sa_exc.IntegrityError:
             pass

@@ -25,6 +25,7 @@ from ...errors import ConsentRequired, InvalidRequest
 from ...model.contact import contact_payload
 from ...model.requests import MAX_CONSENT_SOURCE_LENGTH
 from ...plugins.sql_store.store import SqlUnitOfWork
+from ...plugins.sql_store.subscribers import SqlSubscribers
 from ...storage.outbox_records import NewEvent
 from ...storage.records import FeedbackKind, SubscriberData, SubscriberRecord
 from ...storage.subscriber_batches import add_subscribers, subscribers_by_email
@@ -273,9 +274,12 @@ class SubscriberImportService:
     ) -> ImportReport:
         report = ImportReport(dry_run=dry_run, not_imported=plan.columns.not_imported)
         reader = self.reader(plan)
-        for chunk in self.chunks(plan, reader):
+        chunks = ReadAhead(self.chunks(plan, reader))
+        for chunk in chunks:
             with self.context.storage.transaction(write=not dry_run) as uow:
-                outcomes = self.apply_chunk(uow, chunk, plan.options, dry_run=dry_run)
+                outcomes = self.apply_chunk(
+                    uow, chunk, plan.options, dry_run=dry_run, meanwhile=chunks.read_ahead
+                )
             for outcome in outcomes:
                 report.counts[outcome.action] += outcome.lines
                 if on_line is not None:
@@ -322,15 +326,59 @@ class SubscriberImportService:
                 yield ImportChunk(rows, decided, _last_line(chunk[-1]), header_line)
 
     def apply_chunk(
-        self, uow: SqlUnitOfWork, chunk: ImportChunk, options: ImportOptions, *, dry_run: bool
+        self,
+        uow: SqlUnitOfWork,
+        chunk: ImportChunk,
+        options: ImportOptions,
+        *,
+        dry_run: bool,
+        meanwhile: Callable[[], None] | None = None,
     ) -> list[LineOutcome]:
         """Every line of ``chunk`` decided and (unless ``dry_run``) applied in ``uow``, with
-        the events it queues; the outcomes in line order."""
+        the events it queues; the outcomes in line order. ``meanwhile`` (which must not raise,
+        such as :meth:`ReadAhead.read_ahead`) is called once, while the database stores the
+        chunk's events if it can."""
         outcomes = list(chunk.decided)
         if chunk.rows:
-            outcomes += _Chunk(self, uow, chunk.rows, options, dry_run=dry_run).apply()
+            outcomes += _Chunk(self, uow, chunk.rows, options, dry_run=dry_run).apply(meanwhile)
+        elif meanwhile is not None:
+            meanwhile()
         outcomes.sort(key=lambda outcome: outcome.line)
         return outcomes
+
+
+class ReadAhead(Iterator[ImportChunk]):
+    """The chunks of :meth:`SubscriberImportService.chunks`, with the next one read on demand
+    (:meth:`read_ahead`) while the database is still storing the last: reading a chunk is
+    Python's work and storing one the server's, so the two overlap on two cores."""
+
+    def __init__(self, chunks: Iterator[ImportChunk]) -> None:
+        self._chunks = chunks
+        self._ahead: list[ImportChunk] = []
+        self._failure: Exception | None = None
+        self._done = False
+
+    def read_ahead(self) -> None:
+        """Read the next chunk now, if it is not read yet; a failure to read it is raised when
+        it is asked for, not here (the chunk being stored is not to fail with it)."""
+        if self._ahead or self._done or self._failure is not None:
+            return
+        try:
+            self._ahead.append(next(self._chunks))
+        except StopIteration:
+            self._done = True
+        except Exception as failure:
+            self._failure = failure
+
+    def __next__(self) -> ImportChunk:
+        self.read_ahead()
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            self._done = True
+            raise failure
+        if not self._ahead:
+            raise StopIteration
+        return self._ahead.pop()
 
 
 class _Chunk:
@@ -364,17 +412,19 @@ class _Chunk:
         self.suppressions = uow.feedback.suppressions(list(self.keys.values()))
         #: Keyed hashes of the addresses suppressed, before the chunk or by it.
         self.suppressed = set(self.suppressions)
-        #: New subscribers not inserted yet, with their events and the line adding each.
-        self.new: dict[str, tuple[SubscriberData, list[NewEvent], int]] = {}
+        #: New subscribers not inserted yet, with the events each queues and its line.
+        self.new: dict[str, tuple[SubscriberData, tuple[str, ...], int]] = {}
         self.events: list[NewEvent] = []
         self.outcomes: dict[int, LineOutcome] = {}
 
-    def apply(self) -> list[LineOutcome]:
+    def apply(self, meanwhile: Callable[[], None] | None = None) -> list[LineOutcome]:
         for row in self.rows:
             self.outcomes[row.line] = self._decide(row)
         self._insert_new(read_back=False)
         if not self.dry_run:
-            self.uow.outbox.enqueue_many(self.events)
+            self.uow.outbox.enqueue_many(self.events, meanwhile=meanwhile)
+        elif meanwhile is not None:
+            meanwhile()
         return list(self.outcomes.values())
 
     def _decide(self, row: ImportRow) -> LineOutcome:
@@ -391,10 +441,23 @@ class _Chunk:
         if not self.new or self.dry_run:
             self.new.clear()
             return
-        added = add_subscribers(self.uow.subscribers, [data for data, _, _ in self.new.values()])
-        for email, (_, events, line) in self.new.items():
-            if email in added:
-                self.events.extend(events)
+        new = list(self.new.values())
+        events: list[list[NewEvent]] = []
+
+        def build_events() -> None:
+            if not events:
+                events.extend(self._events(types, data) for data, types, _ in new)
+
+        repository = self.uow.subscribers
+        rows = [data for data, _, _ in new]
+        if isinstance(repository, SqlSubscribers):  # builds the events while the rows go in
+            added = repository.add_many(rows, meanwhile=build_events)
+        else:
+            added = add_subscribers(repository, rows)
+        build_events()
+        for (data, _, line), queued in zip(new, events, strict=True):
+            if data.email in added:
+                self.events.extend(queued)
             else:
                 self.outcomes[line] = LineOutcome(line, "unchanged")
         if read_back:
@@ -421,18 +484,15 @@ class _Chunk:
             return _refused(row, "consent", exc.message)
         except InvalidRequest as exc:
             return _refused(row, exc.field, exc.message)
-        key = self.keys[row.email]
-        suppression = self.suppressions.get(key)
-        events: list[NewEvent] = []
+        suppression = self.suppressions.get(self.keys[row.email])
+        events: tuple[str, ...] = ()
         if suppression is not None:
             data = stored_as_reported(data, suppression)
             action = "added_suppressed"
         elif data.status == "confirmed":
-            events = self._events(_CONFIRMED_SIGNUP, contact_payload(data, self.settings), key)
-            action = "added"
+            events, action = _CONFIRMED_SIGNUP, "added"
         else:
-            events = self._events(_PENDING_SIGNUP, contact_payload(data, self.settings), key)
-            action = "added_pending"
+            events, action = _PENDING_SIGNUP, "added_pending"
         self.stored[row.email] = data
         self.new[row.email] = (data, events, row.line)
         return LineOutcome(row.line, action)
@@ -484,7 +544,8 @@ class _Chunk:
         if not self.dry_run:
             self.uow.feedback.suppress(email_hmac=key, kind=kind, occurred_at=self.now, at=self.now)
             payload = {"email": row.email, "status": status}
-            self.events.extend(self._events((f"newsletter.{status}",), payload, key))
+            event_types = (f"newsletter.{status}",)
+            self.events.extend(new_subscriber_events(self.context, event_types, payload, key))
         return LineOutcome(row.line, "suppressed")
 
     def _current(self, email: str) -> SubscriberData | None:
@@ -493,10 +554,12 @@ class _Chunk:
             self._insert_new()
         return self.stored.get(email)
 
-    def _events(
-        self, event_types: tuple[str, ...], payload: dict[str, Any], key: str
-    ) -> list[NewEvent]:
-        return new_subscriber_events(self.context, event_types, payload, key)
+    def _events(self, event_types: tuple[str, ...], data: SubscriberData) -> list[NewEvent]:
+        """The events of ``event_types`` about the new subscriber ``data``."""
+        if not event_types:
+            return []
+        payload = contact_payload(data, self.settings)
+        return new_subscriber_events(self.context, event_types, payload, self.keys[data.email])
 
 
 def _header_line(read: Iterator[Line]) -> int:

@@ -215,6 +215,8 @@ class ImportJobService:
         dry_run = job.phase == "checking"
         counts: Counter[str] = Counter(job.counts)
         refusals = list(job.refusals)
+        # Not read ahead (ReadAhead) while a chunk is stored: reading the upload's stored parts
+        # takes a transaction of its own, which must not wait beside the chunk's.
         chunks = self.importer.chunks(plan, self.importer.reader(plan), job.position)
         for chunk in chunks:
             with self.context.storage.transaction() as uow:
