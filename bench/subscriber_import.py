@@ -54,16 +54,14 @@ def write_file(path: Path, rows: int) -> None:
 def copy_out(engine: Engine, table: Table, above: int) -> bytes:
     """The rows of ``table`` whose key is above ``above``, in ``COPY``'s text format."""
     key = next(iter(table.primary_key.columns)).name
-    chunks = []
     connection = engine.raw_connection()
     try:
         with connection.cursor() as cursor:  # type: ignore[attr-defined]
             query = f"COPY (SELECT * FROM {table.name} WHERE {key} > {int(above)}) TO STDOUT"
             with cursor.copy(query) as copy:
-                chunks = [bytes(data) for data in copy]
+                return b"".join(bytes(data) for data in copy)
     finally:
         connection.close()
-    return b"".join(chunks)
 
 
 def copy_floor(server_url: str, rows: dict[str, bytes]) -> float:
