@@ -11,7 +11,11 @@ imports its own package and benchmarks: its ``src`` and root folder lead ``PYTHO
 
 For each RESULT name the summary prints the median figure of each side and their ratio as a
 speed ratio (the working tree against the ref; above 1 is faster), whether the unit is a rate
-(``signups/s``: higher is better) or a time (``s``, ``ms/signup``: lower is better).
+(``signups/s``: higher is better) or a time (``s``, ``ms/signup``: lower is better). For a
+RESULT with a baseline measured in the same run (``baseline ...``), it prints the same speed
+ratio of the figure against its run's baseline too: a machine whose speed swings between runs
+moves a figure and its baseline together, so this one judges a change on a noisy machine with
+fewer rounds (when the change cannot have touched what the baseline measures).
 """
 
 from __future__ import annotations
@@ -28,9 +32,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.harness import ROOT
+from bench.harness import ROOT, figure_text
 
-RESULT_LINE = re.compile(r"^RESULT (?P<name>[^:]+): (?P<figure>[0-9][0-9,.]*) (?P<unit>\S+)")
+RESULT_LINE = re.compile(
+    r"^RESULT (?P<name>[^:]+): (?P<figure>[0-9][0-9,.]*) (?P<unit>\S+)"
+    r"(?: \(baseline (?P<baseline>[0-9][0-9,.]*) )?"
+)
 
 
 def is_rate(unit: str) -> bool:
@@ -47,6 +54,8 @@ class Side:
     root: Path
     figures: dict[str, list[float]] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
+    #: Each run's figure divided by the baseline the same run measured, by RESULT name.
+    against_baseline: dict[str, list[float]] = field(default_factory=dict)
 
     def env(self) -> dict[str, str]:
         """The environment its benchmarks run in: its own package and bench modules first."""
@@ -55,13 +64,19 @@ class Side:
         return env
 
 
-def parse_results(output: str) -> dict[str, tuple[float, str]]:
-    """The RESULT lines of a benchmark's output: name -> (figure, unit)."""
-    found: dict[str, tuple[float, str]] = {}
+def parse_results(output: str) -> dict[str, tuple[float, str, float | None]]:
+    """The RESULT lines of a benchmark's output: name -> (figure, unit, the baseline the run
+    measured, or ``None``)."""
+    found: dict[str, tuple[float, str, float | None]] = {}
     for line in output.splitlines():
         match = RESULT_LINE.match(line)
         if match:
-            found[match["name"]] = (float(match["figure"].replace(",", "")), match["unit"])
+            baseline = match["baseline"]
+            found[match["name"]] = (
+                float(match["figure"].replace(",", "")),
+                match["unit"],
+                float(baseline.replace(",", "")) if baseline else None,
+            )
     return found
 
 
@@ -121,9 +136,11 @@ def run_once(side: Side, module: str, arguments: Sequence[str]) -> bool:
     process = subprocess.run(command, cwd=side.root, env=side.env(), capture_output=True, text=True)
     sys.stdout.write(process.stdout)
     sys.stdout.flush()
-    for name, (figure, unit) in parse_results(process.stdout).items():
+    for name, (figure, unit, baseline) in parse_results(process.stdout).items():
         side.figures.setdefault(name, []).append(figure)
         side.units[name] = unit
+        if baseline:
+            side.against_baseline.setdefault(name, []).append(figure / baseline)
     if process.returncode != 0:
         sys.stdout.write(process.stderr)
     return process.returncode == 0
@@ -167,10 +184,19 @@ def print_summary(ref: Side, new: Side, *, failures: Sequence[str]) -> int:
         before = statistics.median(ref.figures[name])
         after = statistics.median(new.figures[name])
         ratio = speed_ratio(before, after, unit)
-        print(
-            f"COMPARE {name}: {ref.label} {before:,.3f} {unit}; {new.label} {after:,.3f} {unit}; "
-            f"speed ratio {ratio:.2f} ({len(ref.figures[name])} and {len(new.figures[name])} runs)"
+        line = (
+            f"COMPARE {name}: {ref.label} {figure_text(before)} {unit}; {new.label} "
+            f"{figure_text(after)} {unit}; speed ratio {ratio:.2f} "
+            f"({len(ref.figures[name])} and {len(new.figures[name])} runs)"
         )
+        if name in ref.against_baseline and name in new.against_baseline:
+            in_run = speed_ratio(
+                statistics.median(ref.against_baseline[name]),
+                statistics.median(new.against_baseline[name]),
+                unit,
+            )
+            line += f"; against its run's baseline {in_run:.2f}"
+        print(line)
     for label in failures:
         print(f"FAILED {label}")
     return 1 if failures or missing else 0

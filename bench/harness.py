@@ -77,11 +77,11 @@ def report(
     so it is refused rather than turned into an endless ratio."""
     if baseline is not None and baseline <= 0:
         raise ValueError(f"{name}: the baseline measured nothing ({baseline} {unit})")
-    parts = [f"RESULT {name}: {_number(figure)} {unit}"]
+    parts = [f"RESULT {name}: {figure_text(figure)} {unit}"]
     details = []
     if baseline is not None:
         ratio = figure / baseline
-        details.append(f"baseline {_number(baseline)} {unit}, ratio {ratio:.2f}")
+        details.append(f"baseline {figure_text(baseline)} {unit}, ratio {ratio:.2f}")
     if target:
         details.append(f"target {target}")
     if details:
@@ -89,7 +89,7 @@ def report(
     print(" ".join(parts), flush=True)
 
 
-def _number(value: float) -> str:
+def figure_text(value: float) -> str:
     """``value`` with at least four significant digits below 10 (a page of 2.4 ms is not
     rounded to 2 or 3 ms, which a comparison would read as a third slower), never as an
     exponent (``compare`` reads plain digits)."""

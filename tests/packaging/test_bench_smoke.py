@@ -7,6 +7,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -203,7 +204,8 @@ def test_compare_runs_a_ref_and_the_working_tree_in_alternating_rounds() -> None
     line = re.search(r"^COMPARE rollups\[sqlite\]: (.*)$", output, re.MULTILINE)
     assert line, output
     assert re.fullmatch(
-        r"ref HEAD [\d,.]+ s; working tree [\d,.]+ s; speed ratio \d+\.\d\d \(2 and 2 runs\)",
+        r"ref HEAD [\d,.]+ s; working tree [\d,.]+ s; speed ratio \d+\.\d\d \(2 and 2 runs\); "
+        r"against its run's baseline \d+\.\d\d",
         line[1],
     )
     assert "FAILED" not in output
@@ -216,10 +218,31 @@ def test_compare_reads_speed_ratios_the_right_way_up() -> None:
         "noise\nRESULT signups[sqlite]: 1,234.5 signups/s (baseline 1,000.0 signups/s)\n"
         "RESULT rollups[sqlite]: 0.500 s (target < 1 s)\n"
     )
-    assert figures == {"signups[sqlite]": (1234.5, "signups/s"), "rollups[sqlite]": (0.5, "s")}
+    assert figures == {
+        "signups[sqlite]": (1234.5, "signups/s", 1000.0),
+        "rollups[sqlite]": (0.5, "s", None),
+    }
     assert speed_ratio(1000.0, 1250.0, "signups/s") == 1.25  # a higher rate is faster
     assert speed_ratio(0.5, 0.4, "s") == 1.25  # a shorter time is faster
     assert speed_ratio(100.0, 125.0, "MiB") == 0.8  # more memory is worse
     # Every time a benchmark reports, whatever it is per: a shorter one is faster.
     for unit in ("ms", "ms/request", "ms/page", "ms/signup"):
         assert speed_ratio(10.0, 8.0, unit) == 1.25, unit
+
+
+@pytest.mark.database_independent  # the summary's arithmetic alone
+def test_compare_judges_each_figure_against_its_own_runs_baseline_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A machine twice as slow in the working tree's runs halves its figures and their
+    baselines alike: the plain ratio says 0.50, the ratio against each run's baseline 1.00."""
+    from bench.compare import Side, print_summary
+
+    ref, new = Side("ref", Path("ref")), Side("new", Path("new"))
+    for side, figure, baseline in ((ref, 2.0, 1.0), (new, 4.0, 2.0)):
+        side.figures["page[sqlite]"] = [figure]
+        side.units["page[sqlite]"] = "ms"
+        side.against_baseline["page[sqlite]"] = [figure / baseline]
+    assert print_summary(ref, new, failures=()) == 0
+    printed = capsys.readouterr().out
+    assert "speed ratio 0.50 (1 and 1 runs); against its run's baseline 1.00" in printed
