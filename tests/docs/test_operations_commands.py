@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -16,8 +15,8 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from newsletter_connector.plugins.sql_store.migrate import head_revision
+from tests.support.doc_shell import Shell, replaced
 from tests.support.docblocks import docblock
-from tests.support.servers import started, wait_until_listening
 from tests.support.waiting import free_port
 
 # Creates a role and a database on the run's PostgreSQL server, and serves from a subprocess
@@ -32,36 +31,25 @@ def _server() -> str:
     return url
 
 
-def _replaced(text: str, swaps: dict[str, str]) -> str:
-    """``text`` with each of ``swaps`` made, each exactly once (so an edit of the guide that
-    moves one fails here, not silently)."""
-    for old, new in swaps.items():
-        assert text.count(old) == 1, f"the guide's block no longer holds {old!r} once:\n{text}"
-        text = text.replace(old, new)
-    return text
-
-
-def _shell(folder: Path, server: str) -> dict[str, str]:
-    """A fresh shell's environment: this Python's commands and the system's on PATH, the
-    PostgreSQL client tools pointed at the server as its superuser (the guide's ``sudo -u
-    postgres``), and nothing else."""
+def _shell(folder: Path, server: str) -> Shell:
+    """A fresh shell in ``folder``, with the PostgreSQL client tools pointed at the server as
+    its superuser (the guide's ``sudo -u postgres``)."""
     url = make_url(server)
-    return {
-        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-        "HOME": str(folder),
-        "PGHOST": url.host or "127.0.0.1",
-        "PGPORT": str(url.port or 5432),
-        "PGUSER": url.username or "postgres",
-    }
+    return Shell(
+        folder,
+        PGHOST=url.host or "127.0.0.1",
+        PGPORT=str(url.port or 5432),
+        PGUSER=url.username or "postgres",
+    )
 
 
 def test_the_postgresql_setup_and_the_upgrade_line_run_as_written(tmp_path: Path) -> None:
-    server = _server()
-    env = _shell(tmp_path, server)
+    shell = _shell(tmp_path, _server())
+    env = shell.env
     name = f"nc_newcomer_{uuid.uuid4().hex[:8]}"
     port = free_port()
     host = env["PGHOST"]
-    setup = _replaced(
+    setup = replaced(
         docblock("ops-postgresql"),
         {
             # The package is installed already, as the README installs it (the wheel's own
@@ -70,21 +58,13 @@ def test_the_postgresql_setup_and_the_upgrade_line_run_as_written(tmp_path: Path
             "createuser app ": f"createuser {name} ",
             "createdb -O app newsletter ": f"createdb -O {name} {name} ",
             "postgresql://app@db.internal/newsletter": f"postgresql://{name}@{host}:{env['PGPORT']}/{name}",
-            # The last command runs in the shell's place, so stopping it stops the server.
             "newsletter-connector serve --bind 127.0.0.1:8000": (
-                f"exec newsletter-connector serve --bind 127.0.0.1:{port}"
+                f"newsletter-connector serve --bind 127.0.0.1:{port}"
             ),
         },
     )
     try:
-        log = tmp_path / "setup.log"
-        with (
-            log.open("w") as output,
-            started(
-                ["bash", "-euo", "pipefail", "-c", setup], env=env, cwd=tmp_path, output=output
-            ) as process,
-        ):
-            wait_until_listening(f"http://127.0.0.1:{port}/healthz", process)
+        with shell.running(setup, probe_url=f"http://127.0.0.1:{port}/healthz") as log:
             assert httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200
             signup = httpx.get(f"http://127.0.0.1:{port}/signup")
             assert signup.status_code == 200
@@ -92,57 +72,32 @@ def test_the_postgresql_setup_and_the_upgrade_line_run_as_written(tmp_path: Path
         assert f"database created (schema revision {head_revision()})\n" in printed, printed
 
         # The upgrade line, up to the restart (the units are the host's, not this machine's).
-        upgrade = _replaced(
+        upgrade = replaced(
             docblock("ops-upgrade"),
             {" && systemctl restart newsletter-web newsletter-sync": ""},
         )
-        result = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", upgrade],
-            env={
-                **env,
-                "NEWSLETTER_DATABASE_URL": f"postgresql://{name}@{host}:{env['PGPORT']}/{name}",
-                "NEWSLETTER_BASE_URL": "https://news.example.org",
-            },
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
+        url = f"postgresql://{name}@{host}:{env['PGPORT']}/{name}"
+        base_url = "https://news.example.org"
+        result = shell.run(upgrade, NEWSLETTER_DATABASE_URL=url, NEWSLETTER_BASE_URL=base_url)
         assert result.stdout == (
             f"database already current (schema revision {head_revision()})\n"
             "database schema is current\n"
         )
 
         # The backup line, then its restore into an empty database (made first, as it says).
-        url = f"postgresql://{name}@{host}:{env['PGPORT']}/{name}"
-        backup = _replaced(
+        backup = replaced(
             docblock("ops-pg-dump"),
             {
                 "postgresql://app@db.internal/newsletter_restored": f"{url}_restored",
                 "newsletter-2026-11-21.dump": "newsletter-$(date +%F).dump",
             },
         )
-        result = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", f"createdb -O {name} {name}_restored\n{backup}"],
-            env={**env, "NEWSLETTER_DATABASE_URL": url},
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
-        restored = subprocess.run(
-            ["newsletter-connector", "db", "current"],
-            env={
-                **env,
-                "NEWSLETTER_DATABASE_URL": f"{url}_restored",
-                "NEWSLETTER_BASE_URL": "https://news.example.org",
-            },
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=60,
+        shell.run(f"createdb -O {name} {name}_restored\n{backup}", NEWSLETTER_DATABASE_URL=url)
+        restored = shell.run(
+            "newsletter-connector db current",
+            check=False,
+            NEWSLETTER_DATABASE_URL=f"{url}_restored",
+            NEWSLETTER_BASE_URL=base_url,
         )
         assert restored.stdout == "database schema is current\n", restored.stderr
     finally:
@@ -157,17 +112,13 @@ def test_the_postgresql_setup_and_the_upgrade_line_run_as_written(tmp_path: Path
 def test_a_wrong_database_name_is_said_as_the_guide_shows(tmp_path: Path) -> None:
     """The guide's error for a misspelt database name, word for word but for the user name
     (the guide's role is ``app``; here the server's superuser, whose password is masked)."""
-    server = _server()
-    env = _shell(tmp_path, server)
-    user, host, port = env["PGUSER"], env["PGHOST"], env["PGPORT"]
+    shell = _shell(tmp_path, _server())
+    user, host, port = shell.env["PGUSER"], shell.env["PGHOST"], shell.env["PGPORT"]
     (shown,) = docblock("ops-wrong-database").splitlines()
-    result = subprocess.run(
-        ["newsletter-connector", "db", "upgrade"],
-        env={**env, "NEWSLETTER_DATABASE_URL": f"postgresql://{user}:secret@{host}:{port}/nwes"},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = shell.run(
+        "newsletter-connector db upgrade",
+        check=False,
+        NEWSLETTER_DATABASE_URL=f"postgresql://{user}:secret@{host}:{port}/nwes",
     )
     assert result.returncode == 1
     expected = shown.replace("postgresql+psycopg://app:", f"postgresql+psycopg://{user}:")

@@ -9,30 +9,18 @@ enclosing packages. Only the package's own modules are nodes: third-party import
 
 from __future__ import annotations
 
-import ast
 from collections import deque
 from pathlib import Path
 
 import pytest
 
 import newsletter_connector
+from tests.support.source_imports import import_statements, module_files
 
 # Reads every source file
 pytestmark = [pytest.mark.system, pytest.mark.database_independent]
 
 PACKAGE_DIR = Path(newsletter_connector.__file__).parent
-
-
-def module_files(package_dir: Path) -> dict[str, tuple[Path, bool]]:
-    """Dotted module name -> (file, whether it is a package's ``__init__``)."""
-    modules = {}
-    for path in sorted(package_dir.rglob("*.py")):
-        parts = list(path.relative_to(package_dir.parent).with_suffix("").parts)
-        is_package = parts[-1] == "__init__"
-        if is_package:
-            parts.pop()
-        modules[".".join(parts)] = (path, is_package)
-    return modules
 
 
 def import_graph(package_dir: Path) -> dict[str, set[str]]:
@@ -47,21 +35,10 @@ def import_graph(package_dir: Path) -> dict[str, set[str]]:
 
     graph: dict[str, set[str]] = {}
     for name, (path, is_package) in modules.items():
-        here = name.split(".") if is_package else name.split(".")[:-1]
         targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                targets.update(t for a in node.names if (t := own_module(a.name)))
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    anchor = here[: len(here) - node.level + 1]
-                    source = ".".join([*anchor, *([node.module] if node.module else [])])
-                else:
-                    source = node.module or ""
-                for alias in node.names:
-                    target = own_module(f"{source}.{alias.name}")
-                    if target is not None:
-                        targets.add(target)
+        for source, names in import_statements(name, path, is_package):
+            dotted = [f"{source}.{imported}" for imported in names] if names else [source]
+            targets.update(target for each in dotted if (target := own_module(each)))
         enclosing = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
         for target in list(targets):
             parts = target.split(".")

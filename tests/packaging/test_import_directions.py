@@ -9,12 +9,12 @@ so a dependency such as httpx is an arrow like any other.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.source_imports import import_statements, module_files
 
 pytestmark = pytest.mark.database_independent
 
@@ -23,40 +23,18 @@ PACKAGE = "newsletter_connector"
 IMPORTING = f"{PACKAGE}.service.importing"
 
 
-def module_names(package_dir: Path) -> dict[str, Path]:
-    """Dotted module name (a package by its own name) -> its file."""
-    found = {}
-    for path in sorted(package_dir.rglob("*.py")):
-        parts = list(path.relative_to(package_dir.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
-    return found
-
-
 def imports_of(package_dir: Path) -> dict[str, set[str]]:
     """Module -> every dotted name it imports: a module (``from a import b`` names ``a.b`` when
     that is one of ours) or a third-party name as written."""
-    modules = module_names(package_dir)
+    modules = module_files(package_dir)
     graph: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    for name, (path, is_package) in modules.items():
         targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                targets.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    anchor = here[: len(here) - node.level + 1]
-                    source = ".".join([*anchor, *([node.module] if node.module else [])])
-                else:
-                    source = node.module or ""
-                targets.add(source)
-                targets.update(
-                    f"{source}.{alias.name}"
-                    for alias in node.names
-                    if f"{source}.{alias.name}" in modules
-                )
+        for source, names in import_statements(name, path, is_package):
+            targets.add(source)
+            targets.update(
+                f"{source}.{imported}" for imported in names if f"{source}.{imported}" in modules
+            )
         graph[name] = targets
     return graph
 
