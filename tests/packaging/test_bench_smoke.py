@@ -246,3 +246,21 @@ def test_compare_judges_each_figure_against_its_own_runs_baseline_too(
     assert print_summary(ref, new, failures=()) == 0
     printed = capsys.readouterr().out
     assert "speed ratio 0.50 (1 and 1 runs); against its run's baseline 1.00" in printed
+
+
+@pytest.mark.database_independent  # the printing alone
+def test_figures_print_with_four_significant_digits_and_never_as_an_exponent() -> None:
+    """A 2.4 ms page is not printed as 0.002 s (a comparison would read 2 against 3 ms as a
+    third slower), and ``compare`` reads plain digits only."""
+    from bench.compare import RESULT_LINE
+    from bench.harness import figure_text
+
+    assert figure_text(0.0023456) == "0.002346"
+    assert figure_text(0.5) == "0.5000"
+    assert figure_text(0.000012345) == "0.00001234"
+    assert figure_text(12345.6) == "12,345.6"
+    assert figure_text(0) == "0.000"
+    for value in (0.0023456, 0.000012345, 7.5, 12345.6):
+        line = f"RESULT page[sqlite]: {figure_text(value)} s"
+        match = RESULT_LINE.match(line)
+        assert match and float(match["figure"].replace(",", "")) == pytest.approx(value, rel=1e-3)
