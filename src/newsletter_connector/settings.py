@@ -72,7 +72,8 @@ class Settings(BaseModel):
     database_url: str = Field(
         DEFAULT_DATABASE_URL,
         description="SQLAlchemy URL of the database; a SQLite file in the working directory "
-        "by default, `postgresql://…` for PostgreSQL.",
+        "by default, `postgresql://…` for PostgreSQL, `mysql://…` or `mariadb://…` for MySQL "
+        "and MariaDB.",
     )
     base_url: str | None = Field(
         None,
@@ -339,8 +340,10 @@ class Settings(BaseModel):
             url = make_url(value)
         except ArgumentError as exc:
             raise ValueError(f"not a database URL ({exc})") from None
-        if url.get_backend_name() not in ("sqlite", "postgresql"):
-            raise ValueError("only sqlite:// and postgresql:// URLs are supported")
+        if url.get_backend_name() not in ("sqlite", "postgresql", "mysql", "mariadb"):
+            raise ValueError(
+                "only sqlite://, postgresql://, mysql:// and mariadb:// URLs are supported"
+            )
         return value
 
     @field_validator("db_reply_timeout")

@@ -1,4 +1,5 @@
-"""Throw-away test databases: a SQLite file, or a fresh PostgreSQL database made and dropped."""
+"""Throw-away test databases: a SQLite file, or a fresh PostgreSQL, MySQL or MariaDB database
+made and dropped on the server ``NEWSLETTER_TEST_DATABASE_URL`` names."""
 
 from __future__ import annotations
 
@@ -8,24 +9,36 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection, Engine, make_url
 
-from ..plugins.sql_store.engine import DbTimeouts, make_engine, normalise_url
+from ..plugins.sql_store.engine import DbTimeouts, is_mysql, make_engine, normalise_url
 from ..plugins.sql_store.migrate import VERSION_TABLE, upgrade
 from ..plugins.sql_store.tables import metadata
 
 TEST_DATABASE_ENV = "NEWSLETTER_TEST_DATABASE_URL"
 
 
-def postgres_server_url() -> str | None:
-    """The PostgreSQL server named by ``NEWSLETTER_TEST_DATABASE_URL``, or ``None``."""
+def server_url() -> str | None:
+    """The database server ``NEWSLETTER_TEST_DATABASE_URL`` names (PostgreSQL, MySQL or
+    MariaDB), or ``None`` when it is not set (the tests then run on SQLite files)."""
     url = os.environ.get(TEST_DATABASE_ENV, "").strip()
     if not url:
         return None
-    if make_url(url).get_backend_name() != "postgresql":
-        raise RuntimeError(f"{TEST_DATABASE_ENV} must be a postgresql:// URL, got a different kind")
+    backend = make_url(url).get_backend_name()
+    if backend != "postgresql" and not is_mysql(backend):
+        raise RuntimeError(
+            f"{TEST_DATABASE_ENV} must be a postgresql://, mysql:// or mariadb:// URL, "
+            "got a different kind"
+        )
     return url
+
+
+def postgres_server_url() -> str | None:
+    """The PostgreSQL server named by ``NEWSLETTER_TEST_DATABASE_URL``, or ``None`` (not set,
+    or another kind of server)."""
+    url = server_url()
+    return url if url and make_url(url).get_backend_name() == "postgresql" else None
 
 
 def database_name() -> str:
@@ -64,12 +77,44 @@ def temporary_postgres_database(
 
 
 @contextmanager
+def temporary_mysql_database(server_url: str) -> Iterator[str]:
+    """Create a uniquely named database on the MySQL or MariaDB server ``server_url`` (UTF-8,
+    compared by code point), yield its URL, then drop it."""
+    name = database_name()
+    admin = make_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(
+                text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+            )
+        url = normalise_url(server_url).set(database=name)
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS `{name}`"))
+        admin.dispose()
+
+
+@contextmanager
+def temporary_database(server_url: str, *, wait_for_disk: bool = True) -> Iterator[str]:
+    """A fresh, empty database on ``server_url``'s server (PostgreSQL, MySQL or MariaDB), its
+    URL yielded, dropped afterwards (see :func:`temporary_postgres_database`)."""
+    if is_mysql(make_url(server_url).get_backend_name()):
+        with temporary_mysql_database(server_url) as url:
+            yield url
+    else:
+        with temporary_postgres_database(server_url, wait_for_disk=wait_for_disk) as url:
+            yield url
+
+
+@contextmanager
 def migrated_database(tmp_dir: Path) -> Iterator[str]:
-    """A migrated database URL: PostgreSQL when configured (its commits not waiting for the
-    disk), otherwise SQLite in ``tmp_dir``."""
-    server = postgres_server_url()
+    """A migrated database URL: on the server ``NEWSLETTER_TEST_DATABASE_URL`` names when it
+    is set (on PostgreSQL, its commits not waiting for the disk), otherwise SQLite in
+    ``tmp_dir``."""
+    server = server_url()
     if server:
-        with temporary_postgres_database(server, wait_for_disk=False) as url:
+        with temporary_database(server, wait_for_disk=False) as url:
             _migrate(url)
             yield url
     else:
@@ -102,6 +147,12 @@ def empty_all_tables(engine: Engine) -> None:
         if engine.dialect.name == "postgresql":
             # Every table's: a rolled-back insert moves a sequence and leaves no row.
             connection.execute(_RESTART_OWNED_SEQUENCES, {"tables": tables})
+        elif is_mysql(engine.dialect.name):
+            if not getattr(engine.dialect, "is_mariadb", False):  # MySQL caches the counters
+                connection.execute(text("SET SESSION information_schema_stats_expiry = 0"))
+            for table in connection.execute(_MOVED_AUTO_INCREMENTS, {"tables": tables}).scalars():
+                # InnoDB starts the table's counter at 1 again when it is empty.
+                connection.execute(text(f"ALTER TABLE {table} AUTO_INCREMENT = 1"))
 
 
 def tables_with_rows(connection: Connection) -> list[str]:
@@ -112,6 +163,12 @@ def tables_with_rows(connection: Connection) -> list[str]:
     )
     return list(connection.execute(text(probes)).scalars())
 
+
+#: The tables of those named whose counter has moved (MySQL, MariaDB).
+_MOVED_AUTO_INCREMENTS = text(
+    "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()"
+    " AND TABLE_NAME IN :tables AND AUTO_INCREMENT > 1"
+).bindparams(bindparam("tables", expanding=True))
 
 #: Starts at 1 again every sequence owned by a column of the named tables (PostgreSQL).
 _RESTART_OWNED_SEQUENCES = text(

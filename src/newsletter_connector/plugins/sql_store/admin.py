@@ -19,7 +19,7 @@ from ...storage.records import ContactMessageRecord
 from .record_builders import record_of
 from .repository import SqlRepository
 from .tables import admin_audit, admin_sessions, admin_users, contact_messages, message_handling
-from .upserts import insert_ignoring_duplicates
+from .upserts import insert_unless_stored
 
 
 class SqlAdminUsers(SqlRepository):
@@ -224,10 +224,10 @@ class SqlMessageHandling(SqlRepository):
         if self.connection.scalar(exists.with_for_update()) is None:
             return None
         # Two admins marking at once: the first mark stays, the second adds nothing.
-        self.connection.execute(
-            insert_ignoring_duplicates(self.connection.dialect.name, message_handling).values(
-                message_id=message_id, handled_by=by, handled_at=at
-            )
+        insert_unless_stored(
+            self.connection,
+            message_handling,
+            {"message_id": message_id, "handled_by": by, "handled_at": at},
         )
         return self.of([message_id])[message_id]
 

@@ -22,7 +22,7 @@ from .record_builders import record_builder
 from .repository import SqlRepository
 from .stored_json import LenientJson
 from .tables import analytics_events, analytics_visitors, issues, job_runs, llm_usage
-from .upserts import insert_ignoring_duplicates
+from .upserts import insert_unless_stored
 
 PAGEVIEW = "pageview"
 LINK_CLICK = "link click"
@@ -133,10 +133,10 @@ class SqlAnalytics(SqlRepository):
     ) -> int:
         """Store one event; its id (ids grow with insertion order). Records the visitor's first
         sighting at ``occurred_at`` unless the visitor was already seen."""
-        self.connection.execute(
-            insert_ignoring_duplicates(self.connection.dialect.name, analytics_visitors).values(
-                visitor_id=visitor_id, first_seen_at=occurred_at
-            )
+        insert_unless_stored(
+            self.connection,
+            analytics_visitors,
+            {"visitor_id": visitor_id, "first_seen_at": occurred_at},
         )
         postgres = self.connection.dialect.name == "postgresql"
         return int(
@@ -335,12 +335,7 @@ class SqlJobRuns(SqlRepository):
         # reliable for ON CONFLICT DO NOTHING across drivers).
         """Record ``job_key`` as run; true if this call claimed it. Of racing transactions,
         exactly one gets true."""
-        inserted = self.connection.execute(
-            insert_ignoring_duplicates(self.connection.dialect.name, job_runs)
-            .values(job_key=job_key, ran_at=at)
-            .returning(job_runs.c.job_key)
-        ).first()
-        return inserted is not None
+        return insert_unless_stored(self.connection, job_runs, {"job_key": job_key, "ran_at": at})
 
     def latest(self, prefix: str) -> str | None:
         """The greatest claimed key starting with ``prefix`` (string order), or ``None``."""

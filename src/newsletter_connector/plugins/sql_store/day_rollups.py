@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from .repository import SqlRepository
 from .tables import day_rollups
-from .upserts import insert_ignoring_duplicates
+from .upserts import insert_unless_stored
 
 
 class SqlDayRollups(SqlRepository):
@@ -26,8 +26,6 @@ class SqlDayRollups(SqlRepository):
     def keep(self, day: date, figures: dict[str, Any], *, at: datetime) -> None:
         """Keep ``figures`` (JSON-ready) for ``day``, unless figures are already kept for it
         (racing writers keep the first; a settled day's figures are the same for all)."""
-        self.connection.execute(
-            insert_ignoring_duplicates(self.connection.dialect.name, day_rollups).values(
-                day=day, figures=figures, kept_at=at
-            )
+        insert_unless_stored(
+            self.connection, day_rollups, {"day": day, "figures": figures, "kept_at": at}
         )

@@ -38,12 +38,25 @@ _SQLITE_BUSY_MS = "nc_busy_timeout_ms"
 _SQLITE_BUSY: weakref.WeakKeyDictionary[Engine, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
+#: The driver a URL naming MySQL or MariaDB without one gets (the ``mysql`` extra's).
+MYSQL_DRIVER = "pymysql"
+
+
 def normalise_url(database_url: str) -> URL:
-    """The URL with PostgreSQL pointed at psycopg 3 (``postgresql://`` means psycopg here)."""
+    """The URL with PostgreSQL pointed at psycopg 3 (``postgresql://`` means psycopg here),
+    and MySQL and MariaDB without a driver at PyMySQL."""
     url = make_url(database_url)
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
+    elif url.drivername in ("mysql", "mariadb"):
+        url = url.set(drivername=f"{url.drivername}+{MYSQL_DRIVER}")
     return url
+
+
+def is_mysql(url_or_dialect_name: str) -> bool:
+    """Whether a backend or dialect name is MySQL's or MariaDB's (``mariadb+…`` URLs have a
+    dialect name of their own)."""
+    return url_or_dialect_name in ("mysql", "mariadb")
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,8 @@ def make_engine(
         kwargs.setdefault("pool_timeout", timeouts.connect)
     if url.get_backend_name() == "sqlite":
         engine = _sqlite_engine(url, **kwargs)
+    elif is_mysql(url.get_backend_name()):
+        engine = _mysql_engine(url, timeouts, **kwargs)
     else:
         idle_ping_seconds = kwargs.pop("idle_ping_seconds", IDLE_PING_SECONDS)
         if transaction_pooler:
@@ -100,6 +115,25 @@ def make_engine(
         ping_idle_connections(engine, idle_ping_seconds)
     bound_waits(engine, timeouts)
     return engine
+
+
+#: MySQL's and MariaDB's session: UTC, and refusing what it would otherwise store changed
+#: (a string cut short, a zero date). ``ANSI_QUOTES`` stays off: SQLAlchemy quotes with ``.
+_MYSQL_SESSION = (
+    "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
+    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'"
+)
+
+
+def _mysql_engine(url: URL, timeouts: DbTimeouts, **kwargs: Any) -> Engine:
+    """MySQL or MariaDB at READ COMMITTED (InnoDB's REPEATABLE READ would take gap locks on
+    every keyset read and show a transaction's reads as of its first), in UTF-8 and UTC."""
+    kwargs.setdefault("isolation_level", "READ COMMITTED")
+    connect_args = kwargs.setdefault("connect_args", {})
+    connect_args.setdefault("charset", "utf8mb4")
+    connect_args.setdefault("connect_timeout", timeouts.connect)
+    connect_args.setdefault("init_command", _MYSQL_SESSION)
+    return _driver_engine(url, **kwargs)
 
 
 def behind_transaction_pooler(engine: Engine) -> bool:

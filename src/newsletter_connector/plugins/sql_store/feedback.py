@@ -13,7 +13,7 @@ from ...storage.records import FeedbackKind, FeedbackRecord, SuppressionRecord
 from .record_builders import record_of
 from .repository import SqlRepository
 from .tables import platform_feedback, suppressions
-from .upserts import insert_ignoring_duplicates
+from .upserts import insert_unless_stored
 
 
 class SqlFeedback(SqlRepository):
@@ -27,12 +27,7 @@ class SqlFeedback(SqlRepository):
         """Store ``record`` unless an item with its id is stored; true when this call stored
         it. A concurrent claim of the same id waits for the other unit of work and then answers
         false, so each item is applied once."""
-        statement = (
-            insert_ignoring_duplicates(self.connection.dialect.name, platform_feedback)
-            .values(**asdict(record))
-            .returning(platform_feedback.c.id)
-        )
-        return self.connection.execute(statement).first() is not None
+        return insert_unless_stored(self.connection, platform_feedback, asdict(record))
 
     def set_outcome(self, feedback_id: str, outcome: str) -> None:
         """Record what applying the claimed item ``feedback_id`` did."""
@@ -55,10 +50,10 @@ class SqlFeedback(SqlRepository):
         self, *, email_hmac: str, kind: FeedbackKind, occurred_at: datetime, at: datetime
     ) -> None:
         """Record a suppression of the address; one already recorded is kept as it is."""
-        self.connection.execute(
-            insert_ignoring_duplicates(self.connection.dialect.name, suppressions).values(
-                email_hmac=email_hmac, kind=kind, occurred_at=occurred_at, recorded_at=at
-            )
+        insert_unless_stored(
+            self.connection,
+            suppressions,
+            {"email_hmac": email_hmac, "kind": kind, "occurred_at": occurred_at, "recorded_at": at},
         )
 
     def suppression(self, email_hmac: str) -> SuppressionRecord | None:

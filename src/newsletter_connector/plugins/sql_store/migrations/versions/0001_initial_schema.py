@@ -12,6 +12,14 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import (
+    TABLE_OPTIONS,
+    Double,
+    Instant,
+    Json,
+    LongText,
+)
+
 revision: str = "0001"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
@@ -31,15 +39,16 @@ def upgrade() -> None:
     op.create_table(
         "nc_analytics_events",
         _id_column("id"),
-        sa.Column("occurred_at", sa.DateTime(), nullable=False),
+        sa.Column("occurred_at", Instant, nullable=False),
         sa.Column("event_type", sa.String(length=32), nullable=False),
         sa.Column("visitor_id", sa.String(length=64), nullable=False),
         sa.Column("session_id", sa.String(length=64), nullable=False),
         sa.Column("path", sa.String(length=2048), nullable=False),
         sa.Column("referrer", sa.String(length=2048), nullable=False),
-        sa.Column("props", sa.JSON(), nullable=True),
-        sa.Column("engaged_seconds", sa.Float(), nullable=True),
+        sa.Column("props", Json, nullable=True),
+        sa.Column("engaged_seconds", Double, nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_analytics_events")),
+        **TABLE_OPTIONS,
     )
     op.create_index(
         op.f("ix_nc_analytics_events_occurred_at"), "nc_analytics_events", ["occurred_at"]
@@ -47,8 +56,9 @@ def upgrade() -> None:
     op.create_table(
         "nc_analytics_visitors",
         sa.Column("visitor_id", sa.String(length=64), nullable=False),
-        sa.Column("first_seen_at", sa.DateTime(), nullable=False),
+        sa.Column("first_seen_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("visitor_id", name=op.f("pk_nc_analytics_visitors")),
+        **TABLE_OPTIONS,
     )
     op.create_index(
         op.f("ix_nc_analytics_visitors_first_seen_at"), "nc_analytics_visitors", ["first_seen_at"]
@@ -59,11 +69,12 @@ def upgrade() -> None:
         sa.Column("label", sa.String(length=100), nullable=False),
         sa.Column("key_prefix", sa.String(length=16), nullable=False),
         sa.Column("key_digest", sa.String(length=64), nullable=False),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
-        sa.Column("revoked_at", sa.DateTime(), nullable=True),
+        sa.Column("created_at", Instant, nullable=False),
+        sa.Column("revoked_at", Instant, nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_api_keys")),
         sa.UniqueConstraint("key_digest", name=op.f("uq_nc_api_keys_key_digest")),
         sa.UniqueConstraint("label", name=op.f("uq_nc_api_keys_label")),
+        **TABLE_OPTIONS,
     )
     op.create_table(
         "nc_connections",
@@ -71,9 +82,10 @@ def upgrade() -> None:
         sa.Column("platform_base", sa.String(length=2048), nullable=False),
         sa.Column("transport", sa.String(length=64), nullable=False),
         sa.Column("token", sa.String(length=512), nullable=False),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
-        sa.Column("disabled_at", sa.DateTime(), nullable=True),
+        sa.Column("created_at", Instant, nullable=False),
+        sa.Column("disabled_at", Instant, nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_connections")),
+        **TABLE_OPTIONS,
     )
     op.create_index(op.f("ix_nc_connections_disabled_at"), "nc_connections", ["disabled_at"])
     op.create_table(
@@ -81,18 +93,20 @@ def upgrade() -> None:
         _id_column("id"),
         sa.Column("email", sa.String(length=320), nullable=False),
         sa.Column("name", sa.String(length=200), nullable=True),
-        sa.Column("message", sa.Text(), nullable=False),
-        sa.Column("submitted_at", sa.DateTime(), nullable=False),
+        sa.Column("message", LongText, nullable=False),
+        sa.Column("submitted_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_contact_messages")),
+        **TABLE_OPTIONS,
     )
     op.create_table(
         "nc_deletions",
         _id_column("id"),
         sa.Column("email_hmac", sa.String(length=64), nullable=False),
         sa.Column("previous_status", sa.String(length=16), nullable=False),
-        sa.Column("deleted_at", sa.DateTime(), nullable=False),
+        sa.Column("deleted_at", Instant, nullable=False),
         sa.Column("discarded_events", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_deletions")),
+        **TABLE_OPTIONS,
     )
     op.create_index(op.f("ix_nc_deletions_email_hmac"), "nc_deletions", ["email_hmac"])
     op.create_table(
@@ -104,36 +118,39 @@ def upgrade() -> None:
         sa.Column("issue_date", sa.String(length=10), nullable=False),
         sa.Column("subject", sa.String(length=500), nullable=False),
         sa.Column("site_url", sa.String(length=2048), nullable=False),
-        sa.Column("postal_address", sa.Text(), nullable=True),
-        sa.Column("sections", sa.JSON(), nullable=False),
-        sa.Column("html", sa.Text(), nullable=False),
-        sa.Column("text", sa.Text(), nullable=True),
+        sa.Column("postal_address", LongText, nullable=True),
+        sa.Column("sections", Json, nullable=False),
+        sa.Column("html", LongText, nullable=False),
+        sa.Column("text", LongText, nullable=True),
         sa.Column("period_key", sa.String(length=32), nullable=True),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(), nullable=False),
+        sa.Column("created_at", Instant, nullable=False),
+        sa.Column("updated_at", Instant, nullable=False),
         sa.CheckConstraint(
             "kind IN ('daily', 'weekly', 'manual', 'test')", name=op.f("ck_nc_issues_kind")
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_issues")),
         sa.UniqueConstraint("period_key", name=op.f("uq_nc_issues_period_key")),
         sa.UniqueConstraint("uuid", name=op.f("uq_nc_issues_uuid")),
+        **TABLE_OPTIONS,
     )
     op.create_index(op.f("ix_nc_issues_created_at_id"), "nc_issues", ["created_at", "id"])
     op.create_table(
         "nc_job_runs",
         sa.Column("job_key", sa.String(length=100), nullable=False),
-        sa.Column("ran_at", sa.DateTime(), nullable=False),
+        sa.Column("ran_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("job_key", name=op.f("pk_nc_job_runs")),
+        **TABLE_OPTIONS,
     )
     op.create_table(
         "nc_llm_usage",
         _id_column("id"),
-        sa.Column("occurred_at", sa.DateTime(), nullable=False),
+        sa.Column("occurred_at", Instant, nullable=False),
         sa.Column("model", sa.String(length=200), nullable=False),
         sa.Column("ok", sa.Boolean(), nullable=False),
         sa.Column("prompt_tokens", sa.Integer(), nullable=False),
         sa.Column("completion_tokens", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_llm_usage")),
+        **TABLE_OPTIONS,
     )
     op.create_index(op.f("ix_nc_llm_usage_occurred_at"), "nc_llm_usage", ["occurred_at"])
     op.create_table(
@@ -141,16 +158,17 @@ def upgrade() -> None:
         sa.Column("id", sa.String(length=36), nullable=False),
         sa.Column("state", sa.String(length=16), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("next_attempt_at", sa.DateTime(), nullable=False),
-        sa.Column("lease_until", sa.DateTime(), nullable=True),
-        sa.Column("last_error", sa.Text(), nullable=True),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
-        sa.Column("settled_at", sa.DateTime(), nullable=True),
+        sa.Column("next_attempt_at", Instant, nullable=False),
+        sa.Column("lease_until", Instant, nullable=True),
+        sa.Column("last_error", LongText, nullable=True),
+        sa.Column("created_at", Instant, nullable=False),
+        sa.Column("settled_at", Instant, nullable=True),
         sa.CheckConstraint(
             "state IN ('pending', 'sending', 'delivered', 'failed')",
             name=op.f("ck_nc_outbox_batches_state"),
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_outbox_batches")),
+        **TABLE_OPTIONS,
     )
     op.create_index(
         op.f("ix_nc_outbox_batches_state_next_attempt_at"),
@@ -160,9 +178,10 @@ def upgrade() -> None:
     op.create_table(
         "nc_settings",
         sa.Column("name", sa.String(length=100), nullable=False),
-        sa.Column("value", sa.JSON(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(), nullable=False),
+        sa.Column("value", Json, nullable=False),
+        sa.Column("updated_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("name", name=op.f("pk_nc_settings")),
+        **TABLE_OPTIONS,
     )
     op.create_table(
         "nc_subscribers",
@@ -181,15 +200,15 @@ def upgrade() -> None:
         sa.Column("age_range", sa.String(length=16), nullable=True),
         sa.Column("gender", sa.String(length=16), nullable=True),
         sa.Column("gender_self", sa.String(length=200), nullable=True),
-        sa.Column("categories", sa.JSON(), nullable=False),
+        sa.Column("categories", Json, nullable=False),
         sa.Column("consent_source", sa.String(length=200), nullable=True),
-        sa.Column("consent_collected_at", sa.DateTime(), nullable=True),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(), nullable=False),
-        sa.Column("confirmed_at", sa.DateTime(), nullable=True),
-        sa.Column("unsubscribed_at", sa.DateTime(), nullable=True),
-        sa.Column("bounced_at", sa.DateTime(), nullable=True),
-        sa.Column("profile_completed_at", sa.DateTime(), nullable=True),
+        sa.Column("consent_collected_at", Instant, nullable=True),
+        sa.Column("created_at", Instant, nullable=False),
+        sa.Column("updated_at", Instant, nullable=False),
+        sa.Column("confirmed_at", Instant, nullable=True),
+        sa.Column("unsubscribed_at", Instant, nullable=True),
+        sa.Column("bounced_at", Instant, nullable=True),
+        sa.Column("profile_completed_at", Instant, nullable=True),
         sa.Column("confirm_token", sa.String(length=64), nullable=False),
         sa.Column("unsubscribe_token", sa.String(length=64), nullable=False),
         sa.Column("profile_token", sa.String(length=64), nullable=False),
@@ -217,6 +236,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("email", name=op.f("uq_nc_subscribers_email")),
         sa.UniqueConstraint("profile_token", name=op.f("uq_nc_subscribers_profile_token")),
         sa.UniqueConstraint("unsubscribe_token", name=op.f("uq_nc_subscribers_unsubscribe_token")),
+        **TABLE_OPTIONS,
     )
     op.create_index(op.f("ix_nc_subscribers_status_id"), "nc_subscribers", ["status", "id"])
     op.create_table(
@@ -224,11 +244,11 @@ def upgrade() -> None:
         _id_column("seq"),
         sa.Column("event_id", sa.String(length=36), nullable=False),
         sa.Column("event_type", sa.String(length=64), nullable=False),
-        sa.Column("occurred_at", sa.DateTime(), nullable=False),
-        sa.Column("payload", sa.JSON(), nullable=False),
+        sa.Column("occurred_at", Instant, nullable=False),
+        sa.Column("payload", Json, nullable=False),
         sa.Column("subscriber_key", sa.String(length=64), nullable=True),
         sa.Column("batch_id", sa.String(length=36), nullable=True),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("created_at", Instant, nullable=False),
         sa.ForeignKeyConstraint(
             ["batch_id"],
             ["nc_outbox_batches.id"],
@@ -237,6 +257,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("seq", name=op.f("pk_nc_outbox_events")),
         sa.UniqueConstraint("event_id", name=op.f("uq_nc_outbox_events_event_id")),
+        **TABLE_OPTIONS,
     )
     op.create_index(
         op.f("ix_nc_outbox_events_batch_id_seq"), "nc_outbox_events", ["batch_id", "seq"]

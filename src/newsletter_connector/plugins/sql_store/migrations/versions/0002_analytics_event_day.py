@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import PATH_PREFIX
+
 revision: str = "0002"
 down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
@@ -39,6 +41,7 @@ def upgrade() -> None:
             "ix_nc_analytics_events_type_day",
             ["event_type", "day", "path", "engaged_seconds"],
             unique=False,
+            **PATH_PREFIX,
         )
 
     with op.batch_alter_table("nc_outbox_events", schema=None) as batch_op:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import MYSQL_DIALECTS
+
 revision: str = "0004"
 down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
@@ -30,9 +32,15 @@ def _renumber() -> None:
     bind = op.get_bind()
     stored = bind.scalar(sa.text("SELECT COALESCE(MAX(seq), 0) FROM nc_outbox_events"))
     # Above every seq ever handed out, not only the largest one still stored.
+    mysql = bind.dialect.name in MYSQL_DIALECTS
     if bind.dialect.name == "postgresql":
         drawn = (
             "SELECT last_value FROM pg_sequences WHERE sequencename = 'nc_outbox_events_seq_seq'"
+        )
+    elif mysql:
+        drawn = (
+            "SELECT AUTO_INCREMENT - 1 FROM information_schema.TABLES "
+            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'nc_outbox_events'"
         )
     elif bind.scalar(sa.text("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_sequence'")):
         drawn = "SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'nc_outbox_events'"
@@ -67,6 +75,8 @@ def _renumber() -> None:
             "(SELECT MAX(seq) FROM nc_outbox_events)) "
             "WHERE EXISTS (SELECT 1 FROM nc_outbox_events)"
         )
+    elif mysql:  # an UPDATE leaves the counter where it was; InnoDB raises it to MAX + 1
+        op.execute("ALTER TABLE nc_outbox_events AUTO_INCREMENT = 1")
 
 
 def upgrade() -> None:
@@ -74,6 +84,13 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("last_seq", sa.BigInteger(), nullable=True))
         batch_op.create_index("ix_nc_outbox_batches_last_seq", ["last_seq"], unique=False)
     _renumber()
+    if op.get_bind().dialect.name in MYSQL_DIALECTS:
+        # InnoDB keeps the index a foreign key uses until the key is gone.
+        op.drop_constraint(_FK, "nc_outbox_events", type_="foreignkey")
+        op.drop_index("ix_nc_outbox_events_unbatched", "nc_outbox_events")
+        op.drop_index("ix_nc_outbox_events_batch_id_seq", "nc_outbox_events")
+        op.drop_column("nc_outbox_events", "batch_id")
+        return
     with op.batch_alter_table("nc_outbox_events", schema=None) as batch_op:
         batch_op.drop_index("ix_nc_outbox_events_unbatched")
         batch_op.drop_index("ix_nc_outbox_events_batch_id_seq")

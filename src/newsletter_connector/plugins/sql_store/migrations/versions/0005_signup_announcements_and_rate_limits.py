@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import TABLE_OPTIONS, Instant
+
 revision: str = "0005"
 down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
@@ -25,13 +27,14 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     with op.batch_alter_table("nc_subscribers") as batch:
-        batch.add_column(sa.Column("announced_at", sa.DateTime(), nullable=True))
+        batch.add_column(sa.Column("announced_at", Instant, nullable=True))
     op.create_table(
         "nc_rate_limit_counters",
         sa.Column("key", sa.String(200), nullable=False),
         sa.Column("hits", sa.Integer(), nullable=False),
-        sa.Column("expires_at", sa.DateTime(), nullable=False),
+        sa.Column("expires_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("key", name="pk_nc_rate_limit_counters"),
+        **TABLE_OPTIONS,
     )
     op.create_index(
         "ix_nc_rate_limit_counters_expires_at", "nc_rate_limit_counters", ["expires_at"]

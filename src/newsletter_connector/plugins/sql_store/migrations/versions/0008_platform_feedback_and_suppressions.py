@@ -16,6 +16,12 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import (
+    TABLE_OPTIONS,
+    Instant,
+    LongText,
+)
+
 revision: str = "0008"
 down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
@@ -30,12 +36,13 @@ def upgrade() -> None:
         sa.Column("id", sa.String(length=200), nullable=False),
         sa.Column("kind", sa.String(length=16), nullable=False),
         sa.Column("email_hmac", sa.String(length=64), nullable=True),
-        sa.Column("reason", sa.Text(), nullable=True),
-        sa.Column("occurred_at", sa.DateTime(), nullable=False),
-        sa.Column("received_at", sa.DateTime(), nullable=False),
+        sa.Column("reason", LongText, nullable=True),
+        sa.Column("occurred_at", Instant, nullable=False),
+        sa.Column("received_at", Instant, nullable=False),
         sa.Column("outcome", sa.String(length=16), nullable=False),
         sa.CheckConstraint(_KINDS, name=op.f("ck_nc_platform_feedback_kind")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_platform_feedback")),
+        **TABLE_OPTIONS,
     )
     op.create_index(
         "ix_nc_platform_feedback_email_hmac", "nc_platform_feedback", ["email_hmac"], unique=False
@@ -44,10 +51,11 @@ def upgrade() -> None:
         "nc_suppressions",
         sa.Column("email_hmac", sa.String(length=64), nullable=False),
         sa.Column("kind", sa.String(length=16), nullable=False),
-        sa.Column("occurred_at", sa.DateTime(), nullable=False),
-        sa.Column("recorded_at", sa.DateTime(), nullable=False),
+        sa.Column("occurred_at", Instant, nullable=False),
+        sa.Column("recorded_at", Instant, nullable=False),
         sa.CheckConstraint(_KINDS, name=op.f("ck_nc_suppressions_kind")),
         sa.PrimaryKeyConstraint("email_hmac", name=op.f("pk_nc_suppressions")),
+        **TABLE_OPTIONS,
     )
 
 

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import TABLE_OPTIONS, Instant
+
 revision: str = "0009"
 down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
@@ -28,21 +30,23 @@ def upgrade() -> None:
     op.create_table(
         "nc_admin_audit",
         sa.Column("id", _ID, autoincrement=True, nullable=False),
-        sa.Column("at", sa.DateTime(), nullable=False),
+        sa.Column("at", Instant, nullable=False),
         sa.Column("actor", sa.String(length=200), nullable=False),
         sa.Column("action", sa.String(length=64), nullable=False),
         sa.Column("target", sa.String(length=200), nullable=True),
         sa.Column("client_hash", sa.String(length=64), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_admin_audit")),
+        **TABLE_OPTIONS,
     )
     op.create_table(
         "nc_admin_sessions",
         sa.Column("token_digest", sa.String(length=64), nullable=False),
         sa.Column("username", sa.String(length=100), nullable=False),
         sa.Column("csrf_token", sa.String(length=64), nullable=False),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
-        sa.Column("last_seen_at", sa.DateTime(), nullable=False),
+        sa.Column("created_at", Instant, nullable=False),
+        sa.Column("last_seen_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("token_digest", name=op.f("pk_nc_admin_sessions")),
+        **TABLE_OPTIONS,
     )
     for column in ("created_at", "last_seen_at", "username"):
         op.create_index(f"ix_nc_admin_sessions_{column}", "nc_admin_sessions", [column])
@@ -51,9 +55,10 @@ def upgrade() -> None:
         sa.Column("id", _ID, autoincrement=True, nullable=False),
         sa.Column("username", sa.String(length=100), nullable=False),
         sa.Column("password_hash", sa.String(length=255), nullable=False),
-        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("created_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_admin_users")),
         sa.UniqueConstraint("username", name=op.f("uq_nc_admin_users_username")),
+        **TABLE_OPTIONS,
     )
 
 

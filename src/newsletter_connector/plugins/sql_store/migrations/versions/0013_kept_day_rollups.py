@@ -16,6 +16,12 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import (
+    TABLE_OPTIONS,
+    Instant,
+    Json,
+)
+
 revision: str = "0013"
 down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
@@ -26,9 +32,10 @@ def upgrade() -> None:
     op.create_table(
         "nc_day_rollups",
         sa.Column("day", sa.Date(), nullable=False),
-        sa.Column("figures", sa.JSON(), nullable=False),
-        sa.Column("kept_at", sa.DateTime(), nullable=False),
+        sa.Column("figures", Json, nullable=False),
+        sa.Column("kept_at", Instant, nullable=False),
         sa.PrimaryKeyConstraint("day", name=op.f("pk_nc_day_rollups")),
+        **TABLE_OPTIONS,
     )
 
 

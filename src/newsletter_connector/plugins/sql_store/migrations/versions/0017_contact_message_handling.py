@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import TABLE_OPTIONS, Instant
+
 revision: str = "0017"
 down_revision: str | None = "0016"
 branch_labels: str | Sequence[str] | None = None
@@ -31,7 +33,7 @@ def upgrade() -> None:
             nullable=False,
         ),
         sa.Column("handled_by", sa.String(length=200), nullable=False),
-        sa.Column("handled_at", sa.DateTime(), nullable=False),
+        sa.Column("handled_at", Instant, nullable=False),
         sa.ForeignKeyConstraint(
             ["message_id"],
             ["nc_contact_messages.id"],
@@ -39,6 +41,7 @@ def upgrade() -> None:
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("message_id", name=op.f("pk_nc_message_handling")),
+        **TABLE_OPTIONS,
     )
 
 

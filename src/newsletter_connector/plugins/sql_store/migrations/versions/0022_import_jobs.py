@@ -16,6 +16,13 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import (
+    TABLE_OPTIONS,
+    Instant,
+    Json,
+    LongBinary,
+)
+
 revision: str = "0022"
 down_revision: str | None = "0021"
 branch_labels: str | Sequence[str] | None = None
@@ -31,27 +38,28 @@ def upgrade() -> None:
         sa.Column("size", sa.BigInteger(), nullable=False),
         sa.Column("lines", sa.Integer(), nullable=False),
         sa.Column("phase", sa.String(length=16), nullable=False),
-        sa.Column("options", sa.JSON(), nullable=False),
+        sa.Column("options", Json, nullable=False),
         sa.Column("requested_by", sa.String(length=200), nullable=False),
-        sa.Column("requested_at", sa.DateTime(), nullable=False),
+        sa.Column("requested_at", Instant, nullable=False),
         sa.Column("position", sa.Integer(), nullable=False),
-        sa.Column("counts", sa.JSON(), nullable=False),
-        sa.Column("refusals", sa.JSON(), nullable=False),
-        sa.Column("checked_counts", sa.JSON(), nullable=False),
+        sa.Column("counts", Json, nullable=False),
+        sa.Column("refusals", Json, nullable=False),
+        sa.Column("checked_counts", Json, nullable=False),
         sa.Column("started_by", sa.String(length=200), nullable=True),
-        sa.Column("started_at", sa.DateTime(), nullable=True),
-        sa.Column("finished_at", sa.DateTime(), nullable=True),
+        sa.Column("started_at", Instant, nullable=True),
+        sa.Column("finished_at", Instant, nullable=True),
         sa.Column("stopped_by", sa.String(length=200), nullable=True),
         sa.Column("lease", sa.String(length=64), nullable=True),
-        sa.Column("lease_until", sa.DateTime(), nullable=True),
+        sa.Column("lease_until", Instant, nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_nc_import_jobs")),
+        **TABLE_OPTIONS,
     )
     op.create_index("ix_nc_import_jobs_phase", "nc_import_jobs", ["phase", "id"], unique=False)
     op.create_table(
         "nc_import_file_parts",
         sa.Column("job_id", ident, nullable=False),
         sa.Column("seq", sa.Integer(), nullable=False),
-        sa.Column("data", sa.LargeBinary(), nullable=False),
+        sa.Column("data", LongBinary, nullable=False),
         sa.ForeignKeyConstraint(
             ["job_id"],
             ["nc_import_jobs.id"],
@@ -59,6 +67,7 @@ def upgrade() -> None:
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("job_id", "seq", name=op.f("pk_nc_import_file_parts")),
+        **TABLE_OPTIONS,
     )
 
 

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from newsletter_connector.plugins.sql_store.migrations.portable_types import LongBinary
+
 revision: str = "0023"
 down_revision: str | None = "0022"
 branch_labels: str | Sequence[str] | None = None
@@ -29,7 +31,7 @@ _parts = sa.table(
     "nc_import_file_parts",
     sa.column("job_id", sa.BigInteger()),
     sa.column("seq", sa.Integer()),
-    sa.column("data", sa.LargeBinary()),
+    sa.column("data", LongBinary),
 )
 _jobs = sa.table("nc_import_jobs", sa.column("id", sa.BigInteger()), sa.column("encoding"))
 
