@@ -24,10 +24,18 @@ from sqlalchemy import (
     create_engine,
     inspect,
 )
+from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Engine, make_url
 
 metadata = MetaData()
 ID = BigInteger().with_variant(Integer(), "sqlite")
+_MYSQL = ("mysql", "mariadb")
+# On MySQL and MariaDB: times to the microsecond (a plain DATETIME drops them), and tables
+# that compare text by code point (the usual _ci collation makes JOSE@ and jose@ one address).
+TIME = DateTime().with_variant(mysql.DATETIME(fsp=6), *_MYSQL)
+MYSQL_TABLE = {
+    f"{d}_{k}": v for d in _MYSQL for k, v in (("charset", "utf8mb4"), ("collate", "utf8mb4_bin"))
+}
 
 host_users = Table(
     "host_users",
@@ -58,15 +66,15 @@ host_users = Table(
     Column("gender_self", String(200), nullable=True),
     Column("topics", JSON, nullable=False),
     Column("consent_source", String(200), nullable=True),
-    Column("consent_collected_at", DateTime, nullable=True),
-    Column("created_at", DateTime, nullable=False),
-    Column("updated_at", DateTime, nullable=False),
-    Column("confirmed_at", DateTime, nullable=True),
-    Column("unsubscribed_at", DateTime, nullable=True),
-    Column("bounced_at", DateTime, nullable=True),
-    Column("profile_completed_at", DateTime, nullable=True),
+    Column("consent_collected_at", TIME, nullable=True),
+    Column("created_at", TIME, nullable=False),
+    Column("updated_at", TIME, nullable=False),
+    Column("confirmed_at", TIME, nullable=True),
+    Column("unsubscribed_at", TIME, nullable=True),
+    Column("bounced_at", TIME, nullable=True),
+    Column("profile_completed_at", TIME, nullable=True),
     # When a re-submit last announced the pending address again (NULL: only at signup).
-    Column("newsletter_announced_at", DateTime, nullable=True),
+    Column("newsletter_announced_at", TIME, nullable=True),
     Column("confirm_token", String(64), nullable=False, unique=True),
     Column("unsubscribe_token", String(64), nullable=False, unique=True),
     Column("profile_token", String(64), nullable=False, unique=True),
@@ -75,6 +83,7 @@ host_users = Table(
     Index("ix_host_users_created_at_id", "created_at", "id"),
     Index("ix_host_users_unsubscribed_at", "unsubscribed_at"),
     Index("ix_host_users_bounced_at", "bounced_at"),
+    **MYSQL_TABLE,
 )
 
 host_articles = Table(
@@ -86,6 +95,7 @@ host_articles = Table(
     Column("title", String(500), nullable=False),
     Column("url", String(2048), nullable=False),
     Column("summary", Text, nullable=False),
+    **MYSQL_TABLE,
 )
 
 

@@ -140,7 +140,7 @@ def test_db_current_on_unmigrated_database_says_how(tmp_path: Any) -> None:
 
 
 def test_invalid_setting_fails_naming_it(tmp_path: Any) -> None:
-    env = {"NEWSLETTER_DATABASE_URL": "mysql://nope", "NEWSLETTER_CONFIG": ""}
+    env = {"NEWSLETTER_DATABASE_URL": "mssql://nope", "NEWSLETTER_CONFIG": ""}
     result = CliRunner().invoke(cli, ["keys", "list"], env=env)
     assert result.exit_code == 1
     assert "NEWSLETTER_DATABASE_URL" in result.stderr

@@ -64,7 +64,7 @@ def test_toml_file_then_env_wins(tmp_path: Path) -> None:
     [
         ({"NEWSLETTER_BASE_URL": "ftp://x"}, "NEWSLETTER_BASE_URL"),
         ({"NEWSLETTER_BASE_URL": "https://x/?q=1"}, "NEWSLETTER_BASE_URL"),
-        ({"NEWSLETTER_DATABASE_URL": "mysql://x/y"}, "NEWSLETTER_DATABASE_URL"),
+        ({"NEWSLETTER_DATABASE_URL": "mssql://x/y"}, "NEWSLETTER_DATABASE_URL"),
         ({"NEWSLETTER_DATABASE_URL": "not a url"}, "NEWSLETTER_DATABASE_URL"),
         ({"NEWSLETTER_DELIVERY_MODE": "carrier-pigeon"}, "NEWSLETTER_DELIVERY_MODE"),
         ({"NEWSLETTER_SITE_NAME": "   "}, "NEWSLETTER_SITE_NAME"),

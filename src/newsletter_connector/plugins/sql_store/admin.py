@@ -16,7 +16,7 @@ from ...storage.access_records import (
     MessageHandlingRecord,
 )
 from ...storage.records import ContactMessageRecord
-from .record_builders import record_of
+from .record_builders import inserted_id, inserted_row, record_of
 from .repository import SqlRepository
 from .tables import admin_audit, admin_sessions, admin_users, contact_messages, message_handling
 from .upserts import insert_unless_stored
@@ -35,15 +35,8 @@ class SqlAdminUsers(SqlRepository):
         if self.get(username) is not None:
             raise InvalidRequest(f"an admin user {username!r} already exists", field="username")
         values = {"username": username, "password_hash": password_hash, "role": role}
-        row = (
-            self.connection.execute(
-                insert(admin_users)
-                .values(**values, created_at=created_at)
-                .returning(*admin_users.c)
-            )
-            .mappings()
-            .one()
-        )
+        statement = insert(admin_users).values(**values, created_at=created_at)
+        row = inserted_row(self.connection, admin_users, statement)
         return record_of(AdminUserRecord, row)
 
     def get(self, username: str) -> AdminUserRecord | None:
@@ -174,7 +167,7 @@ class SqlAdminAudit(SqlRepository):
             client_hash=client_hash,
             detail=detail,
         )
-        return int(self.connection.execute(statement.returning(admin_audit.c.id)).scalar_one())
+        return inserted_id(self.connection, statement)
 
     def latest(self, limit: int, *, before_id: int | None = None) -> list[AdminAuditRecord]:
         """Up to ``limit`` acts, newest first, only those with ``id < before_id`` when given

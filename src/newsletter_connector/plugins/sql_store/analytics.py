@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection
 
 from ...storage.host_sql import CommitHorizon
 from ...storage.records import AnalyticsEventRecord, DayTraffic, ModelUsage
+from .engine import is_mysql
 from .reads import ReadAll, read_in_turn
 from .record_builders import record_builder
 from .repository import SqlRepository
@@ -42,7 +43,7 @@ _ADD_EVENT_COLUMNS = (
     "props",
     "engaged_seconds",
 )
-_ADD_EVENT = insert(analytics_events).returning(analytics_events.c.id)
+_ADD_EVENT = insert(analytics_events)
 # PostgreSQL: the same insert, entering the events' commit horizon in its own round trip.
 _ADD_EVENT_IN_HORIZON = (
     insert(analytics_events)
@@ -54,10 +55,11 @@ _ADD_EVENT_IN_HORIZON = (
 
 
 def utc_day(connection: Connection, column: Any) -> ColumnElement[Any]:
-    """The UTC day of a naive-UTC timestamp column: a ``date`` on PostgreSQL, the text
+    """The UTC day of a naive-UTC timestamp column: a ``date`` on PostgreSQL, MySQL and
+    MariaDB, the text
     ``YYYY-MM-DD`` on SQLite (the first ten characters of SQLAlchemy's stored form, much cheaper
     than ``strftime``). Pass results through :func:`day_key`."""
-    if connection.dialect.name == "postgresql":
+    if connection.dialect.name != "sqlite":
         return cast(column, Date)
     return func.substr(column, 1, 10)
 
@@ -138,23 +140,25 @@ class SqlAnalytics(SqlRepository):
             analytics_visitors,
             {"visitor_id": visitor_id, "first_seen_at": occurred_at},
         )
-        postgres = self.connection.dialect.name == "postgresql"
-        return int(
-            self.connection.execute(
-                _ADD_EVENT_IN_HORIZON if postgres else _ADD_EVENT,
-                {
-                    "occurred_at": occurred_at,
-                    "day": occurred_at.date(),
-                    "event_type": event_type,
-                    "visitor_id": visitor_id,
-                    "session_id": session_id,
-                    "path": path,
-                    "referrer": referrer,
-                    "props": props,
-                    "engaged_seconds": engaged_seconds,
-                },
-            ).scalar_one()
-        )
+        values = {
+            "occurred_at": occurred_at,
+            "day": occurred_at.date(),
+            "event_type": event_type,
+            "visitor_id": visitor_id,
+            "session_id": session_id,
+            "path": path,
+            "referrer": referrer,
+            "props": props,
+            "engaged_seconds": engaged_seconds,
+        }
+        dialect = self.connection.dialect.name
+        if dialect == "postgresql":
+            return int(self.connection.execute(_ADD_EVENT_IN_HORIZON, values).scalar_one())
+        if is_mysql(dialect):
+            EVENTS_HORIZON.enter_insert(self.connection)
+        key = self.connection.execute(_ADD_EVENT, values).inserted_primary_key
+        assert key is not None
+        return int(key[0])
 
     def events_after(self, after_id: int, limit: int) -> list[AnalyticsEventRecord]:
         """At most ``limit`` events with id above ``after_id``, by id."""

@@ -40,10 +40,11 @@ class BuiltinSqlStorage(SqlStorage):
             SqlApiKeys(connection).mark_used(key_id, on=on)
 
     @cached_property
-    def _signup(self) -> SignupInsert | SqliteSignup:
-        return (
-            SignupInsert(self.engine) if self.dialect == "postgresql" else SqliteSignup(self.engine)
-        )
+    def _signup(self) -> SignupInsert | SqliteSignup | None:
+        """The one-round-trip signup of the dialect (none on MySQL and MariaDB)."""
+        if self.dialect == "postgresql":
+            return SignupInsert(self.engine)
+        return SqliteSignup(self.engine) if self.dialect == "sqlite" else None
 
     def add_subscriber(
         self,
@@ -52,10 +53,11 @@ class BuiltinSqlStorage(SqlStorage):
         *,
         unless_suppressed: str | None = None,
     ) -> SubscriberRecord | None:
-        if not self.builtin_subscribers or not self._signup.handles(events):
+        signup = self._signup
+        if not self.builtin_subscribers or signup is None or not signup.handles(events):
             return super().add_subscriber(data, events, unless_suppressed=unless_suppressed)
         with translated_errors(self.engine.url):
-            return self._signup.add(data, events, unless_suppressed=unless_suppressed)
+            return signup.add(data, events, unless_suppressed=unless_suppressed)
 
     def close(self) -> None:
         if "_key_lookup" in self.__dict__:  # made on first use

@@ -12,6 +12,7 @@ from ...storage.bulk_jobs import BulkJobProgress, BulkJobRecord, NewBulkJob
 from ...storage.subscriber_query import SubscriberFilter
 from . import leases
 from .jobs import JobTable
+from .record_builders import inserted_row
 from .repository import SqlRepository
 from .tables import bulk_jobs
 
@@ -36,25 +37,21 @@ class SqlBulkJobs(SqlRepository):
 
     def add(self, job: NewBulkJob) -> BulkJobRecord:
         """Store a new job, its walk starting at ``requested_at``."""
-        statement = (
-            insert(bulk_jobs)
-            .values(
-                act=job.act,
-                filter=job.filter.as_json(),
-                filter_text=job.filter_text,
-                requested_by=job.requested_by,
-                requested_at=job.requested_at,
-                expected=job.expected,
-                expected_exact=job.expected_exact,
-                position_at=job.requested_at,
-                position_id=_PAST_EVERY_ID,
-                changed=0,
-                unchanged=0,
-                missing=0,
-            )
-            .returning(*bulk_jobs.c)
+        statement = insert(bulk_jobs).values(
+            act=job.act,
+            filter=job.filter.as_json(),
+            filter_text=job.filter_text,
+            requested_by=job.requested_by,
+            requested_at=job.requested_at,
+            expected=job.expected,
+            expected_exact=job.expected_exact,
+            position_at=job.requested_at,
+            position_id=_PAST_EVERY_ID,
+            changed=0,
+            unchanged=0,
+            missing=0,
         )
-        return _record(self.connection.execute(statement).mappings().one())
+        return _record(inserted_row(self.connection, bulk_jobs, statement))
 
     def get(self, job_id: int) -> BulkJobRecord | None:
         """The job, or ``None``."""

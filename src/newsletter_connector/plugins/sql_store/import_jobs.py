@@ -18,6 +18,7 @@ from ...storage.import_jobs import (
 )
 from . import leases
 from .jobs import JobTable
+from .record_builders import inserted_id
 from .repository import SqlRepository
 from .tables import import_file_parts, import_jobs
 
@@ -58,7 +59,7 @@ class SqlImportJobs(SqlRepository):
             refusals=[],
             checked_counts={},
         )
-        return int(self.connection.execute(statement.returning(_c.id)).scalar_one())
+        return inserted_id(self.connection, statement)
 
     def set_size(self, job_id: int, *, size: int, lines: int, encoding: str = "utf-8") -> None:
         """Record the size, line count and arrival encoding of the job's file, once its parts

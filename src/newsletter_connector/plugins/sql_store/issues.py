@@ -16,7 +16,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from ...storage.records import IssueRecord, NewIssue
-from .record_builders import record_of
+from .record_builders import inserted_id, record_of
 from .repository import SqlRepository
 from .tables import issues
 
@@ -40,9 +40,7 @@ class SqlIssues(SqlRepository):
             return None
         savepoint = self.connection.begin_nested()
         try:
-            new_id = self.connection.execute(
-                insert(issues).values(**values).returning(issues.c.id)
-            ).scalar_one()
+            new_id = inserted_id(self.connection, insert(issues).values(**values))
             savepoint.commit()
         except IntegrityError:
             savepoint.rollback()

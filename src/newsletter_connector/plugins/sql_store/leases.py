@@ -11,6 +11,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, RowMapping, Table, func, or_, select, update
 from sqlalchemy.engine import Connection
 
+from .record_builders import updated_row
+
 #: The columns every job table has: the contract the one claim and lease read.
 LEASE_COLUMNS = frozenset({"id", "requested_at", "started_at", "lease", "lease_until"})
 #: Candidates read per claim: the first few waiting jobs, in case another runner takes one.
@@ -57,16 +59,12 @@ def take(
     c = table.c
     free = or_(c.lease_until.is_(None), c.lease_until <= now)
     # Re-checked by the update itself: of two runners, the second finds it leased.
-    return (
-        connection.execute(
-            update(table)
-            .where(c.id == job_id, waiting, free)
-            .values(lease=lease, lease_until=until, started_at=func.coalesce(c.started_at, now))
-            .returning(*c)
-        )
-        .mappings()
-        .first()
+    statement = (
+        update(table)
+        .where(c.id == job_id, waiting, free)
+        .values(lease=lease, lease_until=until, started_at=func.coalesce(c.started_at, now))
     )
+    return updated_row(connection, table, statement, job_id)
 
 
 def advance(

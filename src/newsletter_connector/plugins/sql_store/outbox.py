@@ -22,6 +22,7 @@ from ...storage.outbox_records import (
 )
 from . import outbox_claims
 from .copy_rows import copy_rows
+from .engine import is_mysql
 from .record_builders import record_of
 from .repository import SqlRepository
 from .tables import outbox_batches, outbox_events
@@ -88,8 +89,11 @@ class SqlOutbox(SqlRepository):
         created_at: datetime,
     ) -> None:
         """Queue one event (in no batch yet); ``subscriber_key`` as in :class:`NewEvent`."""
+        dialect = self.connection.dialect.name
+        if is_mysql(dialect):
+            outbox_claims.OUTBOX_HORIZON.enter_insert(self.connection)
         self.connection.execute(
-            _ENQUEUE_IN_HORIZON if self.connection.dialect.name == "postgresql" else _ENQUEUE,
+            _ENQUEUE_IN_HORIZON if dialect == "postgresql" else _ENQUEUE,
             {
                 "event_id": event_id,
                 "event_type": event_type,
@@ -107,6 +111,8 @@ class SqlOutbox(SqlRepository):
         chunk queues hundreds at once). ``meanwhile`` (which must not raise) is called once,
         while PostgreSQL stores the events (see :func:`.copy_rows.copy_rows`), or after."""
         if not events or self.connection.dialect.name != "postgresql":
+            if events and is_mysql(self.connection.dialect.name):
+                outbox_claims.OUTBOX_HORIZON.enter_insert(self.connection)
             if events:
                 self.connection.execute(_ENQUEUE, [event_columns(event) for event in events])
             if meanwhile is not None:

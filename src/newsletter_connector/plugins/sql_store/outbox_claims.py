@@ -9,7 +9,9 @@ event can still commit inside it.
 
 PostgreSQL: two runners skip each other's due batches (``SKIP LOCKED``) and take turns to freeze (a
 transaction-level advisory lock). The freeze's first two statements hold the outbox lock, a
-session-level lock: if either fails the connection is invalidated, never pooled. SQLite: a claim
+session-level lock: if either fails the connection is invalidated, never pooled. MySQL and
+MariaDB: the same, with the freeze's turn a row of ``nc_commit_horizons`` locked to the claim's
+end and the horizon read beside the claim (``CommitHorizon.horizon``). SQLite: a claim
 holds the only write lock and seqs are never reused (``AUTOINCREMENT``). See
 docs/contributing/decisions/performance.md, "Performance and reliability" (seq ranges, primary-key
 order).
@@ -29,7 +31,9 @@ from sqlalchemy.sql.elements import TextClause
 
 from ...storage.host_sql import CommitHorizon
 from ...storage.outbox_records import ClaimedBatch, OutboxEvent
-from .tables import outbox_batches, outbox_events
+from .engine import is_mysql
+from .tables import commit_horizons, outbox_batches, outbox_events
+from .upserts import insert_unless_stored
 
 #: A queued event as fetched: ``(seq, event_id, event_type, occurred_at, payload_json)``.
 _QueuedRow = tuple[int, str, str, datetime, str]
@@ -74,6 +78,13 @@ _OLDEST = (
 )
 # SQLite's queue: every stored seq is final there.
 _QUEUED = _OLDEST.where(_e.seq > bindparam("frontier"))
+# MySQL's and MariaDB's: up to the horizon read just before, the freeze's turn taken.
+_QUEUED_TO = _QUEUED.where(_e.seq <= bindparam("horizon"))
+_FREEZE_TURN = (
+    select(commit_horizons.c.name)
+    .where(commit_horizons.c.name == bindparam("name"))
+    .with_for_update()
+)
 # PostgreSQL's: take the freeze turn, then the outbox lock exclusively (it waits for enqueues
 # in flight); sorts and JIT off for the claim, as the queue's row estimate is often stale.
 _TAKE_TURN_AND_BARRIER = text(
@@ -178,10 +189,29 @@ def _queued_rows(connection: Connection, *, limit: int) -> list[_QueuedRow]:
         except BaseException:
             connection.invalidate()  # it may still hold the barrier, a session-level lock
             raise
+    elif is_mysql(connection.dialect.name):
+        _take_freeze_turn(connection)
+        horizon = OUTBOX_HORIZON.horizon(connection)
+        if horizon is None:
+            return []
+        frontier = int(connection.scalar(_FRONTIER) or 0)
+        rows = connection.execute(
+            _QUEUED_TO, {"frontier": frontier, "horizon": horizon, "limit": limit}
+        ).all()
     else:
         frontier = int(connection.scalar(_FRONTIER) or 0)
         rows = connection.execute(_QUEUED, {"frontier": frontier, "limit": limit}).all()
     return [tuple(row) for row in rows]
+
+
+def _take_freeze_turn(connection: Connection) -> None:
+    """MySQL, MariaDB: lock the freeze's row of ``nc_commit_horizons`` to the transaction's
+    end (storing it when it is not there, which locks it as well)."""
+    name = {"name": str(FREEZE_LOCK_ID)}
+    if connection.execute(_FREEZE_TURN, name).first() is None and not insert_unless_stored(
+        connection, commit_horizons, name
+    ):
+        connection.execute(_FREEZE_TURN, name).one()  # stored by another runner meanwhile
 
 
 def _freeze_leased(

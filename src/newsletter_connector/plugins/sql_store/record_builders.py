@@ -10,8 +10,10 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Table, insert
-from sqlalchemy.engine import Connection
+from sqlalchemy import Insert, Table, Update, insert, select
+from sqlalchemy.engine import Connection, RowMapping
+
+from .engine import is_mysql
 
 T = TypeVar("T")
 
@@ -53,5 +55,42 @@ def record_of(cls: type[T], row: Mapping[Any, Any]) -> T:
 
 def inserted_record(connection: Connection, table: Table, cls: type[T], **values: Any) -> T:
     """Insert ``values`` into ``table``; the stored row as a ``cls`` (:func:`record_of`)."""
-    statement = insert(table).values(**values).returning(*table.c)
-    return record_of(cls, connection.execute(statement).mappings().one())
+    return record_of(cls, inserted_row(connection, table, insert(table).values(**values)))
+
+
+# MySQL has no RETURNING and MariaDB none on UPDATE: there a row written is read back by its
+# key, which the writing transaction holds locked.
+
+
+def inserted_id(connection: Connection, statement: Insert) -> int:
+    """Run the one-row insert ``statement``; the new row's id (its one-column primary key)."""
+    key = connection.execute(statement).inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
+def inserted_row(connection: Connection, table: Table, statement: Insert) -> RowMapping:
+    """Run the one-row insert ``statement`` into ``table``; the row as stored."""
+    if not is_mysql(connection.dialect.name):
+        return connection.execute(statement.returning(*table.c)).mappings().one()
+    key = connection.execute(statement).inserted_primary_key
+    assert key is not None
+    return _row_by_key(connection, table, tuple(key))
+
+
+def updated_row(
+    connection: Connection, table: Table, statement: Update, key: Any
+) -> RowMapping | None:
+    """Run ``statement``, an update of at most the row of ``table`` whose (one-column)
+    primary key is ``key``; the row as updated, or ``None`` when the update matched none."""
+    if not is_mysql(connection.dialect.name):
+        return connection.execute(statement.returning(*table.c)).mappings().first()
+    if not connection.execute(statement).rowcount:
+        return None
+    return _row_by_key(connection, table, (key,))
+
+
+def _row_by_key(connection: Connection, table: Table, key: tuple[Any, ...]) -> RowMapping:
+    columns = table.primary_key.columns
+    query = select(table).where(*(c == v for c, v in zip(columns, key, strict=True)))
+    return connection.execute(query).mappings().one()

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ...errors import InvalidRequest
 from ...storage.access_records import ApiKeyRecord, ConnectionRecord
-from .record_builders import inserted_record, record_of
+from .record_builders import inserted_id, inserted_record, record_of, updated_row
 from .repository import SqlRepository
 from .tables import api_keys, connections, kv_settings
 from .upserts import insert_or_update
@@ -29,15 +29,10 @@ class SqlApiKeys(SqlRepository):
         exists = self.connection.scalar(select(api_keys.c.id).where(api_keys.c.label == label))
         if exists is not None:
             raise InvalidRequest(f"a key labelled {label!r} already exists", field="label")
-        return int(
-            self.connection.execute(
-                insert(api_keys)
-                .values(
-                    label=label, key_prefix=key_prefix, key_digest=key_digest, created_at=created_at
-                )
-                .returning(api_keys.c.id)
-            ).scalar_one()
+        statement = insert(api_keys).values(
+            label=label, key_prefix=key_prefix, key_digest=key_digest, created_at=created_at
         )
+        return inserted_id(self.connection, statement)
 
     def find_active_by_digest(self, key_digest: str) -> ApiKeyRecord | None:
         """The unrevoked key with this digest, or ``None``."""
@@ -60,7 +55,9 @@ class SqlApiKeys(SqlRepository):
             return None
         if row["revoked_at"] is None:
             revoke = update(api_keys).where(api_keys.c.id == row["id"]).values(revoked_at=at)
-            row = self.connection.execute(revoke.returning(*api_keys.c)).mappings().one()
+            revoked = updated_row(self.connection, api_keys, revoke, row["id"])
+            assert revoked is not None  # read in this transaction, and never deleted
+            row = revoked
         return record_of(ApiKeyRecord, row)
 
     def mark_used(self, key_id: int, *, on: date) -> None:

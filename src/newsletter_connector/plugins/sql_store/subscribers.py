@@ -25,6 +25,7 @@ from sqlalchemy import (
     delete,
     exists,
     func,
+    insert,
     select,
     update,
 )
@@ -51,10 +52,11 @@ from ...storage.subscriber_query import (
 )
 from . import subscriber_scan
 from .copy_rows import copy_rows
-from .record_builders import inserted_record, record_builder, record_of
+from .engine import is_mysql
+from .record_builders import inserted_id, inserted_record, record_builder, record_of
 from .repository import SqlRepository
 from .tables import contact_messages, deletions, subscribers, suppressions
-from .upserts import insert_ignoring_duplicates
+from .upserts import insert_ignoring_duplicates, is_duplicate_key
 
 # Any constants: the PostgreSQL advisory locks of the two horizons (storage.host_sql).
 SIGNUP_LOCK_ID = 0x6E6C_7375_6273  # "nlsubs"
@@ -184,8 +186,11 @@ _GUARDED_INSERT_PG = (
     .returning(subscribers.c.id)
 )
 
+_BY_EMAILS_IN = _SELECT_RECORD.where(subscribers.c.email.in_(bindparam("emails", expanding=True)))
 _BY_EMAILS = {
-    "sqlite": _SELECT_RECORD.where(subscribers.c.email.in_(bindparam("emails", expanding=True))),
+    "sqlite": _BY_EMAILS_IN,
+    "mysql": _BY_EMAILS_IN,
+    "mariadb": _BY_EMAILS_IN,
     # One array parameter: the text (and the plan) is the same for any number of addresses.
     "postgresql": _SELECT_RECORD.where(
         subscribers.c.email == any_(bindparam("emails", type_=postgresql.ARRAY(Text)))
@@ -214,14 +219,31 @@ _BY_EMAIL = _SELECT_RECORD.where(subscribers.c.email == bindparam("email"))
 _BY_EMAIL_LOCKED = _BY_EMAIL.with_for_update()
 
 
+# MySQL and MariaDB: the insert as it is, after entering the horizon; a duplicate address
+# fails the one statement (upserts.is_duplicate_key).
+_INSERT_MYSQL = insert(subscribers)
+
+
 class SqlSubscribers(SqlRepository):
     def add(self, data: SubscriberData) -> SubscriberRecord | None:
         dialect = self.connection.dialect.name  # PostgreSQL's insert enters the horizon
         values = subscriber_columns(data)
-        new_id = self.connection.execute(_INSERT[dialect], values).scalar_one_or_none()
+        if is_mysql(dialect):
+            new_id = self._add_mysql(values)
+        else:
+            new_id = self.connection.execute(_INSERT[dialect], values).scalar_one_or_none()
         if new_id is None:
             return None  # the address is already stored
         return SubscriberRecord(id=int(new_id), **subscriber_fields(data))
+
+    def _add_mysql(self, values: dict[str, Any]) -> int | None:
+        _SUBSCRIBERS_HORIZON.enter_insert(self.connection)
+        try:
+            return inserted_id(self.connection, _INSERT_MYSQL.values(**values))
+        except sa_exc.IntegrityError as error:
+            if is_duplicate_key(error):
+                return None
+            raise
 
     def get_by_email(self, email: str, *, lock: bool = False) -> SubscriberRecord | None:
         row = self.connection.execute(_BY_EMAIL_LOCKED if lock else _BY_EMAIL, {"email": email})
@@ -244,6 +266,11 @@ class SqlSubscribers(SqlRepository):
         at most once: while PostgreSQL stores the rows (see :func:`.copy_rows.copy_rows`), or
         after they are stored."""
         rows = [subscriber_columns(item) for item in data]
+        if rows and is_mysql(self.connection.dialect.name):
+            added = self._add_many_mysql(rows)
+            if meanwhile is not None:
+                meanwhile()
+            return added
         if not rows or self.connection.dialect.name != "postgresql":
             added = (
                 set(self.connection.execute(_ADD_MANY_SQLITE, rows).scalars()) if rows else set()
@@ -274,6 +301,18 @@ class SqlSubscribers(SqlRepository):
         added = set(self.connection.execute(_ADD_STAGED_PG).scalars())
         self.connection.execute(DropTable(_STAGED))
         return added
+
+    def _add_many_mysql(self, rows: list[dict[str, Any]]) -> set[str]:
+        """Many rows in one multi-row insert (MySQL, MariaDB); when an address is taken since
+        the caller looked, which fails the whole statement, one row at a time."""
+        _SUBSCRIBERS_HORIZON.enter_insert(self.connection)
+        try:  # InnoDB undoes the whole statement when one of its rows fails
+            self.connection.execute(_INSERT_MYSQL, rows)
+            return {row["email"] for row in rows}
+        except sa_exc.IntegrityError as error:
+            if not is_duplicate_key(error):
+                raise
+        return {row["email"] for row in rows if self._add_mysql(row) is not None}
 
     def get_by_token(
         self, kind: TokenKind, token: str, *, lock: bool = False
