@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, Table, bindparam, false, func, select, text
+from sqlalchemy import ColumnElement, Select, Table, bindparam, event, false, func, select, text
 from sqlalchemy.engine import Connection, Engine, create_engine
 
 # Commit horizons: keyset walks over PostgreSQL sequence ids that never skip a late commit.
@@ -61,7 +61,16 @@ def _horizon_engine(engine: Engine) -> Engine:
         if found is None:
             found = create_engine(engine.url, pool=engine.pool.recreate(), hide_parameters=True)
             _HORIZON_ENGINES[engine] = found
+            event.listen(engine, "engine_disposed", _dispose_horizon_engine)
         return found
+
+
+def _dispose_horizon_engine(engine: Engine) -> None:
+    """Close the horizon pool's connections with ``engine``'s own."""
+    with _HORIZON_ENGINES_LOCK:
+        found = _HORIZON_ENGINES.pop(engine, None)
+    if found is not None:
+        found.dispose()
 
 
 SelectT = TypeVar("SelectT", bound=Select[Any])

@@ -11,6 +11,7 @@ option (:func:`behind_transaction_pooler`). Every wait on the database is bounde
 
 from __future__ import annotations
 
+import math
 import time
 import weakref
 from collections.abc import Iterator
@@ -127,13 +128,35 @@ _MYSQL_SESSION = (
 
 def _mysql_engine(url: URL, timeouts: DbTimeouts, **kwargs: Any) -> Engine:
     """MySQL or MariaDB at READ COMMITTED (InnoDB's REPEATABLE READ would take gap locks on
-    every keyset read and show a transaction's reads as of its first), in UTF-8 and UTC."""
+    every keyset read and show a transaction's reads as of its first), in UTF-8 and UTC, each
+    wait bounded: connecting, and each read or write on the socket (the driver's timeouts),
+    a lock wait (``innodb_lock_wait_timeout``, whole seconds) and a statement (MariaDB's
+    ``max_statement_time``; MySQL's ``max_execution_time``, which bounds a ``SELECT`` only)."""
     kwargs.setdefault("isolation_level", "READ COMMITTED")
     connect_args = kwargs.setdefault("connect_args", {})
     connect_args.setdefault("charset", "utf8mb4")
     connect_args.setdefault("connect_timeout", timeouts.connect)
+    connect_args.setdefault("read_timeout", timeouts.reply)
+    connect_args.setdefault("write_timeout", timeouts.reply)
     connect_args.setdefault("init_command", _MYSQL_SESSION)
-    return _driver_engine(url, **kwargs)
+    engine = _driver_engine(url, **kwargs)
+
+    @event.listens_for(engine, "connect")
+    def _bound_server_waits(dbapi_connection: Any, _record: Any) -> None:
+        # After SQLAlchemy's own first-connect listener: the dialect knows MariaDB by now.
+        statement = (
+            f"max_statement_time = {timeouts.statement:g}"
+            if getattr(engine.dialect, "is_mariadb", False)
+            else f"max_execution_time = {round(timeouts.statement * 1000)}"
+        )
+        lock = max(1, math.ceil(timeouts.lock))
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"SET SESSION innodb_lock_wait_timeout = {lock}, {statement}")
+        finally:
+            cursor.close()
+
+    return engine
 
 
 def behind_transaction_pooler(engine: Engine) -> bool:

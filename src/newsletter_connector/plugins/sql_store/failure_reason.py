@@ -26,6 +26,9 @@ _LASTING = (
     "name or service not known",
     "unable to open database file",
     "unsupported startup parameter",
+    "access denied for user",  # MySQL and MariaDB: 1045
+    "unknown database",  # 1049
+    "unknown mysql server host",  # 2005
 )
 #: Query keys whose value is a secret (libpq takes ``password`` and ``sslpassword`` there too);
 #: matched as parts of a lower-cased key name.

@@ -330,6 +330,16 @@ class SqlStorage:
         self.engine.dispose()
 
 
+#: MySQL's and MariaDB's error for a table that is not there.
+NO_SUCH_TABLE = 1146
+
+
+def _mysql_error_number(orig: object) -> int | None:
+    """The error number of a MySQL driver's error (its first argument), else ``None``."""
+    args = getattr(orig, "args", None)
+    return args[0] if args and isinstance(args[0], int) else None
+
+
 @contextmanager
 def translated_errors(url: URL) -> Iterator[None]:
     """Driver and pool failures inside the block raised as domain errors (``url``: the
@@ -349,7 +359,11 @@ def translate_db_error(exc: Exception, url: URL) -> Exception:
     programming error (a bug) is returned unchanged, the rest is ``DbUnavailable`` carrying
     the operator's reason (the driver's words, ``url`` with its password masked)."""
     orig = getattr(exc, "orig", None)
-    if type(orig).__name__ == "UndefinedTable" or "no such table" in str(orig):
+    if (
+        type(orig).__name__ == "UndefinedTable"
+        or "no such table" in str(orig)
+        or _mysql_error_number(orig) == NO_SUCH_TABLE
+    ):
         return NotMigrated(f"the database schema is missing or incomplete; {MIGRATE_HINT}")
     if isinstance(exc, sa_exc.ProgrammingError):
         return exc
