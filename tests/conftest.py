@@ -225,10 +225,22 @@ def auth(api_key: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def pg_storage(newsletter_service: Any) -> Any:
-    """The service's store, PostgreSQL only: SQLite writers take turns (``BEGIN IMMEDIATE``),
-    so no insert is ever in flight beside another transaction there."""
+def server_storage(newsletter_service: Any) -> Any:
+    """The service's store on a database server (PostgreSQL, MySQL, MariaDB): SQLite writers
+    take turns (``BEGIN IMMEDIATE``), so no insert is ever in flight beside another
+    transaction there."""
+    storage = newsletter_service.storage
+    if storage.dialect == "sqlite":
+        pytest.skip("a database server only: SQLite writers take turns, so no insert is in flight")
+    return storage
+
+
+@pytest.fixture
+def postgres_storage(newsletter_service: Any) -> Any:
+    """The service's store, PostgreSQL only: for how PostgreSQL keeps a rule (its advisory
+    locks, its one-statement signup, its shared statements); MySQL and MariaDB keep the same
+    rules by other means (tests taking ``server_storage`` check the rules on every server)."""
     storage = newsletter_service.storage
     if storage.dialect != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite writers take turns, so no insert is ever in flight")
+        pytest.skip("how PostgreSQL keeps the rule (tests with server_storage check the rule)")
     return storage

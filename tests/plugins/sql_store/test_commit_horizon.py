@@ -119,14 +119,14 @@ def pool() -> Iterator[ThreadPoolExecutor]:
 
 @pytest.mark.parametrize("table", TABLES)
 def test_inserts_do_not_wait_for_each_other(
-    pg_storage: Any, pool: ThreadPoolExecutor, table: str
+    server_storage: Any, pool: ThreadPoolExecutor, table: str
 ) -> None:
     add, _ = TABLES[table]
-    held = OpenInsert(pg_storage, add, "first")
+    held = OpenInsert(server_storage, add, "first")
     try:
 
         def second() -> int:
-            with pg_storage.transaction() as uow:
+            with server_storage.transaction() as uow:
                 return add(uow, "second")
 
         # With inserts taking turns behind one lock this would wait for ``held`` and time out.
@@ -137,16 +137,16 @@ def test_inserts_do_not_wait_for_each_other(
 
 @pytest.mark.parametrize("table", TABLES)
 def test_a_walk_page_waits_for_an_insert_in_flight_and_does_not_skip_it(
-    pg_storage: Any, pool: ThreadPoolExecutor, table: str
+    server_storage: Any, pool: ThreadPoolExecutor, table: str
 ) -> None:
     add, walk = TABLES[table]
-    held = OpenInsert(pg_storage, add, "early")  # the smaller id, committing last
-    with pg_storage.transaction() as uow:
+    held = OpenInsert(server_storage, add, "early")  # the smaller id, committing last
+    with server_storage.transaction() as uow:
         later = add(uow, "late")
     assert later > held.id
 
     def page() -> list[int]:
-        with pg_storage.transaction(write=False) as uow:
+        with server_storage.transaction(write=False) as uow:
             return walk(uow)
 
     walked = pool.submit(page)
@@ -158,11 +158,11 @@ def test_a_walk_page_waits_for_an_insert_in_flight_and_does_not_skip_it(
 
 @pytest.mark.parametrize("table", TABLES)
 def test_an_insert_enters_the_horizon_before_drawing_its_id(
-    pg_storage: Any, pool: ThreadPoolExecutor, table: str
+    postgres_storage: Any, pool: ThreadPoolExecutor, table: str
 ) -> None:
     add, _ = TABLES[table]
     lock, sequence = HORIZONS[table]
-    with pg_storage.engine.connect() as admin:
+    with postgres_storage.engine.connect() as admin:
         admin = admin.execution_options(isolation_level="AUTOCOMMIT")
         drawn = text(f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {sequence}")
         before = admin.scalar(drawn)
@@ -170,7 +170,7 @@ def test_an_insert_enters_the_horizon_before_drawing_its_id(
         try:
 
             def insert() -> int:
-                with pg_storage.transaction() as uow:
+                with postgres_storage.transaction() as uow:
                     return add(uow, "held")
 
             added = pool.submit(insert)
@@ -183,7 +183,7 @@ def test_an_insert_enters_the_horizon_before_drawing_its_id(
 
 
 def test_a_walk_leaves_no_advisory_lock_behind(
-    pg_storage: Any, newsletter_client: Any, auth: dict[str, str]
+    postgres_storage: Any, newsletter_client: Any, auth: dict[str, str]
 ) -> None:
     for n in range(3):
         newsletter_client.simulate_post(
@@ -191,7 +191,7 @@ def test_a_walk_leaves_no_advisory_lock_behind(
         )
     result = newsletter_client.simulate_get(SUBSCRIBERS, headers=auth, params={"limit": 2})
     assert len(result.json["data"]) == 2
-    with pg_storage.transaction(write=False) as uow:
+    with postgres_storage.transaction(write=False) as uow:
         held = uow.connection.scalar(
             text(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database ="
@@ -202,12 +202,12 @@ def test_a_walk_leaves_no_advisory_lock_behind(
 
 
 def test_read_work_runs_outside_a_transaction_and_write_work_inside_one(
-    pg_storage: Any,
+    postgres_storage: Any,
 ) -> None:
     from psycopg.pq import TransactionStatus
 
     def status(write: bool) -> TransactionStatus:
-        with pg_storage.transaction(write=write) as uow:
+        with postgres_storage.transaction(write=write) as uow:
             uow.connection.scalar(text("SELECT 1"))
             return uow.connection.connection.dbapi_connection.info.transaction_status
 

@@ -12,7 +12,7 @@ from sqlalchemy.engine import make_url
 
 from newsletter_connector.errors import DbUnavailable
 from newsletter_connector.plugins.sql_store import SqlStorage
-from newsletter_connector.plugins.sql_store.engine import DbTimeouts, make_engine
+from newsletter_connector.plugins.sql_store.engine import DbTimeouts, make_engine, short_read_engine
 from newsletter_connector.plugins.sql_store.failure_reason import failure_reason, is_lasting
 from newsletter_connector.settings import Settings, SettingsError
 from newsletter_connector.short_reads import in_short_reads, short_reads
@@ -136,7 +136,8 @@ def test_the_short_deadline_and_pgbouncer_are_settings() -> None:
 
 def test_the_engine_takes_the_short_deadline(newsletter_database_url: str) -> None:
     """PostgreSQL: each connection knows both bounds, and a round trip inside ``short_reads``
-    has the shorter; SQLite: a transaction begun inside it has the short busy timeout."""
+    has the shorter; MySQL and MariaDB: a transaction begun inside it runs on connections of
+    the short bounds; SQLite: a transaction begun inside it has the short busy timeout."""
     engine = make_engine(newsletter_database_url, timeouts=DbTimeouts(lock=4.0, short_reply=1.5))
     try:
         with engine.connect() as connection:
@@ -146,6 +147,16 @@ def test_the_engine_takes_the_short_deadline(newsletter_database_url: str) -> No
                 with short_reads():
                     assert raw.current_reply_timeout() == 1.5  # type: ignore[union-attr]
                 return
+        if engine.dialect.name in ("mysql", "mariadb"):
+            # A socket's timeouts are fixed when it connects: short reads have a pool of theirs.
+            short = short_read_engine(engine)
+            assert short is not engine and short_read_engine(engine) is short
+            with short.connect() as connection:
+                raw = connection.connection.dbapi_connection
+                assert (raw._read_timeout, raw._write_timeout) == (1.5, 1.5)  # type: ignore[union-attr]
+                waits = connection.exec_driver_sql("SELECT @@innodb_lock_wait_timeout").scalar()
+                assert waits == 2  # whole seconds, rounded up
+            return
         with short_reads(), engine.begin() as connection:
             busy = connection.exec_driver_sql("PRAGMA busy_timeout").scalar()
         assert busy == 1500

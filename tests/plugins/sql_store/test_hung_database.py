@@ -194,12 +194,21 @@ def write_lock_held(database_url: str, seconds: float) -> Iterator[None]:
 
 @contextmanager
 def table_lock_held(database_url: str, seconds: float) -> Iterator[None]:
-    """PostgreSQL: another connection holds the subscribers table locked for ``seconds`` or
-    until the block ends."""
+    """A database server: another connection holds the subscribers table locked for
+    ``seconds`` or until the block ends (on MySQL and MariaDB a metadata lock, whose wait
+    ``lock_wait_timeout`` bounds, as a migration's ``ALTER TABLE`` takes)."""
     engine = make_engine(database_url)
     with engine.connect() as holder:
-        holder.exec_driver_sql("LOCK TABLE nc_subscribers IN ACCESS EXCLUSIVE MODE")
-        with released_after(seconds, holder.rollback):
+        if engine.dialect.name == "postgresql":
+            holder.exec_driver_sql("LOCK TABLE nc_subscribers IN ACCESS EXCLUSIVE MODE")
+            release = holder.rollback
+        else:
+            holder.exec_driver_sql("LOCK TABLES nc_subscribers WRITE")
+
+            def release() -> None:
+                holder.exec_driver_sql("UNLOCK TABLES")
+
+        with released_after(seconds, release):
             yield
     engine.dispose()
 

@@ -51,26 +51,26 @@ def open_enqueue(storage: Any) -> OpenInsert:
     return OpenInsert(storage, lambda uow, _: enqueue(uow, 0), "enqueue")
 
 
-def test_a_claim_waits_for_an_enqueue_in_flight_and_freezes_it_first(pg_storage: Any) -> None:
-    early = open_enqueue(pg_storage)  # the smaller seq, committing last
-    with pg_storage.transaction() as uow:
+def test_a_claim_waits_for_an_enqueue_in_flight_and_freezes_it_first(server_storage: Any) -> None:
+    early = open_enqueue(server_storage)  # the smaller seq, committing last
+    with server_storage.transaction() as uow:
         late = enqueue(uow, 1)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        claimed = pool.submit(claim, pg_storage)
+        claimed = pool.submit(claim, server_storage)
         with pytest.raises(TimeoutError):
             claimed.result(timeout=0.5)  # freezing now would put ``late`` alone in a range
         early.commit()
         batches = claimed.result(timeout=WAIT)
     assert [[e.event_id for e in b.events] for b in batches] == [[early.id, late]]
-    assert claim(pg_storage) == []
+    assert claim(server_storage) == []
 
 
-def test_enqueues_do_not_wait_for_each_other(pg_storage: Any) -> None:
-    held = open_enqueue(pg_storage)
+def test_enqueues_do_not_wait_for_each_other(server_storage: Any) -> None:
+    held = open_enqueue(server_storage)
     try:
 
         def second() -> str:
-            with pg_storage.transaction() as uow:
+            with server_storage.transaction() as uow:
                 return enqueue(uow, 1)
 
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -79,10 +79,10 @@ def test_enqueues_do_not_wait_for_each_other(pg_storage: Any) -> None:
         held.commit()
 
 
-def test_the_enqueue_takes_the_horizon_lock_before_drawing_its_seq(pg_storage: Any) -> None:
+def test_the_enqueue_takes_the_horizon_lock_before_drawing_its_seq(postgres_storage: Any) -> None:
     # The lock comes from a subquery the INSERT reads its row from: the plan must evaluate it
     # below the row (where the seq default is computed), not flatten it away.
-    with pg_storage.transaction() as uow:
+    with postgres_storage.transaction() as uow:
         enqueue(uow, 0)
         held = uow.connection.scalar(
             text(
@@ -92,7 +92,7 @@ def test_the_enqueue_takes_the_horizon_lock_before_drawing_its_seq(pg_storage: A
         )
     assert held == 1
     # Transaction-scoped: gone with the commit; the claim's barrier too.
-    assert advisory_locks(pg_storage) == 0
+    assert advisory_locks(postgres_storage) == 0
 
 
 def advisory_locks(storage: Any) -> int:
@@ -106,15 +106,15 @@ def advisory_locks(storage: Any) -> int:
         return int(uow.connection.scalar(query))
 
 
-def test_a_claim_lets_go_of_the_barrier_it_froze_behind(pg_storage: Any) -> None:
+def test_a_claim_lets_go_of_the_barrier_it_froze_behind(postgres_storage: Any) -> None:
     # The barrier is a session-level lock, released inside the statement that reads the queue:
     # a pooled connection still holding it would make every later enqueue wait forever.
-    with pg_storage.transaction() as uow:
+    with postgres_storage.transaction() as uow:
         enqueue(uow, 0)
-    assert len(claim(pg_storage)) == 1
-    assert advisory_locks(pg_storage) == 0
+    assert len(claim(postgres_storage)) == 1
+    assert advisory_locks(postgres_storage) == 0
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(enqueue_alone, pg_storage).result(timeout=WAIT)
+        pool.submit(enqueue_alone, postgres_storage).result(timeout=WAIT)
 
 
 def enqueue_alone(storage: Any) -> str:
@@ -123,30 +123,30 @@ def enqueue_alone(storage: Any) -> str:
 
 
 def test_a_claim_failing_behind_the_barrier_does_not_keep_it(
-    pg_storage: Any, monkeypatch: pytest.MonkeyPatch
+    postgres_storage: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sqlalchemy.exc import DataError
 
     from newsletter_connector.plugins.sql_store import outbox_claims
 
-    with pg_storage.transaction() as uow:
+    with postgres_storage.transaction() as uow:
         enqueue(uow, 0)
     monkeypatch.setattr(outbox_claims, "_QUEUED_AT_HORIZON", text("SELECT 1 / 0"))
     with pytest.raises(DataError):
-        claim(pg_storage)  # fails after the barrier was taken, before it was let go
+        claim(postgres_storage)  # fails after the barrier was taken, before it was let go
     monkeypatch.undo()
-    assert advisory_locks(pg_storage) == 0  # the connection was closed, not pooled
+    assert advisory_locks(postgres_storage) == 0  # the connection was closed, not pooled
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(enqueue_alone, pg_storage).result(timeout=WAIT)
-    assert [len(batch.events) for batch in claim(pg_storage)] == [2]
+        pool.submit(enqueue_alone, postgres_storage).result(timeout=WAIT)
+    assert [len(batch.events) for batch in claim(postgres_storage)] == [2]
 
 
-def test_a_claim_turns_off_sorting_and_jit_for_its_transaction(pg_storage: Any) -> None:
+def test_a_claim_turns_off_sorting_and_jit_for_its_transaction(postgres_storage: Any) -> None:
     # enable_sort: the queue's estimate is often stale and PostgreSQL then sorted every queued
     # event; jit: a plan keeping a disabled sort costs enough to be JIT-compiled (~130 ms).
-    with pg_storage.transaction() as uow:
+    with postgres_storage.transaction() as uow:
         enqueue(uow, 0)
-    with pg_storage.transaction() as uow:
+    with postgres_storage.transaction() as uow:
         uow.outbox.claim_batches(
             now=T0, lease_until=T0 + timedelta(minutes=1), batch_size=100, max_batches=10
         )
@@ -154,5 +154,5 @@ def test_a_claim_turns_off_sorting_and_jit_for_its_transaction(pg_storage: Any) 
             text("SELECT current_setting('enable_sort'), current_setting('jit')")
         ).one()
     assert tuple(settings) == ("off", "off")
-    with pg_storage.transaction() as uow:
+    with postgres_storage.transaction() as uow:
         assert uow.connection.scalar(text("SELECT current_setting('enable_sort')")) == "on"

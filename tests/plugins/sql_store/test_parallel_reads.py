@@ -51,17 +51,17 @@ def test_only_a_read_on_postgresql_shares_its_statements(newsletter_storage: Any
         assert shares_reads(uow.connection) is False
 
 
-def test_a_read_runs_its_statements_on_two_connections(pg_storage: Any) -> None:
-    with pg_storage.transaction(write=False) as uow:
+def test_a_read_runs_its_statements_on_two_connections(postgres_storage: Any) -> None:
+    with postgres_storage.transaction(write=False) as uow:
         pids = [rows[0]["pid"] for rows in read_all(uow.connection, [backend_pid(0.2)] * 4)]
         assert own_pid(uow) in pids
     assert len(set(pids)) == 2
 
 
 def test_a_write_transaction_keeps_its_statements_and_sees_its_own_writes(
-    pg_storage: Any,
+    postgres_storage: Any,
 ) -> None:
-    with pg_storage.transaction() as uow:
+    with postgres_storage.transaction() as uow:
         uow.connection.execute(text("CREATE TEMPORARY TABLE only_here (n int)"))
         uow.connection.execute(text("INSERT INTO only_here VALUES (1), (2)"))
         results = read_all(
@@ -71,27 +71,27 @@ def test_a_write_transaction_keeps_its_statements_and_sees_its_own_writes(
         assert results[3][0]["n"] == 3
 
 
-def test_an_error_on_the_second_connection_is_raised_in_the_caller(pg_storage: Any) -> None:
+def test_an_error_on_the_second_connection_is_raised_in_the_caller(postgres_storage: Any) -> None:
     # the caller takes the first statement at once; the helper, once connected, the second
     statements = [backend_pid(0.3), text("SELECT 1 / 0 AS n"), backend_pid(0.0)]
-    with pg_storage.transaction(write=False) as uow:
+    with postgres_storage.transaction(write=False) as uow:
         with pytest.raises(sa_exc.DataError, match="division by zero"):
             read_all(uow.connection, statements)
         # the helper gave its connection back before the error reached the caller
-        assert pg_storage.engine.pool.checkedout() == 1
+        assert postgres_storage.engine.pool.checkedout() == 1
         assert uow.connection.execute(select(literal(1))).scalar_one() == 1
-    assert pg_storage.engine.pool.checkedout() == 0
+    assert postgres_storage.engine.pool.checkedout() == 0
 
 
-def test_an_error_on_the_callers_connection_waits_for_the_helper(pg_storage: Any) -> None:
+def test_an_error_on_the_callers_connection_waits_for_the_helper(postgres_storage: Any) -> None:
     statements = [text("SELECT 1 / 0 AS n"), backend_pid(0.3), backend_pid(0.3)]
     with (
-        pg_storage.transaction(write=False) as uow,
+        postgres_storage.transaction(write=False) as uow,
         pytest.raises(sa_exc.DataError, match="division by zero"),
     ):
         read_all(uow.connection, statements)
     # the helper's own check-in follows its last statement by a moment
-    assert wait_until(lambda: pg_storage.engine.pool.checkedout() == 0, timeout=5)
+    assert wait_until(lambda: postgres_storage.engine.pool.checkedout() == 0, timeout=5)
 
 
 def test_a_pool_with_no_second_connection_never_makes_the_caller_wait(
@@ -147,14 +147,16 @@ def test_rollup_figures_are_the_same_shared_or_not(
     assert sum(day.link_clicks for day in shared.values()) == 20
 
 
-def test_a_lost_second_connection_is_a_lost_database_to_the_caller(pg_storage: Any) -> None:
+def test_a_lost_second_connection_is_a_lost_database_to_the_caller(server_storage: Any) -> None:
     # the caller takes the first statement; the helper the second, whose server process is
     # ended mid-statement
     statements = [backend_pid(0.3), text("SELECT pg_sleep(30), 'helper' AS marker")]
 
     def end_the_helpers_backend() -> None:
         # autocommit: pg_stat_activity is read once per transaction
-        with pg_storage.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as admin:
+        with server_storage.engine.connect().execution_options(
+            isolation_level="AUTOCOMMIT"
+        ) as admin:
             for _ in range(100):
                 ended = admin.execute(
                     text(
@@ -170,12 +172,12 @@ def test_a_lost_second_connection_is_a_lost_database_to_the_caller(pg_storage: A
     ender.start()
     began = time.monotonic()
     try:
-        with pytest.raises(DbUnavailable), pg_storage.transaction(write=False) as uow:
+        with pytest.raises(DbUnavailable), server_storage.transaction(write=False) as uow:
             read_all(uow.connection, statements)
     finally:
         ender.join()
     assert time.monotonic() - began < 20  # not the statement's 30 s
-    with pg_storage.transaction(write=False) as uow:  # the store carries on
+    with server_storage.transaction(write=False) as uow:  # the store carries on
         assert [
             rows[0]["n"] for rows in read_all(uow.connection, [select(literal(1).label("n"))] * 2)
         ] == [1, 1]

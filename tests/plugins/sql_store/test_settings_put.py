@@ -10,15 +10,15 @@ from typing import Any
 T0 = datetime(2026, 11, 27, 9, 0, 0)
 
 
-def test_two_workers_storing_one_new_name_both_succeed(pg_storage: Any) -> None:
+def test_two_workers_storing_one_new_name_both_succeed(server_storage: Any) -> None:
     errors: list[BaseException] = []
-    with pg_storage.transaction() as first:
+    with server_storage.transaction() as first:
         # This worker has inserted the name and not committed yet.
         first.settings.put("figures", {"by": "first"}, at=T0)
 
         def second_put() -> None:
             try:
-                with pg_storage.transaction() as uow:
+                with server_storage.transaction() as uow:
                     uow.settings.put("figures", {"by": "second"}, at=T0)
             except BaseException as error:  # reported by the assert below
                 errors.append(error)
@@ -30,5 +30,5 @@ def test_two_workers_storing_one_new_name_both_succeed(pg_storage: Any) -> None:
     other.join(timeout=10)
     assert not other.is_alive()
     assert errors == []
-    with pg_storage.transaction(write=False) as uow:
+    with server_storage.transaction(write=False) as uow:
         assert uow.settings.get("figures") == {"by": "second"}

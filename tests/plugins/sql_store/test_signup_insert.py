@@ -25,9 +25,9 @@ WAIT = 10.0  # seconds: far above any honest wait here, so only a real block tim
 
 
 @pytest.fixture
-def admin(pg_storage: Any) -> Iterator[Connection]:
+def admin(server_storage: Any) -> Iterator[Connection]:
     """A connection of its own, in autocommit (session advisory locks, sequence reads)."""
-    with pg_storage.engine.connect() as connection:
+    with server_storage.engine.connect() as connection:
         yield connection.execution_options(isolation_level="AUTOCOMMIT")
 
 
@@ -46,14 +46,14 @@ def drawn(admin: Connection) -> tuple[int, int]:
 
 @pytest.mark.parametrize("lock", [SIGNUP_LOCK_ID, OUTBOX_LOCK_ID], ids=["subscribers", "outbox"])
 def test_each_insert_enters_its_horizon_before_drawing_its_id(
-    pg_storage: Any, admin: Connection, lock: int
+    postgres_storage: Any, admin: Connection, lock: int
 ) -> None:
     before = drawn(admin)
     admin.execute(text("SELECT pg_advisory_lock(:lock)"), {"lock": lock})  # a walk's barrier
     with ThreadPoolExecutor(max_workers=1) as pool:
         try:
             added = pool.submit(
-                pg_storage.add_subscriber,
+                postgres_storage.add_subscriber,
                 make_subscriber_data("held@example.org"),
                 [signup_event()],
             )
@@ -70,35 +70,39 @@ def test_each_insert_enters_its_horizon_before_drawing_its_id(
     assert drawn(admin)[1] > before[1]
 
 
-def test_a_failing_event_insert_leaves_no_subscriber(pg_storage: Any, admin: Connection) -> None:
+def test_a_failing_event_insert_leaves_no_subscriber(
+    server_storage: Any, admin: Connection
+) -> None:
     first = signup_event(0)
-    assert pg_storage.add_subscriber(make_subscriber_data("one@example.org"), [first])
+    assert server_storage.add_subscriber(make_subscriber_data("one@example.org"), [first])
     duplicate = signup_event(1, event_id=first.event_id)  # event ids are unique
     with pytest.raises(exc.IntegrityError):
-        pg_storage.add_subscriber(
+        server_storage.add_subscriber(
             make_subscriber_data("two@example.org"), [signup_event(2), duplicate]
         )
-    with pg_storage.transaction(write=False) as uow:
+    with server_storage.transaction(write=False) as uow:
         assert uow.subscribers.get_by_email("two@example.org") is None
     assert admin.scalar(text("SELECT count(*) FROM nc_outbox_events")) == 1
 
 
 def test_the_statement_runs_in_autocommit_and_returns_its_connection_as_lent(
-    pg_storage: Any,
+    postgres_storage: Any,
 ) -> None:
     from psycopg.pq import TransactionStatus
 
-    pg_storage.engine.dispose()  # one pooled connection from here on
-    assert pg_storage.add_subscriber(make_subscriber_data("auto@example.org"), [signup_event()])
-    pooled = pg_storage.engine.pool.checkedin()
-    raw = pg_storage.engine.raw_connection()
+    postgres_storage.engine.dispose()  # one pooled connection from here on
+    assert postgres_storage.add_subscriber(
+        make_subscriber_data("auto@example.org"), [signup_event()]
+    )
+    pooled = postgres_storage.engine.pool.checkedin()
+    raw = postgres_storage.engine.raw_connection()
     try:
         assert pooled == 1 and raw.dbapi_connection is not None
         assert raw.dbapi_connection.autocommit is False
         assert raw.dbapi_connection.info.transaction_status == TransactionStatus.IDLE
     finally:
         raw.close()
-    with pg_storage.transaction(write=False) as uow:
+    with postgres_storage.transaction(write=False) as uow:
         advisory = uow.connection.scalar(
             text(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database ="

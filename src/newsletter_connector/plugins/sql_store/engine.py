@@ -12,11 +12,13 @@ option (:func:`behind_transaction_pooler`). Every wait on the database is bounde
 from __future__ import annotations
 
 import math
+import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from sqlalchemy import event, exc
@@ -34,6 +36,12 @@ IDLE_PING_SECONDS = 1.0
 _CHECKED_IN_AT = "nc_checked_in_at"
 _IDLE_PING_SECONDS: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
 _TRANSACTION_POOLED: weakref.WeakSet[Engine] = weakref.WeakSet()
+#: MySQL and MariaDB: how to make each engine's short-read engine, and the ones made.
+_SHORT_READ_FACTORIES: weakref.WeakKeyDictionary[Engine, Callable[[], Engine]] = (
+    weakref.WeakKeyDictionary()
+)
+_SHORT_READ_ENGINES: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+_SHORT_READ_LOCK = threading.Lock()
 _SQLITE_BUSY_MS = "nc_busy_timeout_ms"
 #: SQLite: the busy timeouts, in ms, of a transaction and of one inside ``short_reads()``.
 _SQLITE_BUSY: weakref.WeakKeyDictionary[Engine, tuple[int, int]] = weakref.WeakKeyDictionary()
@@ -104,6 +112,11 @@ def make_engine(
         engine = _sqlite_engine(url, **kwargs)
     elif is_mysql(url.get_backend_name()):
         engine = _mysql_engine(url, timeouts, **kwargs)
+        short = replace(
+            timeouts, reply=timeouts.short_reply, lock=min(timeouts.lock, timeouts.short_reply)
+        )
+        _SHORT_READ_FACTORIES[engine] = partial(_mysql_engine, url, short, **kwargs)
+        event.listen(engine, "engine_disposed", _dispose_short_read_engine)
     else:
         idle_ping_seconds = kwargs.pop("idle_ping_seconds", IDLE_PING_SECONDS)
         if transaction_pooler:
@@ -130,7 +143,8 @@ def _mysql_engine(url: URL, timeouts: DbTimeouts, **kwargs: Any) -> Engine:
     """MySQL or MariaDB at READ COMMITTED (InnoDB's REPEATABLE READ would take gap locks on
     every keyset read and show a transaction's reads as of its first), in UTF-8 and UTC, each
     wait bounded: connecting, and each read or write on the socket (the driver's timeouts),
-    a lock wait (``innodb_lock_wait_timeout``, whole seconds) and a statement (MariaDB's
+    a lock wait (``innodb_lock_wait_timeout`` for rows, ``lock_wait_timeout`` for tables,
+    whole seconds) and a statement (MariaDB's
     ``max_statement_time``; MySQL's ``max_execution_time``, which bounds a ``SELECT`` only)."""
     kwargs.setdefault("isolation_level", "READ COMMITTED")
     connect_args = kwargs.setdefault("connect_args", {})
@@ -152,11 +166,36 @@ def _mysql_engine(url: URL, timeouts: DbTimeouts, **kwargs: Any) -> Engine:
         lock = max(1, math.ceil(timeouts.lock))
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"SET SESSION innodb_lock_wait_timeout = {lock}, {statement}")
+            cursor.execute(
+                f"SET SESSION innodb_lock_wait_timeout = {lock}, lock_wait_timeout = {lock}, "
+                f"{statement}"
+            )
         finally:
             cursor.close()
 
     return engine
+
+
+def short_read_engine(engine: Engine) -> Engine:
+    """The engine a transaction begun inside ``short_reads()`` runs on: ``engine`` itself,
+    but on MySQL and MariaDB, where a connection's socket timeouts are fixed when it connects,
+    an engine like it (made on first use, closed with it) whose connections wait at most
+    ``short_reply`` seconds for the server."""
+    factory = _SHORT_READ_FACTORIES.get(engine)
+    if factory is None:
+        return engine
+    with _SHORT_READ_LOCK:
+        short = _SHORT_READ_ENGINES.get(engine)
+        if short is None:
+            short = _SHORT_READ_ENGINES[engine] = factory()
+        return short
+
+
+def _dispose_short_read_engine(engine: Engine) -> None:
+    with _SHORT_READ_LOCK:
+        short = _SHORT_READ_ENGINES.pop(engine, None)
+    if short is not None:
+        short.dispose()
 
 
 def behind_transaction_pooler(engine: Engine) -> bool:

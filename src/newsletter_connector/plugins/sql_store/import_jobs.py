@@ -123,18 +123,19 @@ class SqlImportJobs(SqlRepository):
     def start(self, job_id: int, *, by: str, at: datetime) -> bool:
         """Start the import of a ``checked`` job (phase ``importing``, from the start of the
         file, the dry run's counts kept as ``checked_counts``); whether it was checked."""
+        # In this order: MySQL and MariaDB give each assignment the values of those before it.
         result = self.connection.execute(
             update(import_jobs)
             .where(_c.id == job_id, _c.phase == "checked")
-            .values(
-                phase="importing",
-                checked_counts=_c.counts,
-                position=0,
-                counts={},
-                refusals=[],
-                started_by=by,
-                started_at=None,
-                finished_at=None,
+            .ordered_values(
+                (_c.checked_counts, _c.counts),
+                (_c.phase, "importing"),
+                (_c.position, 0),
+                (_c.counts, {}),
+                (_c.refusals, []),
+                (_c.started_by, by),
+                (_c.started_at, None),
+                (_c.finished_at, None),
             )
         )
         return bool(result.rowcount)

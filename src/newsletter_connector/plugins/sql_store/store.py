@@ -22,7 +22,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 from ...descriptors import SubscriberStore
 from ...errors import DbUnavailable, NotMigrated
 from ...settings import BUILTIN_STORAGE_BACKEND, Settings
-from ...short_reads import short_reads
+from ...short_reads import in_short_reads, short_reads
 from ...storage.access_records import ApiKeyRecord, ConnectionRecord
 from ...storage.host import SubscriberRepository
 from ...storage.outbox_records import NewEvent
@@ -40,6 +40,7 @@ from .engine import (
     behind_transaction_pooler,
     is_in_memory,
     make_engine,
+    short_read_engine,
 )
 from .failure_reason import failure_reason, is_lasting, masked_url
 from .feedback import SqlFeedback
@@ -220,7 +221,8 @@ class SqlStorage:
     def transaction(self, *, write: bool = True) -> Iterator[SqlUnitOfWork]:
         """Open a unit of work; commit when the block ends, roll back if it raises. ``write``
         false is read-only work, run with lighter locking."""
-        with translated_errors(self.engine.url), self.engine.connect() as connection:
+        engine = short_read_engine(self.engine) if in_short_reads() else self.engine
+        with translated_errors(self.engine.url), engine.connect() as connection:
             if self.dialect == "sqlite":
                 connection.execution_options(
                     **{BEGIN_OPTION: "BEGIN IMMEDIATE" if write else "BEGIN"}
@@ -294,7 +296,7 @@ class SqlStorage:
             )
         try:
             with short_reads():
-                current = migrate.current_revision(self.engine)
+                current = migrate.current_revision(short_read_engine(self.engine))
         except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
             raise translate_db_error(exc, self.engine.url) from exc
         head = migrate.head_revision()
