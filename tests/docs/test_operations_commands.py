@@ -1,7 +1,8 @@
-"""The operations guide's PostgreSQL commands, run as a newcomer runs them: in a fresh bash
-(``-euo pipefail``) in an empty folder, with no setting of the suite's in its environment,
-against a role and a database that do not exist yet; then its upgrade line. What ``db upgrade``
-prints is checked against the guide's words, with the newest migration's number."""
+"""The operations guide's PostgreSQL and MariaDB commands, run as a newcomer runs them: in a
+fresh bash (``-euo pipefail``) in an empty folder, with no setting of the suite's in its
+environment, against a database (and on PostgreSQL a role) that does not exist yet; then its
+upgrade line. What ``db upgrade`` prints is checked against the guide's words, with the newest
+migration's number. Each runs on its own kind of server, the one the run is given."""
 
 from __future__ import annotations
 
@@ -19,15 +20,17 @@ from tests.support.doc_shell import Shell, replaced
 from tests.support.docblocks import docblock
 from tests.support.waiting import free_port
 
-# Creates a role and a database on the run's PostgreSQL server, and serves from a subprocess
+# Creates a role and a database on the run's database server, and serves from a subprocess
 pytestmark = pytest.mark.system
 
 
-def _server() -> str:
-    """The run's PostgreSQL server (the SQLite pass has none: these commands are PostgreSQL's)."""
-    url = os.environ.get("NEWSLETTER_TEST_DATABASE_URL")
-    if not url:
-        pytest.skip("PostgreSQL only: the guide's commands create a PostgreSQL role and database")
+def _server(kind: str = "postgresql") -> str:
+    """The run's server of ``kind`` (``postgresql``; ``mysql`` for MySQL or MariaDB): the
+    guide's commands for it are that server's own client's."""
+    url = os.environ.get("NEWSLETTER_TEST_DATABASE_URL", "")
+    backend = make_url(url).get_backend_name() if url else ""
+    if backend.replace("mariadb", "mysql") != kind:
+        pytest.skip(f"{kind} only: the guide's commands here are that server's own client's")
     return url
 
 
@@ -125,3 +128,32 @@ def test_a_wrong_database_name_is_said_as_the_guide_shows(tmp_path: Path) -> Non
     expected = expected.replace('"127.0.0.1", port 5432', f'"{host}", port {port}')
     expected = expected.replace("@127.0.0.1:5432/", f"@{host}:{port}/")
     assert result.stderr.strip() == expected
+
+
+def test_the_mariadb_setup_runs_as_written(tmp_path: Path) -> None:
+    server = make_url(_server("mysql"))
+    host, port = server.host or "127.0.0.1", str(server.port or 3306)
+    user = server.username or "root"
+    shell = Shell(tmp_path, MYSQL_HOST=host, MYSQL_TCP_PORT=port, USER=user)
+    name = f"nc_newcomer_{uuid.uuid4().hex[:8]}"
+    port_served = free_port()
+    setup = replaced(
+        docblock("ops-mariadb"),
+        {
+            # Installed already, as the README installs it, with the extra's driver.
+            "pip install -e '.[mysql]'": "python -c 'import newsletter_connector, pymysql'",
+            "CREATE DATABASE newsletter ": f"CREATE DATABASE {name} ",
+            "mysql://app:secret@db.internal/newsletter": f"mysql://{user}@{host}:{port}/{name}",
+            "newsletter-connector serve --bind 127.0.0.1:8000": (
+                f"newsletter-connector serve --bind 127.0.0.1:{port_served}"
+            ),
+        },
+    )
+    try:
+        with shell.running(setup, probe_url=f"http://127.0.0.1:{port_served}/healthz") as log:
+            assert httpx.get(f"http://127.0.0.1:{port_served}/healthz").status_code == 200
+            assert httpx.get(f"http://127.0.0.1:{port_served}/signup").status_code == 200
+        printed = log.read_text()
+        assert f"database created (schema revision {head_revision()})\n" in printed, printed
+    finally:
+        shell.run(f"mysql -e 'DROP DATABASE IF EXISTS {name}'", check=False)

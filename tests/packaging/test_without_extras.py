@@ -32,7 +32,7 @@ from tests.support.tls_receiver import TlsReceiver
 
 pytestmark = pytest.mark.system
 
-NOT_INSTALLED = ("psycopg", "psycopg_binary", "psycopg_c", "gunicorn")
+NOT_INSTALLED = ("psycopg", "psycopg_binary", "psycopg_c", "pymysql", "gunicorn")
 
 REFUSING = """
 import json, os, sys
@@ -152,11 +152,29 @@ def test_migrate_serve_and_sync_without_optional_packages(
     assert "reader@example.org" in json.dumps(pushed.body)
 
 
-def test_a_postgresql_url_without_the_driver_names_the_extra(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        (
+            "postgresql://newsletter@127.0.0.1:1/newsletter",
+            "a PostgreSQL database, but its driver (psycopg) is not installed: install the "
+            "package with its postgres extra, pip install 'newsletter-connector[postgres]'",
+        ),
+        (
+            "mariadb://newsletter@127.0.0.1:1/newsletter",
+            "a MySQL or MariaDB database, but its driver (PyMySQL) is not installed: install "
+            "the package with its mysql extra, pip install 'newsletter-connector[mysql]'",
+        ),
+    ],
+    ids=["postgresql", "mariadb"],
+)
+def test_a_database_url_without_the_driver_names_the_extra(
+    tmp_path: Path, url: str, said: str
+) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSLETTER_")}
     env.update(
         # No server is reached: the driver is looked for first.
-        NEWSLETTER_DATABASE_URL="postgresql://newsletter@127.0.0.1:1/newsletter",
+        NEWSLETTER_DATABASE_URL=url,
         REFUSE=json.dumps(NOT_INSTALLED),
     )
     result = subprocess.run(
@@ -169,8 +187,4 @@ def test_a_postgresql_url_without_the_driver_names_the_extra(tmp_path: Path) -> 
         check=False,
     )
     assert result.returncode == 1
-    assert result.stderr.strip() == (
-        "error: database_url is a PostgreSQL database, but its driver (psycopg) is not "
-        "installed: install the package with its postgres extra, "
-        "pip install 'newsletter-connector[postgres]'"
-    )
+    assert result.stderr.strip() == f"error: database_url is {said}"

@@ -212,18 +212,24 @@ def _driver_engine(url: URL, **kwargs: Any) -> Engine:
     """``create_engine``, which imports the dialect's driver.
 
     :raises SettingsError: the URL is PostgreSQL and psycopg is not installed (the ``postgres``
-        extra); any other missing module is raised as it is.
+        extra), or MySQL or MariaDB without a driver named and PyMySQL is not installed (the
+        ``mysql`` extra); any other missing module is raised as it is.
     """
     try:
         return create_engine(url, **kwargs)
     except ModuleNotFoundError as error:
         missing = (error.name or "").partition(".")[0]
-        if url.get_backend_name() != "postgresql" or missing not in _POSTGRES_DRIVER:
+        backend = url.get_backend_name()
+        if backend == "postgresql" and missing in _POSTGRES_DRIVER:
+            kind, driver, extra = "a PostgreSQL", "psycopg", "postgres"
+        elif is_mysql(backend) and missing == MYSQL_DRIVER:
+            kind, driver, extra = "a MySQL or MariaDB", "PyMySQL", "mysql"
+        else:
             raise
         raise SettingsError(
-            "database_url is a PostgreSQL database, but its driver (psycopg) is not installed: "
-            "install the package with its postgres extra, "
-            "pip install 'newsletter-connector[postgres]'"
+            f"database_url is {kind} database, but its driver ({driver}) is not installed: "
+            f"install the package with its {extra} extra, "
+            f"pip install 'newsletter-connector[{extra}]'"
         ) from error
 
 
