@@ -1,11 +1,12 @@
 """Upgrades: a database made by the first released schema (Alembic revision 0001), with data in
 every table, is upgraded to head by ``newsletter-connector db upgrade`` with its data intact,
-and the service works on it. Runs on SQLite, and on PostgreSQL when
-``NEWSLETTER_TEST_DATABASE_URL`` names one. Whatever head is, the walk starts at 0001."""
+and the service works on it. Runs on SQLite, and on the server (PostgreSQL, MySQL, MariaDB)
+``NEWSLETTER_TEST_DATABASE_URL`` names. Whatever head is, the walk starts at 0001."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from newsletter_connector.plugins.sql_store import migrate
 from newsletter_connector.plugins.sql_store.engine import make_engine
 from newsletter_connector.service import NewsletterService
 from newsletter_connector.settings import Settings
-from newsletter_connector.testing.databases import postgres_server_url, temporary_postgres_database
+from newsletter_connector.testing.databases import server_url, temporary_database
 
 pytestmark = pytest.mark.system
 
@@ -173,12 +174,31 @@ ROWS: dict[str, list[dict[str, Any]]] = {
 @pytest.fixture
 def database_url(tmp_path: Path) -> Iterator[str]:
     """A fresh, empty database (not the session's, which is already at head)."""
-    server = postgres_server_url()
+    server = server_url()
     if server:
-        with temporary_postgres_database(server) as url:
+        with temporary_database(server) as url:
             yield url
     else:
         yield f"sqlite:///{tmp_path / 'first-release.db'}"
+
+
+#: The JSON columns of the 0001 schema.
+JSON_COLUMNS = {
+    "nc_settings": {"value"},
+    "nc_subscribers": {"categories"},
+    "nc_issues": {"sections"},
+    "nc_analytics_events": {"props"},
+    "nc_outbox_events": {"payload"},
+}
+
+
+def as_stored(engine: Engine, table: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` for a reflected table: on MySQL and MariaDB a JSON column reflects as the
+    ``LONGTEXT`` it is stored as, so its values go in as their JSON text."""
+    if engine.dialect.name not in ("mysql", "mariadb"):
+        return row
+    json_columns = JSON_COLUMNS.get(table, set())
+    return {k: json.dumps(v) if k in json_columns else v for k, v in row.items()}
 
 
 def snapshot(engine: Engine, columns: dict[str, list[str]]) -> dict[str, list[dict[str, Any]]]:
@@ -205,7 +225,9 @@ def test_upgrade_from_the_first_release_keeps_every_row(database_url: str) -> No
         assert tables == set(ROWS), "every table of the first release gets data"
         with engine.begin() as connection:
             for name, rows in ROWS.items():
-                connection.execute(old.tables[name].insert(), rows)
+                connection.execute(
+                    old.tables[name].insert(), [as_stored(engine, name, r) for r in rows]
+                )
         columns = {name: [c.name for c in old.tables[name].columns] for name in ROWS}
         # 0004: batches own seq ranges; events are renumbered (same order) and lose batch_id.
         # Which batch holds which event is checked through the service below.
