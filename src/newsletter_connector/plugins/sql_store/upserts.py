@@ -50,8 +50,10 @@ def insert_unless_stored(
     whether the row was stored. Concurrent inserts of one key store it once."""
     dialect = connection.dialect.name
     if not is_mysql(dialect):
+        # A row back when stored (psycopg's rowcount says -1 for an insert that met a key).
         statement = insert_ignoring_duplicates(dialect, table, index_elements=index_elements)
-        return bool(connection.execute(statement.values(**values)).rowcount)
+        key = next(iter(table.primary_key.columns))
+        return connection.execute(statement.values(**values).returning(key)).first() is not None
     try:
         connection.execute(mysql.insert(table).values(**values))
     except exc.IntegrityError as error:
