@@ -18,7 +18,7 @@ from sqlalchemy import event, text
 
 from newsletter_connector import NewsletterService, create_app
 from newsletter_connector.plugins.sql_store import SqlStorage
-from newsletter_connector.plugins.sql_store.engine import make_engine
+from newsletter_connector.plugins.sql_store.engine import make_engine, short_read_engine
 from newsletter_connector.plugins.sql_store.migrate import VERSION_TABLE
 from newsletter_connector.testing.databases import migrated_database
 from newsletter_connector.web import health
@@ -43,9 +43,11 @@ def client_on(
 
 
 def statements(storage: Any) -> list[str]:
-    """Every SQL statement ``storage``'s engine runs from now on."""
+    """Every SQL statement ``storage``'s engine runs from now on (and, on MySQL and MariaDB,
+    its short-read engine: readiness is a short read)."""
     seen: list[str] = []
-    event.listen(storage.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    for engine in {storage.engine, short_read_engine(storage.engine)}:
+        event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
     return seen
 
 

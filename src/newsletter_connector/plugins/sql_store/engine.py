@@ -5,7 +5,9 @@ SQLite: WAL, foreign keys on, pysqlite's transaction handling off, and writes be
 another's lock (SQLAlchemy drops ``FOR UPDATE`` on SQLite).
 PostgreSQL: connections pinged only after sitting idle (:func:`ping_idle_connections`);
 behind a transaction pooler (PgBouncer) no server-side prepared statement and no start-up
-option (:func:`behind_transaction_pooler`). Every wait on the database is bounded
+option (:func:`behind_transaction_pooler`). MySQL and MariaDB: ``READ COMMITTED``, UTF-8,
+UTC and strict, each connection's waits bounded as it connects, short reads on an engine of
+their own (:func:`short_read_engine`). Every wait on the database is bounded
 (:func:`bound_waits`), a short read's by a shorter deadline.
 """
 
@@ -41,6 +43,9 @@ _SHORT_READ_FACTORIES: weakref.WeakKeyDictionary[Engine, Callable[[], Engine]] =
     weakref.WeakKeyDictionary()
 )
 _SHORT_READ_ENGINES: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+_SHORT_READ_SETUPS: weakref.WeakKeyDictionary[Engine, list[Callable[[Engine], None]]] = (
+    weakref.WeakKeyDictionary()
+)
 _SHORT_READ_LOCK = threading.Lock()
 _SQLITE_BUSY_MS = "nc_busy_timeout_ms"
 #: SQLite: the busy timeouts, in ms, of a transaction and of one inside ``short_reads()``.
@@ -188,7 +193,22 @@ def short_read_engine(engine: Engine) -> Engine:
         short = _SHORT_READ_ENGINES.get(engine)
         if short is None:
             short = _SHORT_READ_ENGINES[engine] = factory()
+            for setup in _SHORT_READ_SETUPS.get(engine, ()):
+                setup(short)
         return short
+
+
+def prepare_short_read_engine(engine: Engine, setup: Callable[[Engine], None]) -> None:
+    """Run ``setup`` on ``engine``'s short-read engine (:func:`short_read_engine`) as it is
+    made, or now if it is made already, as what ``setup`` does to ``engine`` (its statement
+    tracing) must hold for every statement; nothing where short reads run on ``engine``."""
+    if engine not in _SHORT_READ_FACTORIES:
+        return
+    with _SHORT_READ_LOCK:
+        _SHORT_READ_SETUPS.setdefault(engine, []).append(setup)
+        short = _SHORT_READ_ENGINES.get(engine)
+    if short is not None:
+        setup(short)
 
 
 def _dispose_short_read_engine(engine: Engine) -> None:

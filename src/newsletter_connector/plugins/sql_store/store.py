@@ -1,4 +1,4 @@
-"""``SqlStorage``: the built-in store on SQLAlchemy Core (SQLite and PostgreSQL), and
+"""``SqlStorage``: the built-in store on SQLAlchemy Core (SQLite, PostgreSQL, MySQL, MariaDB), and
 ``SqlUnitOfWork``, one transaction's repositories.
 
 All work happens inside ``storage.transaction()``, a unit of work that commits on success and
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 from sqlalchemy import exc as sa_exc
@@ -40,6 +40,7 @@ from .engine import (
     behind_transaction_pooler,
     is_in_memory,
     make_engine,
+    prepare_short_read_engine,
     short_read_engine,
 )
 from .failure_reason import failure_reason, is_lasting, masked_url
@@ -207,11 +208,12 @@ class SqlStorage:
         tracer = tracer_for(settings)
         if tracer is not None:
             trace_statements(engine, tracer)
+            prepare_short_read_engine(engine, partial(trace_statements, tracer=tracer))
         return cls(engine, subscriber_store)
 
     @property
     def dialect(self) -> str:
-        """``sqlite`` or ``postgresql``."""
+        """``sqlite``, ``postgresql``, ``mysql`` or ``mariadb`` (as the URL names it)."""
         return self.engine.dialect.name
 
     def __repr__(self) -> str:

@@ -1,9 +1,10 @@
-"""The built-in SQL store's tables (SQLAlchemy Core), for SQLite and PostgreSQL.
+"""The built-in SQL store's tables (SQLAlchemy Core), for SQLite, PostgreSQL, MySQL and MariaDB.
 
-Times are stored as naive UTC ``DateTime`` on both dialects, so comparisons and day bucketing
-behave the same everywhere. Every column that a query filters or orders by has an index.
-The Alembic migrations under ``migrations/`` are the source of truth for a database's shape;
-this metadata is what they were generated from and what queries are written against.
+Times are stored as naive UTC ``DateTime`` on every dialect (``DATETIME(6)`` on MySQL and
+MariaDB: :mod:`.column_types`), so comparisons and day bucketing behave the same everywhere.
+Every column that a query filters or orders by has an index. The Alembic migrations under
+``migrations/`` are the source of truth for a database's shape; this metadata is what they
+were generated from and what queries are written against.
 """
 
 from __future__ import annotations
