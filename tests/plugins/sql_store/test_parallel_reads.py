@@ -147,14 +147,14 @@ def test_rollup_figures_are_the_same_shared_or_not(
     assert sum(day.link_clicks for day in shared.values()) == 20
 
 
-def test_a_lost_second_connection_is_a_lost_database_to_the_caller(server_storage: Any) -> None:
+def test_a_lost_second_connection_is_a_lost_database_to_the_caller(postgres_storage: Any) -> None:
     # the caller takes the first statement; the helper the second, whose server process is
     # ended mid-statement
     statements = [backend_pid(0.3), text("SELECT pg_sleep(30), 'helper' AS marker")]
 
     def end_the_helpers_backend() -> None:
         # autocommit: pg_stat_activity is read once per transaction
-        with server_storage.engine.connect().execution_options(
+        with postgres_storage.engine.connect().execution_options(
             isolation_level="AUTOCOMMIT"
         ) as admin:
             for _ in range(100):
@@ -172,12 +172,12 @@ def test_a_lost_second_connection_is_a_lost_database_to_the_caller(server_storag
     ender.start()
     began = time.monotonic()
     try:
-        with pytest.raises(DbUnavailable), server_storage.transaction(write=False) as uow:
+        with pytest.raises(DbUnavailable), postgres_storage.transaction(write=False) as uow:
             read_all(uow.connection, statements)
     finally:
         ender.join()
     assert time.monotonic() - began < 20  # not the statement's 30 s
-    with server_storage.transaction(write=False) as uow:  # the store carries on
+    with postgres_storage.transaction(write=False) as uow:  # the store carries on
         assert [
             rows[0]["n"] for rows in read_all(uow.connection, [select(literal(1).label("n"))] * 2)
         ] == [1, 1]
