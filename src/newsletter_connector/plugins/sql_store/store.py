@@ -53,6 +53,7 @@ from .rate_limits import SqlRateLimits
 from .reads import ReadAll, read_in_turn
 from .repos import SqlApiKeys, SqlConnections, SqlSettings
 from .subscribers import SqlContactMessages, SqlDeletions, SqlSubscribers
+from .upserts import mysql_error_number
 
 MIGRATE_HINT = "run `newsletter-connector db upgrade`"
 #: The storage backend ``sql``: subscribers in the built-in store's own ``nc_subscribers`` table.
@@ -338,12 +339,6 @@ class SqlStorage:
 NO_SUCH_TABLE = 1146
 
 
-def _mysql_error_number(orig: object) -> int | None:
-    """The error number of a MySQL driver's error (its first argument), else ``None``."""
-    args = getattr(orig, "args", None)
-    return args[0] if args and isinstance(args[0], int) else None
-
-
 @contextmanager
 def translated_errors(url: URL) -> Iterator[None]:
     """Driver and pool failures inside the block raised as domain errors (``url``: the
@@ -366,7 +361,7 @@ def translate_db_error(exc: Exception, url: URL) -> Exception:
     if (
         type(orig).__name__ == "UndefinedTable"
         or "no such table" in str(orig)
-        or _mysql_error_number(orig) == NO_SUCH_TABLE
+        or mysql_error_number(orig) == NO_SUCH_TABLE
     ):
         return NotMigrated(f"the database schema is missing or incomplete; {MIGRATE_HINT}")
     if isinstance(exc, sa_exc.ProgrammingError):

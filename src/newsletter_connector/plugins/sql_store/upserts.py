@@ -32,10 +32,15 @@ def insert_ignoring_duplicates(
     return sqlite.insert(table).on_conflict_do_nothing(index_elements=index_elements)
 
 
+def mysql_error_number(orig: object) -> int | None:
+    """The error number of a MySQL driver's error (its first argument), else ``None``."""
+    args: Any = getattr(orig, "args", None)
+    return args[0] if args and isinstance(args[0], int) else None
+
+
 def is_duplicate_key(error: exc.DBAPIError) -> bool:
     """Whether ``error`` is MySQL's or MariaDB's duplicate key (a unique index broken)."""
-    args: Any = getattr(error.orig, "args", None) or ()
-    return isinstance(error, exc.IntegrityError) and bool(args) and args[0] == DUPLICATE_KEY
+    return isinstance(error, exc.IntegrityError) and mysql_error_number(error.orig) == DUPLICATE_KEY
 
 
 def insert_unless_stored(
